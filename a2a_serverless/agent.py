@@ -1,0 +1,269 @@
+"""The agent API: what a user writes to turn a function (or an executor class) into an agent.
+
+    from a2a_serverless import agent
+
+    @agent(name="Shouter", description="Repeats what you say, louder.")
+    def shout(text: str) -> str:
+        return text.upper()
+
+The decorated name is an `Agent`: its definition (name, skills, modes — what the agent card
+shows) plus the executor that does the work. A function may be sync or async, return text, parts,
+artifacts or a Message, be an async generator that streams progress and artifact chunks, or end
+the turn in a particular state by returning or raising `InputRequired`, `AuthRequired`,
+`Rejected` or `Failed`. For full control, implement `AgentExecutor` (see `executor.py`) and wrap
+it with `Agent(name=..., description=..., executor=...)`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, overload
+
+from .models import (
+    AgentProvider,
+    AgentSkill,
+    DataPart,
+    FilePart,
+    FileWithBytes,
+    FileWithUri,
+    Message,
+    Part,
+    Task,
+    TextPart,
+)
+
+if TYPE_CHECKING:
+    from .executor import AgentExecutor
+
+
+# --- how a turn ends, other than "completed" --------------------------------------------------
+
+
+class Outcome(Exception):  # noqa: N818 - these are outcomes, raised or returned, not errors
+    """Ends the agent's turn in a particular state, with an optional message to the client."""
+
+    state: str = ""
+
+    def __init__(self, message: str | Message | None = None) -> None:
+        super().__init__(message if isinstance(message, str) else self.state)
+        self.message = message
+
+
+class InputRequired(Outcome):
+    """Ask the client for more input; the task continues with the client's next message."""
+
+    state = "input-required"
+
+
+class AuthRequired(Outcome):
+    """The agent needs the client to authenticate (out of band) before it can go on."""
+
+    state = "auth-required"
+
+
+class Rejected(Outcome):
+    """The agent declines the task."""
+
+    state = "rejected"
+
+
+class Failed(Outcome):
+    """The task failed; unlike any other exception, its message is shown to the client."""
+
+    state = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Yield this from a generator agent to report progress as a `working` status message."""
+
+    message: str | Message
+
+
+def progress(message: str | Message) -> Progress:
+    return Progress(message)
+
+
+# --- what the agent sees ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything about the turn the agent is asked to work on."""
+
+    task_id: str
+    context_id: str
+    message: Message
+    task: Task
+    metadata: dict[str, Any] = field(default_factory=dict)
+    accepted_output_modes: list[str] | None = None
+
+    @property
+    def text(self) -> str:
+        """The text parts of the message, joined by newlines."""
+        return "\n".join(p.text for p in self.message.parts if isinstance(p, TextPart))
+
+    @property
+    def data(self) -> list[dict[str, Any]]:
+        return [p.data for p in self.message.parts if isinstance(p, DataPart)]
+
+    @property
+    def files(self) -> list[FileWithBytes | FileWithUri]:
+        return [p.file for p in self.message.parts if isinstance(p, FilePart)]
+
+    @property
+    def history(self) -> list[Message]:
+        """The task's conversation so far, this message last."""
+        return list(self.task.history or [])
+
+    @property
+    def is_continuation(self) -> bool:
+        """True when this message answers the agent (the task was waiting for input)."""
+        return any(m.role == "agent" for m in self.task.history or [])
+
+
+def agent_message(content: str | Part | Sequence[Part], *, task: Task | None = None) -> Message:
+    """A Message from the agent; tied to `task` when given."""
+    if isinstance(content, str):
+        parts: list[Part] = [TextPart(text=content)]
+    elif isinstance(content, TextPart | FilePart | DataPart):
+        parts = [content]
+    else:
+        parts = list(content)
+    return Message(
+        role="agent",
+        parts=parts,
+        message_id=str(uuid.uuid4()),
+        task_id=task.id if task else None,
+        context_id=task.context_id if task else None,
+    )
+
+
+# --- the agent ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Agent:
+    name: str
+    description: str
+    executor: AgentExecutor
+    version: str = "1.0.0"
+    skills: list[AgentSkill] = field(default_factory=list)
+    input_modes: list[str] = field(default_factory=lambda: ["text/plain"])
+    output_modes: list[str] = field(default_factory=lambda: ["text/plain"])
+    provider: AgentProvider | None = None
+    documentation_url: str | None = None
+    icon_url: str | None = None
+    # How long one turn may run before the task fails; keep it under the function's timeout.
+    time_budget_s: float | None = None
+    # The function behind a decorated agent, so it can still be called directly in tests.
+    func: Callable[..., Any] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.skills:
+            self.skills = [
+                AgentSkill(
+                    id=_slug(self.name),
+                    name=self.name,
+                    description=self.description,
+                    tags=[],
+                )
+            ]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.func is None:
+            raise TypeError(f"agent {self.name!r} wraps an executor, not a function")
+        return self.func(*args, **kwargs)
+
+
+def skill(
+    id: str,
+    name: str | None = None,
+    description: str = "",
+    *,
+    tags: Iterable[str] = (),
+    examples: Iterable[str] = (),
+    input_modes: Iterable[str] | None = None,
+    output_modes: Iterable[str] | None = None,
+) -> AgentSkill:
+    """An entry for the agent card's `skills`."""
+    return AgentSkill(
+        id=id,
+        name=name or id,
+        description=description or name or id,
+        tags=list(tags),
+        examples=list(examples) or None,
+        input_modes=list(input_modes) if input_modes is not None else None,
+        output_modes=list(output_modes) if output_modes is not None else None,
+    )
+
+
+@overload
+def agent(func: Callable[..., Any], /) -> Agent: ...
+
+
+@overload
+def agent(
+    func: None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    version: str = "1.0.0",
+    skills: Iterable[AgentSkill] = (),
+    input_modes: Iterable[str] = ("text/plain",),
+    output_modes: Iterable[str] = ("text/plain",),
+    provider: AgentProvider | None = None,
+    documentation_url: str | None = None,
+    icon_url: str | None = None,
+    time_budget_s: float | None = None,
+) -> Callable[[Callable[..., Any]], Agent]: ...
+
+
+def agent(
+    func: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    version: str = "1.0.0",
+    skills: Iterable[AgentSkill] = (),
+    input_modes: Iterable[str] = ("text/plain",),
+    output_modes: Iterable[str] = ("text/plain",),
+    provider: AgentProvider | None = None,
+    documentation_url: str | None = None,
+    icon_url: str | None = None,
+    time_budget_s: float | None = None,
+) -> Agent | Callable[[Callable[..., Any]], Agent]:
+    """Make a function an agent. Use as `@agent` or `@agent(name=..., description=...)`."""
+
+    def wrap(fn: Callable[..., Any]) -> Agent:
+        from .function_agent import FunctionExecutor
+
+        return Agent(
+            name=name or fn.__name__.replace("_", " ").title(),
+            description=description or _first_paragraph(fn.__doc__) or fn.__name__,
+            executor=FunctionExecutor(fn),
+            version=version,
+            skills=list(skills),
+            input_modes=list(input_modes),
+            output_modes=list(output_modes),
+            provider=provider,
+            documentation_url=documentation_url,
+            icon_url=icon_url,
+            time_budget_s=time_budget_s,
+            func=fn,
+        )
+
+    return wrap(func) if func is not None else wrap
+
+
+def _first_paragraph(doc: str | None) -> str:
+    return inspect.cleandoc(doc).split("\n\n")[0].replace("\n", " ") if doc else ""
+
+
+def _slug(name: str) -> str:
+    return "-".join("".join(c if c.isalnum() else " " for c in name.lower()).split()) or "default"

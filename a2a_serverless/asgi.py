@@ -1,0 +1,274 @@
+"""The ASGI application: routes HTTP requests to the card, the JSON-RPC endpoint and health.
+
+Deliberately a small plain-ASGI app rather than a framework: it is what every entry point runs
+(uvicorn locally, Mangum on Lambda, functions-framework on GCP), and on a Lambda cold start
+every imported module is paid for. It still mounts anywhere an ASGI app can — e.g.
+`fastapi_app.mount("/agent", a2a_app)` — and the JSON-RPC endpoint follows the mount's root path.
+
+Routes:
+    GET  /.well-known/agent-card.json   the agent card (also /.well-known/agent.json)
+    POST <rpc_path> (default /)          JSON-RPC 2.0, SSE for streaming methods
+    GET  /health                         liveness, no store access
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from . import jsonrpc
+from .card import build_card, join_url, request_base_url
+from .errors import A2AError, InternalError, InvalidParamsError, InvalidRequestError
+from .runtime import Runtime
+from .service import Caller, StreamEvent
+
+log = logging.getLogger("a2a_serverless.asgi")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+JSON = b"application/json"
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class Request:
+    """The parts of an ASGI HTTP scope this app uses."""
+
+    def __init__(self, scope: Scope, receive: Receive) -> None:
+        self.scope = scope
+        self.receive = receive
+        self.method: str = scope["method"]
+        root_path: str = scope.get("root_path", "")
+        path: str = scope["path"]
+        # Servers differ on whether `path` includes the mount's root path.
+        self.path = path[len(root_path) :] if root_path and path.startswith(root_path) else path
+        self.path = self.path or "/"
+        self.headers: dict[str, str] = {
+            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
+        }
+
+    def base_url(self) -> str:
+        return request_base_url(
+            scheme=self.scope.get("scheme", "http"),
+            headers=self.headers,
+            server=self.scope.get("server"),
+            root_path=self.scope.get("root_path", ""),
+            aws_event=self.scope.get("aws.event"),
+        )
+
+    async def body(self, limit: int) -> bytes:
+        declared = self.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise BodyTooLarge
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await self.receive()
+            if message["type"] == "http.disconnect":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise BodyTooLarge
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
+
+async def send_json(
+    send: Send, status: int, payload: Any, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+    await send_bytes(send, status, body, JSON, headers)
+
+
+async def send_bytes(
+    send: Send,
+    status: int,
+    body: bytes,
+    content_type: bytes | None,
+    headers: list[tuple[bytes, bytes]] | None = None,
+) -> None:
+    head = [(b"content-length", str(len(body)).encode())]
+    if content_type:
+        head.append((b"content-type", content_type))
+    await send({"type": "http.response.start", "status": status, "headers": head + (headers or [])})
+    await send({"type": "http.response.body", "body": body})
+
+
+def sse_frame(data: Any, event_id: int | None = None) -> bytes:
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}data: {text}\n\n".encode()
+
+
+SSE_KEEPALIVE = b": keep-alive\n\n"
+SSE_HEADERS = [
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-cache"),
+    # Stops nginx-style proxies from buffering the stream.
+    (b"x-accel-buffering", b"no"),
+]
+
+
+class A2AApplication:
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self._rpc_path = "/" + runtime.settings.rpc_path.strip("/")
+        self._cards: dict[str, bytes] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        request = Request(scope, receive)
+        try:
+            await self._route(request, send)
+        except Exception:
+            log.exception("unhandled error serving %s %s", request.method, request.path)
+            await send_json(send, 500, {"error": "internal server error"})
+
+    async def _route(self, request: Request, send: Send) -> None:
+        path, method = request.path, request.method
+        if path == self._rpc_path and method == "POST":
+            await self._jsonrpc(request, send)
+        elif path in CARD_PATHS and method in ("GET", "HEAD"):
+            await self._card(request, send)
+        elif path == "/health" and method == "GET":
+            await send_json(send, 200, {"status": "ok"})
+        elif path == self._rpc_path or path in CARD_PATHS:
+            await send_json(send, 405, {"error": "method not allowed"})
+        else:
+            await send_json(send, 404, {"error": "not found"})
+
+    # --- the agent card -------------------------------------------------------------------------
+
+    def card_url(self, request: Request) -> str:
+        settings = self.runtime.settings
+        if settings.public_url:
+            return join_url(settings.public_url.rstrip("/"), self._rpc_path)
+        return join_url(request.base_url(), self._rpc_path)
+
+    async def _card(self, request: Request, send: Send) -> None:
+        url = self.card_url(request)
+        body = self._cards.get(url)
+        if body is None:
+            card = build_card(
+                self.runtime.agent,
+                url=url,
+                streaming=self.runtime.settings.streaming,
+                push_notifications=self.runtime.service.push_notifications,
+            )
+            body = card.dump_json()
+            if len(self._cards) < 64:  # a handful of hosts at most; never grow unbounded
+                self._cards[url] = body
+        await send_bytes(send, 200, body, JSON, [(b"cache-control", b"public, max-age=300")])
+
+    # --- JSON-RPC -------------------------------------------------------------------------------
+
+    async def _jsonrpc(self, request: Request, send: Send) -> None:
+        try:
+            raw = await request.body(self.runtime.settings.max_body_bytes)
+        except BodyTooLarge:
+            error = InvalidRequestError("Request body is too large")
+            await send_json(send, 413, jsonrpc.error_response(None, error))
+            return
+        try:
+            last_event_id = _last_event_id(request.headers)
+        except A2AError as error:
+            await send_json(send, 200, jsonrpc.error_response(None, error))
+            return
+        reply = await jsonrpc.handle(
+            raw, self.runtime.service, Caller(), last_event_id=last_event_id
+        )
+        if isinstance(reply, jsonrpc.StreamReply):
+            await self._stream(request, send, reply)
+        elif reply.body is None:
+            await send_bytes(send, 204, b"", None)
+        elif reply.as_sse:
+            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+            await send({"type": "http.response.body", "body": sse_frame(reply.body)})
+        else:
+            await send_json(send, 200, reply.body)
+
+    async def _stream(self, request: Request, send: Send, reply: jsonrpc.StreamReply) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+        writer = asyncio.ensure_future(self._write_events(send, reply))
+        disconnect = asyncio.ensure_future(_wait_for_disconnect(request.receive))
+        try:
+            await asyncio.wait({writer, disconnect}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (writer, disconnect):
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
+            with contextlib.suppress(asyncio.CancelledError):
+                await disconnect
+            with contextlib.suppress(Exception):
+                await reply.events.aclose()  # type: ignore[attr-defined]
+        if writer.done() and not writer.cancelled() and writer.exception() is None:
+            with contextlib.suppress(OSError):
+                await send({"type": "http.response.body", "body": b""})
+
+    async def _write_events(self, send: Send, reply: jsonrpc.StreamReply) -> None:
+        try:
+            async for item in reply.events:
+                if item is None:
+                    frame = SSE_KEEPALIVE
+                else:
+                    frame = _event_frame(reply.request_id, item)
+                await send({"type": "http.response.body", "body": frame, "more_body": True})
+        except A2AError as error:
+            frame = sse_frame(jsonrpc.error_response(reply.request_id, error))
+            await send({"type": "http.response.body", "body": frame, "more_body": True})
+        except Exception:
+            log.exception("error while streaming")
+            frame = sse_frame(jsonrpc.error_response(reply.request_id, InternalError()))
+            await send({"type": "http.response.body", "body": frame, "more_body": True})
+
+    # --- lifespan -------------------------------------------------------------------------------
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.runtime.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+
+def _event_frame(request_id: jsonrpc.RequestId, event: StreamEvent) -> bytes:
+    return sse_frame(jsonrpc.stream_event_body(request_id, event), event.seq)
+
+
+async def _wait_for_disconnect(receive: Receive) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+def _last_event_id(headers: dict[str, str]) -> int | None:
+    value = headers.get("last-event-id")
+    if value is None or value.strip() == "":
+        return None
+    value = value.strip()
+    if not value.isdigit():
+        raise InvalidParamsError("Last-Event-ID must be a non-negative event number")
+    return int(value)
+

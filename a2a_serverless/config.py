@@ -1,0 +1,73 @@
+"""Settings of one deployment, from arguments or `A2A_*` environment variables.
+
+Every setting has a default that works on a laptop; `Settings.from_env()` reads the environment
+(what a Lambda or Cloud Function is configured with). Unknown values fail loudly at start-up,
+not in the middle of a request.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Settings:
+    # Where tasks live: "sqlite:///path.db" (default), "memory://", or an adapter's URL.
+    store_url: str = "sqlite:///a2a-tasks.db"
+    # The public URL clients use (the card's `url`). Unset: derived from each request.
+    public_url: str | None = None
+    # Path of the JSON-RPC endpoint, relative to the app's root.
+    rpc_path: str = "/"
+    # Can this platform hold a response open? False behind API Gateway + Mangum.
+    streaming: bool = True
+    # Seconds a blocking `message/send` waits for the turn to end before returning the task.
+    blocking_timeout_s: float = 25.0
+    # Seconds an SSE response may stay open; the client resubscribes after that.
+    stream_timeout_s: float = 300.0
+    # How often a waiting reader looks at the store for writes made by other processes.
+    poll_interval_s: float = 0.25
+    # Seconds between SSE keep-alive comments while nothing happens.
+    keepalive_s: float = 15.0
+    # How long a worker's claim on a turn lasts without a write before another may take over.
+    worker_lease_s: float = 900.0
+    # Keep finished tasks this long (seconds); unset keeps them forever.
+    finished_task_ttl_s: float | None = None
+    # Requests larger than this are refused before parsing.
+    max_body_bytes: int = 10 * 1024 * 1024
+    # Development mode: relaxes production-only checks (documented where used).
+    dev_mode: bool = False
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Settings from `A2A_<FIELD_NAME>` variables (e.g. A2A_STORE_URL), then `overrides`."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = environ.get(f"A2A_{f.name.upper()}")
+            if raw is not None:
+                values[f.name] = _parse(f.name, str(f.type), raw)
+        values.update(overrides)
+        return cls(**values)
+
+
+def _parse(name: str, type_name: str, raw: str) -> Any:
+    if type_name.startswith("bool"):
+        lowered = raw.strip().lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"A2A_{name.upper()}={raw!r} is not a boolean")
+    if "None" in type_name and raw.strip() == "":
+        return None
+    try:
+        if type_name.startswith("float"):
+            return float(raw)
+        if type_name.startswith("int"):
+            return int(raw)
+    except ValueError:
+        raise ValueError(f"A2A_{name.upper()}={raw!r} is not a number") from None
+    return raw

@@ -1,0 +1,140 @@
+"""Runs a plain function as an executor: what `@agent` puts behind a decorated function.
+
+What the function receives depends on its first parameter's annotation: `str` gets the message
+text, `Message` the message, anything else (or `Context`) the whole `Context`. What it gives back
+maps onto the task:
+
+- returned text, a Part, a list of Parts or a dict -> one artifact, then `completed`;
+- returned Artifact(s) -> those artifacts, then `completed`;
+- returned Message -> `completed`, with that message as the final status message;
+- returned or raised `InputRequired` / `AuthRequired` / `Rejected` / `Failed` -> that state;
+- yielded text, Parts or dicts (generators) -> chunks of one streamed artifact; yielded
+  `progress(...)` or a Message -> a `working` status message; a yielded Artifact -> added whole.
+
+Sync functions and generators run in a worker thread, so blocking code does not stall others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import typing
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+from .agent import Context, Outcome, Progress
+from .executor import TaskUpdater, to_parts
+from .models import Artifact, Message
+
+_DONE = object()
+
+
+class FunctionExecutor:
+    def __init__(self, func: Callable[..., Any]) -> None:
+        self.func = func
+        self._argument = _argument_kind(func)
+
+    async def execute(self, context: Context, updater: TaskUpdater) -> None:
+        await updater.start_work()
+        argument = self._make_argument(context)
+        func = self.func
+        if inspect.isasyncgenfunction(func):
+            await self._stream(func(*argument), updater)
+            return
+        if inspect.isgeneratorfunction(func):
+            await self._stream(_in_thread(func(*argument)), updater)
+            return
+        if inspect.iscoroutinefunction(func):
+            result = await func(*argument)
+        else:
+            result = await asyncio.to_thread(func, *argument)
+        await self._finish(result, updater)
+
+    def _make_argument(self, context: Context) -> tuple[Any, ...]:
+        if self._argument == "none":
+            return ()
+        if self._argument == "text":
+            return (context.text,)
+        if self._argument == "message":
+            return (context.message,)
+        return (context,)
+
+    async def _stream(self, items: AsyncIterator[Any], updater: TaskUpdater) -> None:
+        stream_id: str | None = None
+        async for item in items:
+            if isinstance(item, Outcome):
+                raise item
+            if isinstance(item, Progress):
+                await updater.start_work(item.message)
+            elif isinstance(item, Message):
+                await updater.start_work(item)
+            elif isinstance(item, Artifact):
+                await updater.add_artifact(item, last_chunk=True)
+            else:
+                # Chunks go out as soon as they are yielded; the closing `lastChunk` follows
+                # when the generator ends, as the function cannot say which chunk is last.
+                first = stream_id is None
+                stream_id = await updater.add_artifact(
+                    _parts(item),
+                    artifact_id=stream_id,
+                    name="response" if first else None,
+                    append=not first,
+                    last_chunk=False,
+                )
+        if stream_id is not None:
+            await updater.add_artifact([], artifact_id=stream_id, append=True, last_chunk=True)
+        await updater.complete()
+
+    async def _finish(self, result: Any, updater: TaskUpdater) -> None:
+        if isinstance(result, Outcome):
+            raise result
+        if result is None:
+            await updater.complete()
+        elif isinstance(result, Message):
+            await updater.complete(result)
+        elif isinstance(result, Artifact):
+            await updater.add_artifact(result)
+            await updater.complete()
+        elif isinstance(result, list) and result and all(isinstance(a, Artifact) for a in result):
+            for artifact in result:
+                await updater.add_artifact(artifact)
+            await updater.complete()
+        else:
+            await updater.add_artifact(_parts(result), name="response")
+            await updater.complete()
+
+
+def _parts(value: Any) -> list[Any]:
+    try:
+        return list(to_parts(value))
+    except TypeError:
+        raise TypeError(
+            f"an agent function returned or yielded {type(value).__name__}; expected text, "
+            "Parts, a dict, an Artifact, a Message, progress(...) or an outcome"
+        ) from None
+
+
+def _argument_kind(func: Callable[..., Any]) -> str:
+    parameters = list(inspect.signature(func).parameters.values())
+    if not parameters:
+        return "none"
+    try:
+        hints = typing.get_type_hints(func)
+    except Exception:  # unresolvable annotations: fall back to the whole context
+        hints = {}
+    annotation = hints.get(parameters[0].name)
+    if annotation is str:
+        return "text"
+    if annotation is Message:
+        return "message"
+    return "context"
+
+
+async def _in_thread(generator: Iterator[Any]) -> AsyncIterator[Any]:
+    """Iterate a sync generator in a worker thread, one item at a time."""
+    while True:
+        item = await asyncio.to_thread(next, generator, _DONE)
+        if item is _DONE:
+            return
+        yield item
+

@@ -1,0 +1,163 @@
+"""The one write path for tasks: read, decide, write conditionally, retry on conflict.
+
+Every change to a task — a new message, the worker's progress, a cancel — goes through
+`Journal.write(task_id, decide)`. `decide` looks at the freshly read record and says what
+should change (or raises to refuse); the journal applies the events to the Task with the
+lifecycle rules, numbers them after the log's last sequence number, and writes task + events in
+one conditional Store call. If another writer got there first, it re-reads and asks `decide`
+again, so decisions are always made on current state and no update is ever lost.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .bus import TaskBus
+from .lifecycle import add_to_history, apply_event
+from .models import Message, Task
+from .store.base import (
+    Store,
+    TaskEvent,
+    TaskEventPayload,
+    TaskRecord,
+    VersionConflict,
+    WorkerClaim,
+)
+
+
+class _Keep:
+    """Marker: leave the claim as it is."""
+
+
+KEEP = _Keep()
+
+
+class TaskGone(Exception):
+    """The task disappeared (expired or deleted) while it was being written."""
+
+    def __init__(self, task_id: str) -> None:
+        super().__init__(f"task {task_id!r} does not exist")
+        self.task_id = task_id
+
+
+class TooMuchContention(Exception):
+    """A write lost the race too many times in a row; the caller may retry later."""
+
+
+@dataclass
+class Change:
+    """What one write does: messages join the history, then events apply in order."""
+
+    events: Sequence[TaskEventPayload] = ()
+    messages: Sequence[Message] = ()
+    claim: WorkerClaim | None | _Keep = KEEP
+    internal: dict[str, Any] = field(default_factory=dict)
+
+
+Decide = Callable[[TaskRecord], Change | None]
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class Journal:
+    def __init__(
+        self,
+        store: Store,
+        bus: TaskBus | None = None,
+        *,
+        finished_task_ttl_s: float | None = None,
+        max_attempts: int = 100,
+    ) -> None:
+        self.store = store
+        self.bus = bus or TaskBus()
+        self._ttl_ms = None if finished_task_ttl_s is None else int(finished_task_ttl_s * 1000)
+        self._max_attempts = max_attempts
+
+    async def create(
+        self,
+        task: Task,
+        *,
+        owner: str,
+        events: Sequence[TaskEventPayload] = (),
+        internal: dict[str, Any] | None = None,
+        idempotency_key: str | None = None,
+    ) -> TaskRecord:
+        """Store a new task. `events` are applied to `task` and logged from sequence 1."""
+        stamp = now_ms()
+        for payload in events:
+            task = apply_event(task, payload)
+        record = TaskRecord(
+            task=task,
+            owner=owner,
+            version=1,
+            last_seq=len(events),
+            created_at_ms=stamp,
+            updated_at_ms=stamp,
+            internal=dict(internal or {}),
+        )
+        logged = [TaskEvent(seq=i, payload=p) for i, p in enumerate(events, start=1)]
+        await self.store.create_task(record, logged, idempotency_key=idempotency_key)
+        self.bus.notify(task.id)
+        return record
+
+    async def write(
+        self,
+        task_id: str,
+        decide: Decide,
+        *,
+        record: TaskRecord | None = None,
+        idempotency_key: str | None = None,
+    ) -> TaskRecord:
+        """Apply `decide`'s change to the current record; returns the record as written.
+
+        `record` is a recent read to start from (saves a read when it is still current).
+        When `decide` returns None nothing is written and the current record is returned.
+        """
+        for _ in range(self._max_attempts):
+            if record is None:
+                record = await self.store.get_task(task_id)
+                if record is None:
+                    raise TaskGone(task_id)
+            change = decide(record)
+            if change is None:
+                return record
+            new_record, logged = self._build(record, change)
+            try:
+                await self.store.update_task(new_record, logged, idempotency_key=idempotency_key)
+            except VersionConflict:
+                record = None
+                continue
+            self.bus.notify(task_id)
+            return new_record
+        raise TooMuchContention(f"task {task_id!r}: gave up after {self._max_attempts} conflicts")
+
+    def _build(self, record: TaskRecord, change: Change) -> tuple[TaskRecord, list[TaskEvent]]:
+        task = record.task
+        for message in change.messages:
+            task = add_to_history(task, message)
+        logged = []
+        seq = record.last_seq
+        for payload in change.events:
+            task = apply_event(task, payload)
+            seq += 1
+            logged.append(TaskEvent(seq=seq, payload=payload))
+        stamp = max(now_ms(), record.updated_at_ms)
+        expires = record.expires_at_ms
+        if expires is None and self._ttl_ms is not None and task.status.state.is_terminal:
+            expires = stamp + self._ttl_ms
+        internal = {**record.internal, **change.internal} if change.internal else record.internal
+        claim = record.claim if isinstance(change.claim, _Keep) else change.claim
+        new_record = record.next(
+            task=task,
+            last_seq=seq,
+            updated_at_ms=stamp,
+            claim=claim,
+            expires_at_ms=expires,
+            internal=internal,
+        )
+        return new_record, logged

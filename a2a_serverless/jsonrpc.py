@@ -1,0 +1,249 @@
+"""The JSON-RPC 2.0 transport: envelope checks, method table, errors as spec §8 says.
+
+`handle(body, ...)` turns one request body into a `Reply` (a JSON object to send, or nothing for a
+notification) or a `StreamReply` (SSE events, for `message/stream` and `tasks/resubscribe`).
+It never raises: every failure becomes a JSON-RPC error object, and unexpected ones are logged
+and reported as -32603 without internals.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from .errors import (
+    A2AError,
+    AuthenticatedExtendedCardNotConfiguredError,
+    InternalError,
+    InvalidParamsError,
+    InvalidRequestError,
+    JSONParseError,
+    MethodNotFoundError,
+    invalid_params_from_validation,
+)
+from .models import (
+    A2AModel,
+    DeleteTaskPushNotificationConfigParams,
+    GetTaskPushNotificationConfigParams,
+    ListTaskPushNotificationConfigParams,
+    ListTasksParams,
+    MessageSendParams,
+    TaskIdParams,
+    TaskPushNotificationConfig,
+    TaskQueryParams,
+)
+from .service import Caller, StreamEvent, TaskService
+
+log = logging.getLogger("a2a_serverless.jsonrpc")
+
+RequestId = str | int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A JSON-RPC response object; None for a notification (no body is sent).
+
+    `as_sse` is set for errors of streaming methods: clients of those expect an event stream,
+    so the error goes out as its single event (as the official SDK's servers do).
+    """
+
+    body: dict[str, Any] | None
+    as_sse: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StreamReply:
+    request_id: RequestId
+    events: AsyncIterator[StreamEvent | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """What a method handler gets besides its params."""
+
+    service: TaskService
+    caller: Caller
+    last_event_id: int | None
+
+
+Handler = Callable[[Any, Call], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    params: type[BaseModel] | None
+    handler: Handler
+    streaming: bool = False
+
+
+async def _send(p: MessageSendParams, c: Call) -> Any:
+    return await c.service.send_message(p, c.caller)
+
+
+async def _stream(p: MessageSendParams, c: Call) -> Any:
+    return await c.service.stream_message(p, c.caller, last_event_id=c.last_event_id)
+
+
+async def _get(p: TaskQueryParams, c: Call) -> Any:
+    return await c.service.get_task(p, c.caller)
+
+
+async def _list(p: ListTasksParams, c: Call) -> Any:
+    return await c.service.list_tasks(p, c.caller)
+
+
+async def _cancel(p: TaskIdParams, c: Call) -> Any:
+    return await c.service.cancel_task(p, c.caller)
+
+
+async def _resubscribe(p: TaskIdParams, c: Call) -> Any:
+    return await c.service.resubscribe(p, c.caller, last_event_id=c.last_event_id)
+
+
+async def _push_set(p: TaskPushNotificationConfig, c: Call) -> Any:
+    return await c.service.set_push_config(p, c.caller)
+
+
+async def _push_get(p: GetTaskPushNotificationConfigParams, c: Call) -> Any:
+    return await c.service.get_push_config(p, c.caller)
+
+
+async def _push_list(p: ListTaskPushNotificationConfigParams, c: Call) -> Any:
+    return await c.service.list_push_configs(p, c.caller)
+
+
+async def _push_delete(p: DeleteTaskPushNotificationConfigParams, c: Call) -> Any:
+    return await c.service.delete_push_config(p, c.caller)
+
+
+async def _extended_card(_: None, c: Call) -> Any:
+    # Serving an extended card needs authenticated callers; until one is configured
+    # (with authentication) the spec's answer is -32007.
+    raise AuthenticatedExtendedCardNotConfiguredError()
+
+
+METHODS: dict[str, Method] = {
+    "message/send": Method(MessageSendParams, _send),
+    "message/stream": Method(MessageSendParams, _stream, streaming=True),
+    "tasks/get": Method(TaskQueryParams, _get),
+    "tasks/list": Method(ListTasksParams, _list),
+    "tasks/cancel": Method(TaskIdParams, _cancel),
+    "tasks/resubscribe": Method(TaskIdParams, _resubscribe, streaming=True),
+    "tasks/pushNotificationConfig/set": Method(TaskPushNotificationConfig, _push_set),
+    "tasks/pushNotificationConfig/get": Method(GetTaskPushNotificationConfigParams, _push_get),
+    "tasks/pushNotificationConfig/list": Method(ListTaskPushNotificationConfigParams, _push_list),
+    "tasks/pushNotificationConfig/delete": Method(
+        DeleteTaskPushNotificationConfigParams, _push_delete
+    ),
+    "agent/getAuthenticatedExtendedCard": Method(None, _extended_card),
+}
+
+_MISSING = object()
+
+
+async def handle(
+    raw: bytes,
+    service: TaskService,
+    caller: Caller,
+    *,
+    last_event_id: int | None = None,
+) -> Reply | StreamReply:
+    try:
+        request = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return Reply(error_response(None, JSONParseError()))
+    request_id: Any = request.get("id", _MISSING) if isinstance(request, dict) else _MISSING
+    notification = request_id is _MISSING
+    if notification or not _valid_id(request_id):
+        request_id = None
+    streaming = False
+    try:
+        method = _check_envelope(request)
+        streaming = method.streaming
+        params = _parse_params(method, request.get("params", _MISSING))
+        if notification and isinstance(params, MessageSendParams):
+            # Nobody waits for a notification's answer, so never hold it open.
+            params = _non_blocking(params)
+        call = Call(service=service, caller=caller, last_event_id=last_event_id)
+        result = await method.handler(params, call)
+    except A2AError as error:
+        return Reply(None if notification else error_response(request_id, error), streaming)
+    except Exception:
+        log.exception("unexpected error in JSON-RPC method %r", request.get("method"))
+        body = None if notification else error_response(request_id, InternalError())
+        return Reply(body, streaming)
+    if method.streaming:
+        if notification:
+            await result.aclose()
+            return Reply(None)
+        return StreamReply(request_id, result)
+    if notification:
+        return Reply(None)
+    return Reply({"jsonrpc": "2.0", "id": request_id, "result": render(result)})
+
+
+def _check_envelope(request: Any) -> Method:
+    if isinstance(request, list):
+        raise InvalidRequestError("Batch requests are not supported")
+    if not isinstance(request, dict):
+        raise InvalidRequestError("A JSON-RPC request must be a JSON object")
+    if request.get("jsonrpc") != "2.0":
+        raise InvalidRequestError("'jsonrpc' must be exactly \"2.0\"")
+    if "id" in request and not _valid_id(request["id"]):
+        raise InvalidRequestError("'id' must be a string, an integer or null")
+    name = request.get("method")
+    if not isinstance(name, str):
+        raise InvalidRequestError("'method' must be a string")
+    method = METHODS.get(name)
+    if method is None:
+        raise MethodNotFoundError(data={"method": name})
+    return method
+
+
+def _valid_id(value: Any) -> bool:
+    return value is None or isinstance(value, str) or (
+        isinstance(value, int) and not isinstance(value, bool)
+    )
+
+
+def _parse_params(method: Method, raw: Any) -> Any:
+    if method.params is None:
+        if raw is not _MISSING and raw is not None and not isinstance(raw, dict | list):
+            raise InvalidParamsError("params must be an object")
+        return None
+    if raw is _MISSING or raw is None:
+        raise InvalidParamsError("params are required for this method")
+    if not isinstance(raw, dict):
+        raise InvalidParamsError("params must be an object (named parameters)")
+    try:
+        return method.params.model_validate(raw)
+    except ValidationError as exc:
+        raise invalid_params_from_validation(exc) from None
+
+
+def _non_blocking(params: MessageSendParams) -> MessageSendParams:
+    from .models import MessageSendConfiguration
+
+    config = params.configuration or MessageSendConfiguration()
+    return params.model_copy(update={"configuration": config.model_copy(update={"blocking": False})})
+
+
+def render(result: Any) -> Any:
+    if isinstance(result, A2AModel):
+        return result.dump()
+    if isinstance(result, list):
+        return [render(item) for item in result]
+    return result
+
+
+def error_response(request_id: RequestId, error: A2AError) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_jsonrpc()}
+
+
+def stream_event_body(request_id: RequestId, event: StreamEvent) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "result": event.payload.dump()}

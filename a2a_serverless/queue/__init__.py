@@ -1,0 +1,6 @@
+"""Queues: the protocol and the in-process implementation (cloud queues live in adapters)."""
+
+from .base import RUN_AGENT, Job, JobHandler, Queue, RetryJob
+from .inprocess import DeadLetter, InProcessQueue
+
+__all__ = ["RUN_AGENT", "DeadLetter", "InProcessQueue", "Job", "JobHandler", "Queue", "RetryJob"]

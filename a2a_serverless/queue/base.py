@@ -1,0 +1,72 @@
+"""The Queue protocol: how work leaves a request before its response returns.
+
+A serverless function is frozen (or killed) once it has answered, so anything still to do after
+the response — running the agent, delivering a webhook — is put on a Queue as a Job and done by a
+worker invocation (an SQS- or Pub/Sub-triggered function, or the in-process worker of the dev
+server). Queues deliver at least once; job handlers are written to be safe when a job arrives
+twice.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+RUN_AGENT = "run-agent"
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    kind: str
+    task_id: str
+    payload: dict[str, Any] = field(default_factory=dict)
+    # Stable across redeliveries, so handlers and receivers can de-duplicate.
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    attempt: int = 1
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "id": self.id,
+                "kind": self.kind,
+                "taskId": self.task_id,
+                "payload": self.payload,
+                "attempt": self.attempt,
+            },
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Job:
+        data = json.loads(text)
+        return cls(
+            kind=data["kind"],
+            task_id=data["taskId"],
+            payload=data.get("payload") or {},
+            id=data["id"],
+            attempt=data.get("attempt", 1),
+        )
+
+
+JobHandler = Callable[[Job], Awaitable[None]]
+
+
+class RetryJob(Exception):
+    """Raised by a handler: deliver this job again after `delay_s` (e.g. a webhook back-off)."""
+
+    def __init__(self, reason: str, delay_s: float = 0.0) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.delay_s = delay_s
+
+
+@runtime_checkable
+class Queue(Protocol):
+    async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
+        """Hand `job` to a worker; it runs at least once, not before `delay_s` seconds."""
+        ...
+
+    async def aclose(self) -> None: ...

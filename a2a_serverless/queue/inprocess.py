@@ -1,0 +1,82 @@
+"""A Queue whose worker is the current process: the embedded default for `dev` and tests.
+
+Jobs run as asyncio tasks in the running event loop, at most `concurrency` at once. A handler
+that raises `RetryJob` is run again after its delay; any other exception is retried with
+exponential back-off up to `max_attempts`, then the job is dead-lettered (kept in `dead_letters`
+and logged). Nothing survives a restart of the process: for durable work use a cloud queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, replace
+
+from .base import Job, JobHandler, RetryJob
+
+log = logging.getLogger("a2a_serverless.queue")
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetter:
+    job: Job
+    reason: str
+
+
+class InProcessQueue:
+    def __init__(
+        self,
+        handler: JobHandler | None = None,
+        *,
+        concurrency: int = 32,
+        max_attempts: int = 5,
+        base_backoff_s: float = 0.2,
+    ) -> None:
+        self._handler = handler
+        self._slots = asyncio.Semaphore(concurrency)
+        self._max_attempts = max_attempts
+        self._base_backoff_s = base_backoff_s
+        self._running: set[asyncio.Task[None]] = set()
+        self.dead_letters: list[DeadLetter] = []
+
+    def bind(self, handler: JobHandler) -> None:
+        """Set the worker's job handler (the app wires it once everything is built)."""
+        self._handler = handler
+
+    async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
+        if self._handler is None:
+            raise RuntimeError("InProcessQueue has no handler bound")
+        task = asyncio.get_running_loop().create_task(self._run(job, delay_s))
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+
+    async def _run(self, job: Job, delay_s: float) -> None:
+        if delay_s > 0:
+            await asyncio.sleep(delay_s)
+        assert self._handler is not None
+        async with self._slots:
+            try:
+                await self._handler(job)
+                return
+            except RetryJob as retry:
+                reason, delay = retry.reason, retry.delay_s
+            except Exception as exc:  # a worker must survive any handler failure
+                log.exception("job %s (%s) failed on attempt %d", job.id, job.kind, job.attempt)
+                reason = f"{type(exc).__name__}: {exc}"
+                delay = self._base_backoff_s * 2 ** (job.attempt - 1)
+        if job.attempt >= self._max_attempts:
+            log.error("job %s (%s) dead-lettered: %s", job.id, job.kind, reason)
+            self.dead_letters.append(DeadLetter(job, reason))
+            return
+        await self.enqueue(replace(job, attempt=job.attempt + 1), delay_s=delay)
+
+    async def drain(self) -> None:
+        """Wait until no job is queued or running (tests use this)."""
+        while self._running:
+            await asyncio.gather(*list(self._running), return_exceptions=True)
+
+    async def aclose(self) -> None:
+        for task in list(self._running):
+            task.cancel()
+        await asyncio.gather(*list(self._running), return_exceptions=True)
+        self._running.clear()

@@ -1,0 +1,48 @@
+"""Wires one deployment together: settings -> store, journal, queue, worker, service.
+
+Every entry point (the dev server, a Lambda handler, a Cloud Function) builds one `Runtime` per
+process (per container) and reuses it across invocations, so connections are made once.
+"""
+
+from __future__ import annotations
+
+from .agent import Agent
+from .bus import TaskBus
+from .config import Settings
+from .journal import Journal
+from .queue.base import Queue
+from .service import TaskService
+from .store import open_store
+from .store.base import Store
+from .worker import Worker
+
+
+class Runtime:
+    def __init__(
+        self,
+        agent: Agent,
+        settings: Settings | None = None,
+        *,
+        store: Store | None = None,
+        queue: Queue | None = None,
+        push_notifications: bool = False,
+    ) -> None:
+        self.agent = agent
+        self.settings = settings or Settings.from_env()
+        self.store = store if store is not None else open_store(self.settings.store_url)
+        self.journal = Journal(
+            self.store, TaskBus(), finished_task_ttl_s=self.settings.finished_task_ttl_s
+        )
+        self.worker = Worker(agent, self.journal, lease_s=self.settings.worker_lease_s)
+        if queue is None:
+            from .queue.inprocess import InProcessQueue
+
+            queue = InProcessQueue(self.worker.handle)
+        self.queue = queue
+        self.service = TaskService(
+            self.journal, queue, self.settings, push_notifications=push_notifications
+        )
+
+    async def aclose(self) -> None:
+        await self.queue.aclose()
+        await self.store.close()

@@ -1,0 +1,447 @@
+"""The stateless request core: every A2A method, independent of transport.
+
+A `TaskService` holds no state of its own between calls — everything is read from and written to
+the Store through the Journal — so any number of instances (Lambda containers, Cloud Run
+replicas, dev server processes) can serve the same tasks. The transports (JSON-RPC, REST) parse
+requests into the protocol models, call one method here, and render what it returns.
+
+Messages always create or continue a Task (this kit builds "task-generating" agents in the
+spec's terms): the turn is put on the Queue before the response is sent, so it survives the
+function being frozen, and a blocking `message/send` then waits for it within a budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from .errors import (
+    InvalidParamsError,
+    PushNotificationNotSupportedError,
+    TaskNotCancelableError,
+    TaskNotFoundError,
+    UnsupportedOperationError,
+)
+from .journal import Change, Journal, TaskGone
+from .lifecycle import CANCELABLE_STATES, now_iso, status_event, task_view
+from .config import Settings
+from .models import (
+    DeleteTaskPushNotificationConfigParams,
+    GetTaskPushNotificationConfigParams,
+    ListTaskPushNotificationConfigParams,
+    ListTasksParams,
+    ListTasksResult,
+    Message,
+    MessageSendParams,
+    PushNotificationConfig,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskIdParams,
+    TaskPushNotificationConfig,
+    TaskQueryParams,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+)
+from .queue.base import RUN_AGENT, Job, Queue
+from .store.base import IdempotencyKeyTaken, StoredPushConfig, TaskQuery, TaskRecord
+
+DEFAULT_PAGE_SIZE = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who is calling. Tasks and push configs belong to their creator's `owner`."""
+
+    owner: str = "anonymous"
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEvent:
+    """One SSE event: `seq` is the event log position it reflects (the SSE `id`)."""
+
+    seq: int
+    payload: Task | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
+
+
+# Yielded by streams when nothing happened for a while, so the transport can keep the
+# connection alive (an SSE comment).
+KEEPALIVE = None
+
+
+class TaskService:
+    def __init__(
+        self,
+        journal: Journal,
+        queue: Queue,
+        settings: Settings,
+        *,
+        push_notifications: bool = False,
+    ) -> None:
+        self.journal = journal
+        self.store = journal.store
+        self.queue = queue
+        self.settings = settings
+        self.push_notifications = push_notifications
+
+    # --- message/send, message/stream ----------------------------------------------------------
+
+    async def send_message(self, params: MessageSendParams, caller: Caller) -> Task:
+        record = await self._accept(params, caller)
+        config = params.configuration
+        if config is None or config.blocking is not False:
+            record = await self._wait_for_turn_end(record, self.settings.blocking_timeout_s)
+        history_length = config.history_length if config else None
+        return task_view(record.task, history_length=history_length)
+
+    async def stream_message(
+        self, params: MessageSendParams, caller: Caller, *, last_event_id: int | None = None
+    ) -> AsyncIterator[StreamEvent | None]:
+        """Accept the message, then stream the task: the Task first, then its events."""
+        self._require_streaming()
+        record = await self._accept(params, caller)
+        return self._follow(record, after_seq=last_event_id)
+
+    async def _accept(self, params: MessageSendParams, caller: Caller) -> TaskRecord:
+        message = params.message
+        if message.role != "user":
+            raise InvalidParamsError("message.role must be 'user'")
+        push_config = params.configuration.push_notification_config if params.configuration else None
+        if push_config is not None:
+            self._require_push()
+            _check_webhook_url(push_config.url, dev_mode=self.settings.dev_mode)
+        key = f"{caller.owner}\n{message.message_id}"
+        existing = await self.store.find_idempotency_key(key)
+        try:
+            if existing is not None:
+                return await self._retried(existing, message, caller)
+            if message.task_id:
+                record = await self._continue(params, caller, key)
+            else:
+                record = await self._create(params, caller, key)
+        except IdempotencyKeyTaken as taken:
+            # A concurrent copy of this request won the race: answer as for a retry.
+            return await self._retried(taken.task_id, message, caller)
+        if push_config is not None:
+            await self._put_push_config(record.task_id, push_config, caller)
+        await self._enqueue_turn(record.task_id, message.message_id)
+        return record
+
+    async def _create(self, params: MessageSendParams, caller: Caller, key: str) -> TaskRecord:
+        message = params.message
+        task_id = str(uuid.uuid4())
+        context_id = message.context_id or str(uuid.uuid4())
+        message = message.model_copy(update={"task_id": task_id, "context_id": context_id})
+        task = Task(
+            id=task_id,
+            context_id=context_id,
+            status=TaskStatus(state=TaskState.SUBMITTED, timestamp=now_iso()),
+            history=[message],
+            metadata=params.metadata,
+        )
+        return await self.journal.create(
+            task,
+            owner=caller.owner,
+            events=[status_event(task, TaskState.SUBMITTED)],
+            internal={"step": _step_info(params)},
+            idempotency_key=key,
+        )
+
+    async def _continue(self, params: MessageSendParams, caller: Caller, key: str) -> TaskRecord:
+        message = params.message
+        task_id = message.task_id
+        assert task_id is not None
+
+        def decide(record: TaskRecord) -> Change:
+            if record.owner != caller.owner:
+                raise TaskNotFoundError(data={"taskId": task_id})
+            state = record.task.status.state
+            if state.is_terminal:
+                raise InvalidParamsError(
+                    f"Task {task_id} is {state.value}: a finished task cannot take new "
+                    "messages; send a new message in the same contextId to start a new task",
+                    data={"taskId": task_id, "state": state.value},
+                )
+            if message.context_id and message.context_id != record.context_id:
+                raise InvalidParamsError(
+                    f"message.contextId does not match the contextId of task {task_id}",
+                    data={"taskId": task_id, "contextId": record.context_id},
+                )
+            if not state.is_interrupted:
+                raise InvalidParamsError(
+                    f"Task {task_id} is {state.value}: it takes a new message once it asks for "
+                    "input (input-required or auth-required)",
+                    data={"taskId": task_id, "state": state.value},
+                )
+            accepted = message.model_copy(update={"context_id": record.context_id})
+            return Change(
+                messages=[accepted],
+                events=[status_event(record.task, TaskState.SUBMITTED)],
+                internal={"step": _step_info(params)},
+            )
+
+        try:
+            return await self.journal.write(task_id, decide, idempotency_key=key)
+        except TaskGone:
+            raise TaskNotFoundError(data={"taskId": task_id}) from None
+
+    async def _retried(self, task_id: str, message: Message, caller: Caller) -> TaskRecord:
+        """A message seen before: answer with its task, never run the turn twice."""
+        record = await self.store.get_task(task_id)
+        if record is None or record.owner != caller.owner:
+            raise TaskNotFoundError(data={"taskId": task_id})
+        step = record.internal.get("step", {}).get("messageId")
+        waiting = record.task.status.state == TaskState.SUBMITTED and record.claim is None
+        if step == message.message_id and waiting:
+            # The first attempt may have died between storing the task and enqueueing its turn.
+            # Enqueueing again is safe: the worker claims each turn once.
+            await self._enqueue_turn(task_id, message.message_id)
+        return record
+
+    async def _enqueue_turn(self, task_id: str, step: str) -> None:
+        await self.queue.enqueue(Job(kind=RUN_AGENT, task_id=task_id, payload={"step": step}))
+
+    async def _wait_for_turn_end(self, record: TaskRecord, timeout: float) -> TaskRecord:
+        """Wait until the turn ends (terminal or interrupted state) or `timeout` passes."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        with self.journal.bus.subscribe(record.task_id) as subscription:
+            while True:
+                state = record.task.status.state
+                if state.is_terminal or (state.is_interrupted and record.claim is None):
+                    return record
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    return record
+                await subscription.wait(min(remaining, self.settings.poll_interval_s))
+                fresh = await self.store.get_task(record.task_id)
+                if fresh is None:
+                    return record
+                record = fresh
+
+    # --- tasks/resubscribe and the log follower -----------------------------------------------
+
+    async def resubscribe(
+        self, params: TaskIdParams, caller: Caller, *, last_event_id: int | None = None
+    ) -> AsyncIterator[StreamEvent | None]:
+        """Stream a task from the log: after `last_event_id`, or the Task first when None."""
+        self._require_streaming()
+        record = await self._owned(params.id, caller)
+        if last_event_id is not None and last_event_id < 0:
+            raise InvalidParamsError("Last-Event-ID must be a non-negative event number")
+        return self._follow(record, after_seq=last_event_id)
+
+    async def _follow(
+        self, record: TaskRecord, *, after_seq: int | None
+    ) -> AsyncIterator[StreamEvent | None]:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.stream_timeout_s
+        task_id = record.task_id
+        if after_seq is None:
+            yield StreamEvent(record.last_seq, task_view(record.task))
+            after_seq = record.last_seq
+            state = record.task.status.state
+            if state.is_terminal or (state.is_interrupted and record.claim is None):
+                return
+        quiet_since = loop.time()
+        with self.journal.bus.subscribe(task_id) as subscription:
+            while loop.time() < deadline:
+                events = await self.store.read_events(task_id, after_seq)
+                for index, event in enumerate(events):
+                    yield StreamEvent(event.seq, event.payload)
+                    after_seq = event.seq
+                    if event.is_final and _stream_ends(event.payload, last=index == len(events) - 1):
+                        return
+                now = loop.time()
+                if events:
+                    quiet_since = now
+                elif now - quiet_since >= self.settings.keepalive_s:
+                    yield KEEPALIVE
+                    quiet_since = now
+                await subscription.wait(min(self.settings.poll_interval_s, deadline - now))
+
+    # --- tasks/get, tasks/list, tasks/cancel ---------------------------------------------------
+
+    async def get_task(self, params: TaskQueryParams, caller: Caller) -> Task:
+        record = await self._owned(params.id, caller)
+        return task_view(record.task, history_length=params.history_length)
+
+    async def list_tasks(self, params: ListTasksParams, caller: Caller) -> ListTasksResult:
+        page_size = params.page_size or DEFAULT_PAGE_SIZE
+        query = TaskQuery(
+            owner=caller.owner,
+            context_id=params.context_id,
+            state=params.status.value if params.status else None,
+            updated_after_ms=params.last_updated_after,
+            limit=page_size,
+            after=_decode_page_token(params.page_token) if params.page_token else None,
+        )
+        page = await self.store.list_tasks(query)
+        if params.context_id and page.total_size == 0 and not params.page_token:
+            await self._require_context(params.context_id, caller)
+        history_length = params.history_length or 0
+        include_artifacts = bool(params.include_artifacts)
+        tasks = [
+            task_view(r.task, history_length=history_length, include_artifacts=include_artifacts)
+            for r in page.records
+        ]
+        next_token = ""
+        if page.has_more and page.records:
+            last = page.records[-1]
+            next_token = _encode_page_token(last.updated_at_ms, last.task_id)
+        return ListTasksResult(
+            tasks=tasks, total_size=page.total_size, page_size=page_size, next_page_token=next_token
+        )
+
+    async def _require_context(self, context_id: str, caller: Caller) -> None:
+        probe = await self.store.list_tasks(
+            TaskQuery(owner=caller.owner, context_id=context_id, limit=1)
+        )
+        if not probe.records:
+            raise TaskNotFoundError(
+                f"No tasks in context {context_id}", data={"contextId": context_id}
+            )
+
+    async def cancel_task(self, params: TaskIdParams, caller: Caller) -> Task:
+        def decide(record: TaskRecord) -> Change:
+            if record.owner != caller.owner:
+                raise TaskNotFoundError(data={"taskId": params.id})
+            state = record.task.status.state
+            if state not in CANCELABLE_STATES:
+                raise TaskNotCancelableError(
+                    f"Task cannot be canceled: it is {state.value}",
+                    data={"taskId": params.id, "state": state.value},
+                )
+            return Change(events=[status_event(record.task, TaskState.CANCELED)], claim=None)
+
+        try:
+            record = await self.journal.write(params.id, decide)
+        except TaskGone:
+            raise TaskNotFoundError(data={"taskId": params.id}) from None
+        return task_view(record.task)
+
+    # --- push notification configs -------------------------------------------------------------
+
+    async def set_push_config(
+        self, params: TaskPushNotificationConfig, caller: Caller
+    ) -> TaskPushNotificationConfig:
+        self._require_push()
+        _check_webhook_url(params.push_notification_config.url, dev_mode=self.settings.dev_mode)
+        await self._owned(params.task_id, caller)
+        stored = await self._put_push_config(params.task_id, params.push_notification_config, caller)
+        return TaskPushNotificationConfig(task_id=params.task_id, push_notification_config=stored)
+
+    async def get_push_config(
+        self, params: GetTaskPushNotificationConfigParams, caller: Caller
+    ) -> TaskPushNotificationConfig:
+        self._require_push()
+        await self._owned(params.id, caller)
+        configs = await self.store.list_push_configs(params.id)
+        wanted = params.push_notification_config_id or params.id
+        for stored in configs:
+            if stored.config.id == wanted:
+                return TaskPushNotificationConfig(task_id=params.id, push_notification_config=stored.config)
+        if params.push_notification_config_id is None and configs:
+            return TaskPushNotificationConfig(task_id=params.id, push_notification_config=configs[0].config)
+        raise InvalidParamsError(
+            f"Task {params.id} has no push notification config {wanted!r}",
+            data={"taskId": params.id, "pushNotificationConfigId": wanted},
+        )
+
+    async def list_push_configs(
+        self, params: ListTaskPushNotificationConfigParams, caller: Caller
+    ) -> list[TaskPushNotificationConfig]:
+        self._require_push()
+        await self._owned(params.id, caller)
+        return [
+            TaskPushNotificationConfig(task_id=params.id, push_notification_config=s.config)
+            for s in await self.store.list_push_configs(params.id)
+        ]
+
+    async def delete_push_config(
+        self, params: DeleteTaskPushNotificationConfigParams, caller: Caller
+    ) -> None:
+        """Remove a config. Deleting one that is already gone succeeds (retries are safe)."""
+        self._require_push()
+        await self._owned(params.id, caller)
+        await self.store.delete_push_config(params.id, params.push_notification_config_id)
+
+    async def _put_push_config(
+        self, task_id: str, config: PushNotificationConfig, caller: Caller
+    ) -> PushNotificationConfig:
+        # Without an id a config is the task's default one (the official SDK does the same).
+        if config.id is None:
+            config = config.model_copy(update={"id": task_id})
+        await self.store.put_push_config(StoredPushConfig(task_id, caller.owner, config))
+        return config
+
+    # --- helpers -------------------------------------------------------------------------------
+
+    async def _owned(self, task_id: str, caller: Caller) -> TaskRecord:
+        record = await self.store.get_task(task_id)
+        # Another owner's task answers exactly like a missing one: its existence never leaks.
+        if record is None or record.owner != caller.owner:
+            raise TaskNotFoundError(data={"taskId": task_id})
+        return record
+
+    def _require_push(self) -> None:
+        if not self.push_notifications:
+            raise PushNotificationNotSupportedError()
+
+    def _require_streaming(self) -> None:
+        if not self.settings.streaming:
+            raise UnsupportedOperationError(
+                "Streaming is not available on this deployment; use message/send "
+                "(with a push notification config) and tasks/get"
+            )
+
+
+def _stream_ends(payload: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, *, last: bool) -> bool:
+    """A final event ends the stream if the task is finished, or waits for input right now."""
+    assert isinstance(payload, TaskStatusUpdateEvent)
+    return payload.status.state.is_terminal or last
+
+
+def _step_info(params: MessageSendParams) -> dict[str, Any]:
+    config = params.configuration
+    return {
+        "messageId": params.message.message_id,
+        "metadata": params.metadata or {},
+        "acceptedOutputModes": config.accepted_output_modes if config else None,
+    }
+
+
+def _check_webhook_url(url: str, *, dev_mode: bool) -> None:
+    parts = urlsplit(url)
+    allowed = ("https", "http") if dev_mode else ("https",)
+    if parts.scheme not in allowed or not parts.hostname:
+        need = "an http(s)" if dev_mode else "an https"
+        raise InvalidParamsError(
+            f"pushNotificationConfig.url must be {need} URL", data={"url": url}
+        )
+
+
+def _encode_page_token(updated_at_ms: int, task_id: str) -> str:
+    raw = json.dumps([updated_at_ms, task_id], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_page_token(token: str) -> tuple[int, str]:
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        updated_at_ms, task_id = json.loads(raw)
+        if not isinstance(updated_at_ms, int) or not isinstance(task_id, str):
+            raise ValueError
+        return updated_at_ms, task_id
+    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError):
+        raise InvalidParamsError(
+            data={"errors": [{"field": "pageToken", "message": "Not a valid page token"}]}
+        ) from None
+

@@ -1,0 +1,291 @@
+"""The Store protocol: where every piece of state lives between stateless invocations.
+
+A Store keeps four things:
+- task records: the A2A Task plus what the kit needs around it (owner, version, timestamps,
+  the worker's claim on the current step);
+- an append-only event log per task: every status and artifact event with a gap-free sequence
+  number, so any process can replay a task from any point;
+- push notification configs, per task;
+- idempotency keys, mapping a client's messageId to the task it created or continued.
+
+Two rules every implementation keeps, and the contract suite (`tests/contract/`) checks:
+- a task write is conditional on the version the writer read; a stale writer gets
+  `VersionConflict` and nothing is written (no lost update);
+- a task write and the events it produces land together or not at all, and an idempotency
+  key given with a write is claimed in the same atomic step (`IdempotencyKeyTaken` if taken).
+
+Records cross the seam as the dataclasses below. `record_to_json` / `event_to_json` and their
+inverses are shared by every adapter so the stored shapes are the same everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, runtime_checkable
+
+from ..models import PushNotificationConfig, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
+
+TaskEventPayload = TaskStatusUpdateEvent | TaskArtifactUpdateEvent
+
+
+class StoreError(Exception):
+    """Base class of the errors a Store raises on purpose."""
+
+
+class TaskAlreadyExists(StoreError):
+    def __init__(self, task_id: str) -> None:
+        super().__init__(f"task {task_id!r} already exists")
+        self.task_id = task_id
+
+
+class VersionConflict(StoreError):
+    """The task changed since the writer read it; re-read and decide again."""
+
+    def __init__(self, task_id: str, expected_version: int) -> None:
+        super().__init__(f"task {task_id!r} is no longer at version {expected_version}")
+        self.task_id = task_id
+        self.expected_version = expected_version
+
+
+class IdempotencyKeyTaken(StoreError):
+    """The idempotency key already names a task: the request is a retry of an earlier one."""
+
+    def __init__(self, key: str, task_id: str) -> None:
+        super().__init__(f"idempotency key already used for task {task_id!r}")
+        self.key = key
+        self.task_id = task_id
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerClaim:
+    """Which step of a task a worker is running, so a redelivered job does not run it twice.
+
+    `step` names the message that started the step (its messageId). A claim whose lease has
+    expired may be taken over: the worker that held it is presumed dead.
+    """
+
+    step: str
+    worker_id: str
+    lease_until_ms: int
+    attempt: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRecord:
+    task: Task
+    owner: str
+    version: int
+    last_seq: int
+    created_at_ms: int
+    updated_at_ms: int
+    claim: WorkerClaim | None = None
+    # Set once the task is terminal, when the deployment keeps finished tasks for a limited time.
+    expires_at_ms: int | None = None
+    # Free-form state the kit keeps with a task but never shows to clients.
+    internal: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def task_id(self) -> str:
+        return self.task.id
+
+    @property
+    def context_id(self) -> str:
+        return self.task.context_id
+
+    @property
+    def state(self) -> str:
+        return self.task.status.state.value
+
+    def next(self, **changes: Any) -> TaskRecord:
+        """A copy for the next write: version bumped, other fields as given."""
+        return replace(self, version=self.version + 1, **changes)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskEvent:
+    seq: int
+    payload: TaskEventPayload
+
+    @property
+    def is_final(self) -> bool:
+        return isinstance(self.payload, TaskStatusUpdateEvent) and self.payload.final
+
+
+@dataclass(frozen=True, slots=True)
+class TaskQuery:
+    """What `tasks/list` asks of a Store. Results are newest update first."""
+
+    owner: str
+    context_id: str | None = None
+    state: str | None = None
+    updated_after_ms: int | None = None
+    limit: int = 50
+    # Start after this (updated_at_ms, task_id) position of the ordering, exclusive.
+    after: tuple[int, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TaskPage:
+    records: list[TaskRecord]
+    total_size: int
+    has_more: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPushConfig:
+    task_id: str
+    owner: str
+    config: PushNotificationConfig
+
+
+@runtime_checkable
+class Store(Protocol):
+    async def create_task(
+        self,
+        record: TaskRecord,
+        events: Sequence[TaskEvent] = (),
+        *,
+        idempotency_key: str | None = None,
+    ) -> None:
+        """Insert a new task (and its first events). `TaskAlreadyExists`, `IdempotencyKeyTaken`."""
+        ...
+
+    async def update_task(
+        self,
+        record: TaskRecord,
+        events: Sequence[TaskEvent] = (),
+        *,
+        idempotency_key: str | None = None,
+    ) -> None:
+        """Replace the task stored at `record.version - 1` with `record`, appending `events`.
+
+        The events' sequence numbers continue the log: the first is the stored `last_seq + 1`,
+        and `record.last_seq` is the last of them. `VersionConflict` if the stored version is not
+        `record.version - 1` (or the task is gone); `IdempotencyKeyTaken` if the key is taken.
+        """
+        ...
+
+    async def get_task(self, task_id: str) -> TaskRecord | None: ...
+
+    async def list_tasks(self, query: TaskQuery) -> TaskPage: ...
+
+    async def read_events(
+        self, task_id: str, after_seq: int = 0, limit: int | None = None
+    ) -> list[TaskEvent]:
+        """Events of a task with `seq > after_seq`, oldest first."""
+        ...
+
+    async def find_idempotency_key(self, key: str) -> str | None:
+        """The task id an idempotency key was claimed for, if any."""
+        ...
+
+    async def put_push_config(self, config: StoredPushConfig) -> None:
+        """Insert or replace the config with this (task_id, config.id)."""
+        ...
+
+    async def get_push_config(self, task_id: str, config_id: str) -> StoredPushConfig | None: ...
+
+    async def list_push_configs(self, task_id: str) -> list[StoredPushConfig]: ...
+
+    async def delete_push_config(self, task_id: str, config_id: str) -> bool:
+        """Remove a config; False if there was none."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+# --- the stored shapes, shared by every adapter -------------------------------------------------
+
+
+def record_to_json(record: TaskRecord) -> str:
+    claim = record.claim
+    return json.dumps(
+        {
+            "task": record.task.dump(),
+            "owner": record.owner,
+            "version": record.version,
+            "lastSeq": record.last_seq,
+            "createdAt": record.created_at_ms,
+            "updatedAt": record.updated_at_ms,
+            "claim": None
+            if claim is None
+            else {
+                "step": claim.step,
+                "workerId": claim.worker_id,
+                "leaseUntil": claim.lease_until_ms,
+                "attempt": claim.attempt,
+            },
+            "expiresAt": record.expires_at_ms,
+            "internal": record.internal,
+        },
+        separators=(",", ":"),
+    )
+
+
+def record_from_json(text: str | bytes) -> TaskRecord:
+    data = json.loads(text)
+    claim = data.get("claim")
+    return TaskRecord(
+        task=Task.model_validate(data["task"]),
+        owner=data["owner"],
+        version=data["version"],
+        last_seq=data["lastSeq"],
+        created_at_ms=data["createdAt"],
+        updated_at_ms=data["updatedAt"],
+        claim=None
+        if claim is None
+        else WorkerClaim(
+            step=claim["step"],
+            worker_id=claim["workerId"],
+            lease_until_ms=claim["leaseUntil"],
+            attempt=claim.get("attempt", 1),
+        ),
+        expires_at_ms=data.get("expiresAt"),
+        internal=data.get("internal") or {},
+    )
+
+
+def event_to_json(event: TaskEvent) -> str:
+    return event.payload.model_dump_json(by_alias=True, exclude_none=True)
+
+
+def event_from_json(seq: int, text: str | bytes) -> TaskEvent:
+    data = json.loads(text)
+    payload: TaskEventPayload
+    if data.get("kind") == "artifact-update":
+        payload = TaskArtifactUpdateEvent.model_validate(data)
+    else:
+        payload = TaskStatusUpdateEvent.model_validate(data)
+    return TaskEvent(seq=seq, payload=payload)
+
+
+def push_config_to_json(config: StoredPushConfig) -> str:
+    return json.dumps(
+        {"taskId": config.task_id, "owner": config.owner, "config": config.config.dump()},
+        separators=(",", ":"),
+    )
+
+
+def push_config_from_json(text: str | bytes) -> StoredPushConfig:
+    data = json.loads(text)
+    return StoredPushConfig(
+        task_id=data["taskId"],
+        owner=data["owner"],
+        config=PushNotificationConfig.model_validate(data["config"]),
+    )
+
+
+def check_event_sequence(record: TaskRecord, stored_last_seq: int, events: Sequence[TaskEvent]) -> None:
+    """Raise ValueError unless `events` continue the log after `stored_last_seq` to `record.last_seq`.
+
+    Adapters call this before writing so a caller's bookkeeping bug cannot punch a hole in a log.
+    """
+    expected = stored_last_seq
+    for event in events:
+        expected += 1
+        if event.seq != expected:
+            raise ValueError(f"event seq {event.seq} does not follow {expected - 1}")
+    if record.last_seq != expected:
+        raise ValueError(f"record.last_seq {record.last_seq} != last event seq {expected}")

@@ -1,0 +1,134 @@
+"""The worker: runs one turn of a task when its `run-agent` job arrives from the Queue.
+
+Queues deliver at least once, so a turn is claimed before it runs: the claim names the step
+(the messageId that started the turn) and this worker, with a lease. A second delivery of the
+same job finds the turn claimed (and waits for the lease to run out, in case the first worker
+died) or done, and does not run the agent again. A job for a step that is no longer current,
+or for a task that has ended, is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+
+from .agent import Agent, Context, Outcome
+from .executor import TaskEnded, TaskUpdater
+from .journal import Change, Journal, TaskGone, now_ms
+from .models import Message, TaskState
+from .queue.base import RUN_AGENT, Job, RetryJob
+from .store.base import TaskRecord, WorkerClaim
+
+log = logging.getLogger("a2a_serverless.worker")
+
+SAFE_FAILURE_MESSAGE = "The agent failed while working on this task."
+
+
+class _Skip(Exception):  # noqa: N818 - control flow inside the claim decision
+    pass
+
+
+class Worker:
+    def __init__(
+        self,
+        agent: Agent,
+        journal: Journal,
+        *,
+        lease_s: float = 900.0,
+        worker_id: str | None = None,
+    ) -> None:
+        self.agent = agent
+        self.journal = journal
+        self.lease_s = lease_s
+        self.worker_id = worker_id or uuid.uuid4().hex
+
+    async def handle(self, job: Job) -> None:
+        """The Queue's job handler."""
+        if job.kind == RUN_AGENT:
+            await self.run_turn(job.task_id, job.payload["step"])
+            return
+        raise ValueError(f"unknown job kind {job.kind!r}")
+
+    async def run_turn(self, task_id: str, step: str) -> None:
+        try:
+            record = await self.journal.write(task_id, lambda r: self._claim(r, step))
+        except _Skip as skip:
+            log.info("task %s step %s not run: %s", task_id, step, skip)
+            return
+        except TaskGone:
+            log.info("task %s step %s not run: the task is gone", task_id, step)
+            return
+        context = self._context(record, step)
+        updater = TaskUpdater(
+            self.journal, record, worker_id=self.worker_id, step=step, lease_s=self.lease_s
+        )
+        await self._execute(context, updater)
+
+    def _claim(self, record: TaskRecord, step: str) -> Change:
+        if record.task.status.state.is_terminal:
+            raise _Skip(f"task is {record.state}")
+        if record.internal.get("step", {}).get("messageId") != step:
+            raise _Skip("a newer turn has started")
+        if record.internal.get("doneStep") == step:
+            raise _Skip("turn already done")
+        claim = record.claim
+        now = now_ms()
+        if claim is not None and claim.step == step and claim.lease_until_ms > now:
+            # Another worker is running this turn. Look again when its lease runs out: if it
+            # died, this delivery takes over; if it finished, this one is dropped then.
+            wait_s = (claim.lease_until_ms - now) / 1000
+            raise RetryJob("turn is running in another worker", delay_s=wait_s)
+        attempt = claim.attempt + 1 if claim is not None and claim.step == step else 1
+        lease_until = now + int(self.lease_s * 1000)
+        return Change(claim=WorkerClaim(step, self.worker_id, lease_until, attempt))
+
+    def _context(self, record: TaskRecord, step: str) -> Context:
+        step_info = record.internal.get("step", {})
+        message = _find_message(record.task.history or [], step)
+        return Context(
+            task_id=record.task_id,
+            context_id=record.context_id,
+            message=message,
+            task=record.task,
+            metadata=step_info.get("metadata") or {},
+            accepted_output_modes=step_info.get("acceptedOutputModes"),
+        )
+
+    async def _execute(self, context: Context, updater: TaskUpdater) -> None:
+        budget = self.agent.time_budget_s
+        try:
+            async with asyncio.timeout(budget) as deadline:
+                try:
+                    await self.agent.executor.execute(context, updater)
+                except Outcome as outcome:
+                    await updater.update_status(TaskState(outcome.state), outcome.message)
+            if not updater.turn_over:
+                await updater.complete()
+        except TaskEnded as ended:
+            log.info("task %s: stopped working: %s", context.task_id, ended)
+        except TimeoutError:
+            if not deadline.expired():
+                await self._fail(updater, context, SAFE_FAILURE_MESSAGE, exc_info=True)
+            else:
+                message = f"The agent did not finish within its time budget of {budget:g} s."
+                await self._fail(updater, context, message)
+        except Exception:
+            await self._fail(updater, context, SAFE_FAILURE_MESSAGE, exc_info=True)
+
+    async def _fail(
+        self, updater: TaskUpdater, context: Context, message: str, *, exc_info: bool = False
+    ) -> None:
+        # The client sees only `message`; the traceback stays in the logs.
+        log.error("task %s failed: %s", context.task_id, message, exc_info=exc_info)
+        try:
+            await updater.fail(message)
+        except TaskEnded:
+            pass
+
+
+def _find_message(history: list[Message], message_id: str) -> Message:
+    for message in reversed(history):
+        if message.message_id == message_id:
+            return message
+    raise LookupError(f"message {message_id!r} is not in the task's history")
