@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 # --- how a turn ends, other than "completed" --------------------------------------------------
 
 
-class Outcome(Exception):  # noqa: N818 - these are outcomes, raised or returned, not errors
+class Outcome(Exception):
     """Ends the agent's turn in a particular state, with an optional message to the client."""
 
     state: str = ""

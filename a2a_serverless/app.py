@@ -10,7 +10,9 @@ from .config import Settings
 from .runtime import Runtime
 
 
-def create_app(agent: Agent, settings: Settings | None = None, **runtime_options: Any) -> A2AApplication:
+def create_app(
+    agent: Agent, settings: Settings | None = None, **runtime_options: Any
+) -> A2AApplication:
     """An ASGI app serving `agent`. Settings default to the `A2A_*` environment variables.
 
     `runtime_options` go to `Runtime` (e.g. `store=`, `queue=` to use an adapter's backends).

@@ -226,10 +226,7 @@ class A2AApplication:
     async def _write_events(self, send: Send, reply: jsonrpc.StreamReply) -> None:
         try:
             async for item in reply.events:
-                if item is None:
-                    frame = SSE_KEEPALIVE
-                else:
-                    frame = _event_frame(reply.request_id, item)
+                frame = SSE_KEEPALIVE if item is None else _event_frame(reply.request_id, item)
                 await send({"type": "http.response.body", "body": frame, "more_body": True})
         except A2AError as error:
             frame = sse_frame(jsonrpc.error_response(reply.request_id, error))
@@ -271,4 +268,3 @@ def _last_event_id(headers: dict[str, str]) -> int | None:
     if not value.isdigit():
         raise InvalidParamsError("Last-Event-ID must be a non-negative event number")
     return int(value)
-

@@ -23,6 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from .agent import Context, agent_message
 from .journal import Change, Journal, now_ms
+from .lifecycle import status_event
 from .models import (
     Artifact,
     DataPart,
@@ -34,7 +35,6 @@ from .models import (
     TaskState,
     TextPart,
 )
-from .lifecycle import status_event
 from .store.base import TaskEventPayload, TaskRecord
 
 
@@ -43,7 +43,7 @@ class AgentExecutor(Protocol):
     async def execute(self, context: Context, updater: TaskUpdater) -> None: ...
 
 
-class TaskEnded(Exception):  # noqa: N818 - a signal to stop, not a failure of the agent
+class TaskEnded(Exception):
     """The task ended elsewhere (e.g. canceled) or this turn is over: stop working."""
 
 

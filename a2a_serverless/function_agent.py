@@ -137,4 +137,3 @@ async def _in_thread(generator: Iterator[Any]) -> AsyncIterator[Any]:
         if item is _DONE:
             return
         yield item
-

@@ -53,7 +53,7 @@ class Change:
 
     events: Sequence[TaskEventPayload] = ()
     messages: Sequence[Message] = ()
-    claim: WorkerClaim | None | _Keep = KEEP
+    claim: WorkerClaim | _Keep | None = KEEP
     internal: dict[str, Any] = field(default_factory=dict)
 
 

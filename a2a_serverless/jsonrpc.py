@@ -206,8 +206,10 @@ def _check_envelope(request: Any) -> Method:
 
 
 def _valid_id(value: Any) -> bool:
-    return value is None or isinstance(value, str) or (
-        isinstance(value, int) and not isinstance(value, bool)
+    return (
+        value is None
+        or isinstance(value, str)
+        or (isinstance(value, int) and not isinstance(value, bool))
     )
 
 
@@ -230,7 +232,9 @@ def _non_blocking(params: MessageSendParams) -> MessageSendParams:
     from .models import MessageSendConfiguration
 
     config = params.configuration or MessageSendConfiguration()
-    return params.model_copy(update={"configuration": config.model_copy(update={"blocking": False})})
+    return params.model_copy(
+        update={"configuration": config.model_copy(update={"blocking": False})}
+    )
 
 
 def render(result: Any) -> Any:

@@ -64,7 +64,9 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def status_event(task: Task, state: TaskState, message: Message | None = None) -> TaskStatusUpdateEvent:
+def status_event(
+    task: Task, state: TaskState, message: Message | None = None
+) -> TaskStatusUpdateEvent:
     """The status-update event moving `task` to `state`; `final` when the stream should end."""
     return TaskStatusUpdateEvent(
         task_id=task.id,

@@ -15,7 +15,7 @@ Serialise with `dump()` / `dump_json()`: wire names, and absent optional fields 
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -44,7 +44,7 @@ class A2AModel(BaseModel):
 # --- tasks, messages, parts ------------------------------------------------------------------
 
 
-class TaskState(str, Enum):
+class TaskState(StrEnum):
     SUBMITTED = "submitted"
     WORKING = "working"
     INPUT_REQUIRED = "input-required"
@@ -254,7 +254,7 @@ class DeleteTaskPushNotificationConfigParams(A2AModel):
 # --- agent card --------------------------------------------------------------------------------
 
 
-class TransportProtocol(str, Enum):
+class TransportProtocol(StrEnum):
     JSONRPC = "JSONRPC"
     GRPC = "GRPC"
     HTTP_JSON = "HTTP+JSON"

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from .config import Settings
 from .errors import (
     InvalidParamsError,
     PushNotificationNotSupportedError,
@@ -31,7 +32,6 @@ from .errors import (
 )
 from .journal import Change, Journal, TaskGone
 from .lifecycle import CANCELABLE_STATES, now_iso, status_event, task_view
-from .config import Settings
 from .models import (
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
@@ -113,7 +113,9 @@ class TaskService:
         message = params.message
         if message.role != "user":
             raise InvalidParamsError("message.role must be 'user'")
-        push_config = params.configuration.push_notification_config if params.configuration else None
+        push_config = (
+            params.configuration.push_notification_config if params.configuration else None
+        )
         if push_config is not None:
             self._require_push()
             _check_webhook_url(push_config.url, dev_mode=self.settings.dev_mode)
@@ -257,7 +259,9 @@ class TaskService:
                 for index, event in enumerate(events):
                     yield StreamEvent(event.seq, event.payload)
                     after_seq = event.seq
-                    if event.is_final and _stream_ends(event.payload, last=index == len(events) - 1):
+                    if event.is_final and _stream_ends(
+                        event.payload, last=index == len(events) - 1
+                    ):
                         return
                 now = loop.time()
                 if events:
@@ -335,7 +339,9 @@ class TaskService:
         self._require_push()
         _check_webhook_url(params.push_notification_config.url, dev_mode=self.settings.dev_mode)
         await self._owned(params.task_id, caller)
-        stored = await self._put_push_config(params.task_id, params.push_notification_config, caller)
+        stored = await self._put_push_config(
+            params.task_id, params.push_notification_config, caller
+        )
         return TaskPushNotificationConfig(task_id=params.task_id, push_notification_config=stored)
 
     async def get_push_config(
@@ -347,9 +353,13 @@ class TaskService:
         wanted = params.push_notification_config_id or params.id
         for stored in configs:
             if stored.config.id == wanted:
-                return TaskPushNotificationConfig(task_id=params.id, push_notification_config=stored.config)
+                return TaskPushNotificationConfig(
+                    task_id=params.id, push_notification_config=stored.config
+                )
         if params.push_notification_config_id is None and configs:
-            return TaskPushNotificationConfig(task_id=params.id, push_notification_config=configs[0].config)
+            return TaskPushNotificationConfig(
+                task_id=params.id, push_notification_config=configs[0].config
+            )
         raise InvalidParamsError(
             f"Task {params.id} has no push notification config {wanted!r}",
             data={"taskId": params.id, "pushNotificationConfigId": wanted},
@@ -444,4 +454,3 @@ def _decode_page_token(token: str) -> tuple[int, str]:
         raise InvalidParamsError(
             data={"errors": [{"field": "pageToken", "message": "Not a valid page token"}]}
         ) from None
-

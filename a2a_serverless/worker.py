@@ -10,6 +10,7 @@ or for a task that has ended, is dropped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 
@@ -25,7 +26,7 @@ log = logging.getLogger("a2a_serverless.worker")
 SAFE_FAILURE_MESSAGE = "The agent failed while working on this task."
 
 
-class _Skip(Exception):  # noqa: N818 - control flow inside the claim decision
+class _Skip(Exception):
     pass
 
 
@@ -121,10 +122,8 @@ class Worker:
     ) -> None:
         # The client sees only `message`; the traceback stays in the logs.
         log.error("task %s failed: %s", context.task_id, message, exc_info=exc_info)
-        try:
+        with contextlib.suppress(TaskEnded):
             await updater.fail(message)
-        except TaskEnded:
-            pass
 
 
 def _find_message(history: list[Message], message_id: str) -> Message:

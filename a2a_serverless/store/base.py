@@ -277,8 +277,10 @@ def push_config_from_json(text: str | bytes) -> StoredPushConfig:
     )
 
 
-def check_event_sequence(record: TaskRecord, stored_last_seq: int, events: Sequence[TaskEvent]) -> None:
-    """Raise ValueError unless `events` continue the log after `stored_last_seq` to `record.last_seq`.
+def check_event_sequence(
+    record: TaskRecord, stored_last_seq: int, events: Sequence[TaskEvent]
+) -> None:
+    """Raise ValueError unless `events` continue the log from `stored_last_seq` to `last_seq`.
 
     Adapters call this before writing so a caller's bookkeeping bug cannot punch a hole in a log.
     """

@@ -1,0 +1,128 @@
+"""Durable state between stateless invocations: the Store protocol and the stores the kit ships.
+
+`MemoryStore` and `SqliteStore` are imported on first use, so importing this package costs no
+`sqlite3` import on a cold start that uses another store. `open_store(url)` picks a store from a
+URL:
+
+- ``memory://`` -- `MemoryStore`, one process's memory;
+- ``sqlite:///relative/path.db``, ``sqlite:////absolute/path.db`` or a plain path ending in
+  ``.db`` / ``.sqlite`` / ``.sqlite3`` -- `SqliteStore` on that file;
+- any other scheme, such as ``dynamodb://`` or ``firestore://``, belongs to an adapter
+  distribution. An adapter registers an entry point in the ``a2a_serverless.stores`` group,
+  named after its scheme, pointing at a callable that takes the URL and returns a Store.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any
+
+from .base import (
+    IdempotencyKeyTaken,
+    Store,
+    StoredPushConfig,
+    StoreError,
+    TaskAlreadyExists,
+    TaskEvent,
+    TaskEventPayload,
+    TaskPage,
+    TaskQuery,
+    TaskRecord,
+    VersionConflict,
+    WorkerClaim,
+    check_event_sequence,
+)
+
+if TYPE_CHECKING:
+    from .memory import MemoryStore
+    from .sqlite import SqliteStore
+
+__all__ = [
+    "IdempotencyKeyTaken",
+    "MemoryStore",
+    "SqliteStore",
+    "Store",
+    "StoreError",
+    "StoredPushConfig",
+    "TaskAlreadyExists",
+    "TaskEvent",
+    "TaskEventPayload",
+    "TaskPage",
+    "TaskQuery",
+    "TaskRecord",
+    "VersionConflict",
+    "WorkerClaim",
+    "check_event_sequence",
+    "open_store",
+]
+
+ENTRY_POINT_GROUP = "a2a_serverless.stores"
+
+# Schemes whose adapters live in separate distributions, for a helpful error when missing.
+_ADAPTER_HINTS = {
+    "dynamodb": "the DynamoDB adapter distribution",
+    "firestore": "the Firestore adapter distribution",
+}
+_SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "MemoryStore":
+        from .memory import MemoryStore
+
+        return MemoryStore
+    if name == "SqliteStore":
+        from .sqlite import SqliteStore
+
+        return SqliteStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def open_store(url: str) -> Store:
+    """The store a URL names (see the module docstring). ValueError if none matches."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        if url.endswith(_SQLITE_SUFFIXES):
+            from .sqlite import SqliteStore
+
+            return SqliteStore(url)
+        raise ValueError(
+            f"unknown store {url!r}: expected memory://, sqlite:///path.db, a path ending in "
+            f"{', '.join(_SQLITE_SUFFIXES)}, or a URL whose scheme an installed adapter provides"
+        )
+    scheme = scheme.lower()
+    if scheme == "memory":
+        if rest:
+            raise ValueError(f"memory store URL takes nothing after 'memory://', got {url!r}")
+        from .memory import MemoryStore
+
+        return MemoryStore()
+    if scheme == "sqlite":
+        # As in SQLAlchemy: the host part stays empty, the path follows the third slash,
+        # so sqlite:///data/a.db is relative and sqlite:////var/data/a.db is absolute.
+        if not rest.startswith("/") or len(rest) == 1:
+            raise ValueError(
+                f"sqlite store URL must look like sqlite:///relative/path.db or "
+                f"sqlite:////absolute/path.db, got {url!r}"
+            )
+        from .sqlite import SqliteStore
+
+        return SqliteStore(rest[1:])
+    return _open_adapter(scheme, url)
+
+
+def _open_adapter(scheme: str, url: str) -> Store:
+    found = entry_points(group=ENTRY_POINT_GROUP, name=scheme)
+    for entry_point in found:
+        factory = entry_point.load()
+        store = factory(url)
+        if not isinstance(store, Store):
+            raise TypeError(f"store adapter {entry_point.value!r} returned {type(store).__name__}")
+        return store
+    hint = _ADAPTER_HINTS.get(scheme)
+    if hint is not None:
+        raise ValueError(f"{scheme}:// stores are provided by {hint}; install it to use {url!r}")
+    raise ValueError(
+        f"unknown store scheme {scheme!r} in {url!r}: expected memory://, sqlite:///path.db, "
+        f"or a scheme provided by an installed adapter (entry point group {ENTRY_POINT_GROUP!r})"
+    )

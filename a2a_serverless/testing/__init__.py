@@ -1,0 +1,1 @@
+"""Test helpers shipped with the kit, for adapter distributions and applications."""

@@ -1,0 +1,862 @@
+"""The Store contract suite: what every Store must do, as pytest tests any adapter can reuse.
+
+Subclass `StoreContract` in a test module and provide a `store` fixture; every test below then
+runs against that store::
+
+    class TestMyStore(StoreContract):
+        @pytest.fixture
+        async def store(self) -> AsyncIterator[Store]:
+            store = MyStore(...)
+            yield store
+            await store.close()
+
+The tests need pytest-asyncio with `asyncio_mode = "auto"`. They use fresh random task
+ids, owners and keys, so a store backed by a shared table or emulator needs no cleanup between
+tests. A store bound to one event loop sets `supports_threads = False` to skip the tests that
+drive it from several threads at once; a slow remote store may lower `race_rounds`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any, ClassVar
+
+import pytest
+
+from ..models import (
+    Artifact,
+    PushNotificationAuthenticationInfo,
+    PushNotificationConfig,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    TextPart,
+)
+from ..store.base import (
+    IdempotencyKeyTaken,
+    Store,
+    StoredPushConfig,
+    TaskAlreadyExists,
+    TaskEvent,
+    TaskQuery,
+    TaskRecord,
+    VersionConflict,
+    WorkerClaim,
+)
+
+# A fixed instant for `updated_at_ms`, so orderings in the tests do not depend on the clock.
+BASE_MS = 1_700_000_000_000
+HOUR_MS = 3_600_000
+
+# --- builders -----------------------------------------------------------------------------------
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex}"
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def make_task(
+    task_id: str | None = None,
+    *,
+    context_id: str | None = None,
+    state: TaskState = TaskState.SUBMITTED,
+) -> Task:
+    return Task(
+        id=task_id or new_id("task"),
+        context_id=context_id or new_id("ctx"),
+        status=TaskStatus(state=state),
+    )
+
+
+def make_record(
+    task_id: str | None = None,
+    *,
+    owner: str | None = None,
+    context_id: str | None = None,
+    state: TaskState = TaskState.SUBMITTED,
+    updated_at_ms: int = BASE_MS,
+    last_seq: int = 0,
+    task: Task | None = None,
+    **fields: Any,
+) -> TaskRecord:
+    """A version-1 record; `fields` sets any other TaskRecord field (claim, internal, ...)."""
+    return TaskRecord(
+        task=task or make_task(task_id, context_id=context_id, state=state),
+        owner=owner or new_id("owner"),
+        version=fields.pop("version", 1),
+        last_seq=last_seq,
+        created_at_ms=fields.pop("created_at_ms", updated_at_ms),
+        updated_at_ms=updated_at_ms,
+        **fields,
+    )
+
+
+def status_event(
+    record: TaskRecord, seq: int, state: TaskState | None = None, *, final: bool = False
+) -> TaskEvent:
+    return TaskEvent(
+        seq=seq,
+        payload=TaskStatusUpdateEvent(
+            task_id=record.task_id,
+            context_id=record.context_id,
+            status=TaskStatus(state=state or record.task.status.state),
+            final=final,
+        ),
+    )
+
+
+def artifact_event(record: TaskRecord, seq: int, text: str = "chunk") -> TaskEvent:
+    return TaskEvent(
+        seq=seq,
+        payload=TaskArtifactUpdateEvent(
+            task_id=record.task_id,
+            context_id=record.context_id,
+            artifact=Artifact(artifact_id="a-1", parts=[TextPart(text=text)]),
+            append=True,
+        ),
+    )
+
+
+def step(
+    record: TaskRecord, n_events: int = 1, **changes: Any
+) -> tuple[TaskRecord, list[TaskEvent]]:
+    """The next write after `record`: version bumped and `n_events` status events appended."""
+    first = record.last_seq + 1
+    changes.setdefault("updated_at_ms", record.updated_at_ms + 1)
+    following = record.next(last_seq=record.last_seq + n_events, **changes)
+    return following, [status_event(following, seq) for seq in range(first, first + n_events)]
+
+
+def with_state(record: TaskRecord, state: TaskState) -> Task:
+    """A copy of the record's task in another state."""
+    return record.task.model_copy(update={"status": TaskStatus(state=state)}, deep=True)
+
+
+def push_config(
+    task_id: str, config_id: str, *, owner: str = "owner", url: str = "https://example.com/hook"
+) -> StoredPushConfig:
+    return StoredPushConfig(
+        task_id=task_id,
+        owner=owner,
+        config=PushNotificationConfig(
+            id=config_id,
+            url=url,
+            token="tok",
+            authentication=PushNotificationAuthenticationInfo(schemes=["Bearer"]),
+        ),
+    )
+
+
+async def all_pages(store: Store, query: TaskQuery) -> list[list[TaskRecord]]:
+    """Every page of a listing, following the cursor from the last record of each page."""
+    pages: list[list[TaskRecord]] = []
+    after = query.after
+    while True:
+        page = await store.list_tasks(
+            TaskQuery(
+                owner=query.owner,
+                context_id=query.context_id,
+                state=query.state,
+                updated_after_ms=query.updated_after_ms,
+                limit=query.limit,
+                after=after,
+            )
+        )
+        pages.append(page.records)
+        if not page.has_more:
+            return pages
+        assert page.records, "has_more with an empty page would never end"
+        last = page.records[-1]
+        after = (last.updated_at_ms, last.task_id)
+        assert len(pages) < 1000
+
+
+@contextmanager
+def frequent_thread_switches() -> Iterator[None]:
+    """Make the interpreter switch threads often, so in-process races actually interleave."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def newest_first(records: list[TaskRecord]) -> list[str]:
+    return [r.task_id for r in sorted(records, key=lambda r: (r.updated_at_ms, r.task_id))][::-1]
+
+
+# --- the suite ------------------------------------------------------------------------------------
+
+
+class StoreContract:
+    """Every Store keeps these. Subclasses provide the `store` fixture."""
+
+    supports_threads: ClassVar[bool] = True
+    # Read-modify-write rounds per thread in the counter race; a slow remote store may lower it.
+    race_rounds: ClassVar[int] = 500
+
+    @pytest.fixture
+    async def store(self) -> AsyncIterator[Store]:
+        pytest.fail("a StoreContract subclass must provide a `store` fixture")
+        yield  # pragma: no cover
+
+    # --- create and get ---
+
+    async def test_create_get_round_trip(self, store: Store) -> None:
+        task = Task.model_validate(
+            {
+                "id": new_id("task"),
+                "contextId": new_id("ctx"),
+                "status": {"state": "working", "timestamp": "2025-01-01T00:00:00Z"},
+                "history": [
+                    {
+                        "kind": "message",
+                        "messageId": "m-1",
+                        "role": "user",
+                        "parts": [{"kind": "text", "text": "hello"}],
+                    }
+                ],
+                "artifacts": [{"artifactId": "a-1", "parts": [{"kind": "data", "data": {"n": 1}}]}],
+                "metadata": {"origin": "contract"},
+                # A field from a newer protocol version must survive the store.
+                "futureField": {"x": [1, 2]},
+            }
+        )
+        record = make_record(
+            task=task,
+            version=3,
+            created_at_ms=BASE_MS - 10,
+            claim=WorkerClaim(step="m-1", worker_id="w-1", lease_until_ms=BASE_MS + 5, attempt=2),
+            expires_at_ms=now_ms() + HOUR_MS,
+            internal={"attempts": 3, "nested": {"list": [1, "two", None, True]}},
+        )
+        await store.create_task(record)
+        assert await store.get_task(record.task_id) == record
+
+    async def test_create_minimal_record_round_trip(self, store: Store) -> None:
+        record = make_record()
+        await store.create_task(record)
+        got = await store.get_task(record.task_id)
+        assert got == record
+        assert got is not None and got.claim is None and got.expires_at_ms is None
+        assert got.internal == {}
+
+    async def test_get_unknown_task_is_none(self, store: Store) -> None:
+        assert await store.get_task(new_id("missing")) is None
+
+    async def test_create_duplicate_raises_and_keeps_original(self, store: Store) -> None:
+        record = make_record(last_seq=1)
+        await store.create_task(record, [status_event(record, 1)])
+        duplicate = make_record(record.task_id, owner=new_id("other"), last_seq=1)
+        key = new_id("key")
+        with pytest.raises(TaskAlreadyExists) as raised:
+            await store.create_task(duplicate, [status_event(duplicate, 1)], idempotency_key=key)
+        assert raised.value.task_id == record.task_id
+        stored = await store.get_task(record.task_id)
+        assert stored is not None and stored.owner == record.owner
+        assert len(await store.read_events(record.task_id)) == 1
+        assert await store.find_idempotency_key(key) is None
+
+    async def test_create_with_events(self, store: Store) -> None:
+        record = make_record(last_seq=2)
+        events = [status_event(record, 1), artifact_event(record, 2)]
+        await store.create_task(record, events)
+        assert await store.read_events(record.task_id) == events
+
+    # --- update and versions ---
+
+    async def test_update_with_right_version(self, store: Store) -> None:
+        record = make_record()
+        await store.create_task(record)
+        following, events = step(
+            record, 2, task=with_state(record, TaskState.WORKING), internal={"k": "v"}
+        )
+        await store.update_task(following, events)
+        stored = await store.get_task(record.task_id)
+        assert stored == following
+        assert stored is not None and stored.version == 2 and stored.state == "working"
+        assert await store.read_events(record.task_id) == events
+
+    async def test_update_without_events(self, store: Store) -> None:
+        record = make_record()
+        await store.create_task(record)
+        following, events = step(record, 0, claim=WorkerClaim("m-1", "w-1", BASE_MS))
+        await store.update_task(following, events)
+        assert await store.get_task(record.task_id) == following
+        assert await store.read_events(record.task_id) == []
+
+    async def test_stale_update_conflicts_and_writes_nothing(self, store: Store) -> None:
+        record = make_record()
+        await store.create_task(record)
+        winner, winner_events = step(record, 1, internal={"who": "winner"})
+        await store.update_task(winner, winner_events)
+
+        stale, stale_events = step(record, 2, internal={"who": "stale"})
+        key = new_id("key")
+        with pytest.raises(VersionConflict) as raised:
+            await store.update_task(stale, stale_events, idempotency_key=key)
+        assert raised.value.task_id == record.task_id
+        assert raised.value.expected_version == record.version
+        assert await store.get_task(record.task_id) == winner
+        assert await store.read_events(record.task_id) == winner_events
+        assert await store.find_idempotency_key(key) is None
+
+    @pytest.mark.parametrize("version_step", [0, 2, -1])
+    async def test_update_must_be_exactly_one_version_ahead(
+        self, store: Store, version_step: int
+    ) -> None:
+        record = make_record(version=5)
+        await store.create_task(record)
+        wrong = replace(record, version=record.version + version_step, updated_at_ms=BASE_MS + 1)
+        with pytest.raises(VersionConflict):
+            await store.update_task(wrong)
+        assert await store.get_task(record.task_id) == record
+
+    async def test_update_of_unknown_task_conflicts(self, store: Store) -> None:
+        record = make_record(version=2)
+        key = new_id("key")
+        with pytest.raises(VersionConflict):
+            await store.update_task(record, idempotency_key=key)
+        assert await store.get_task(record.task_id) is None
+        assert await store.find_idempotency_key(key) is None
+
+    async def test_concurrent_writers_exactly_one_wins(self, store: Store) -> None:
+        owner = new_id("owner")
+        for _ in range(20):
+            record = make_record(owner=owner)
+            await store.create_task(record)
+            first = step(record, 1, internal={"writer": "first"})
+            second = step(record, 1, internal={"writer": "second"})
+            results = await asyncio.gather(
+                store.update_task(*first), store.update_task(*second), return_exceptions=True
+            )
+            assert sorted(type(result).__name__ for result in results) == [
+                "NoneType",
+                "VersionConflict",
+            ]
+            winner = first if results[0] is None else second
+            assert await store.get_task(record.task_id) == winner[0]
+            assert await store.read_events(record.task_id) == winner[1]
+
+    async def test_concurrent_creates_of_one_task_exactly_one_wins(self, store: Store) -> None:
+        record = make_record()
+        other = make_record(record.task_id)
+        results = await asyncio.gather(
+            store.create_task(record), store.create_task(other), return_exceptions=True
+        )
+        assert sorted(type(result).__name__ for result in results) == [
+            "NoneType",
+            "TaskAlreadyExists",
+        ]
+        assert await store.get_task(record.task_id) == (record if results[0] is None else other)
+
+    async def test_thread_race_fifty_pairs(self, store: Store) -> None:
+        if not self.supports_threads:
+            pytest.skip("this store is bound to one event loop")
+        owner = new_id("owner")
+        records = [make_record(owner=owner) for _ in range(50)]
+        for record in records:
+            await store.create_task(record)
+
+        def attempt(write: tuple[TaskRecord, list[TaskEvent]], barrier: threading.Barrier) -> bool:
+            # Each thread runs its own event loop, set up before the barrier so the two
+            # writes start as close together as the OS allows.
+            with asyncio.Runner() as runner:
+                barrier.wait(timeout=30)
+                try:
+                    runner.run(store.update_task(*write))
+                except VersionConflict:
+                    return False
+                return True
+
+        def race(writes: list[tuple[TaskRecord, list[TaskEvent]]]) -> list[bool]:
+            barrier = threading.Barrier(len(writes))
+            with ThreadPoolExecutor(len(writes)) as pool:
+                futures = [pool.submit(attempt, write, barrier) for write in writes]
+                return [future.result() for future in futures]
+
+        for record in records:
+            writes = [step(record, 1, internal={"writer": name}) for name in ("a", "b")]
+            with frequent_thread_switches():
+                outcomes = await asyncio.to_thread(race, writes)
+            assert sorted(outcomes) == [False, True]
+            winner = writes[outcomes.index(True)]
+            assert await store.get_task(record.task_id) == winner[0]
+            assert await store.read_events(record.task_id) == winner[1]
+
+    async def test_thread_counter_race_loses_no_update(self, store: Store) -> None:
+        if not self.supports_threads:
+            pytest.skip("this store is bound to one event loop")
+        record = make_record()
+        await store.create_task(record)
+        rounds = self.race_rounds
+
+        async def increment(times: int) -> int:
+            wins = 0
+            for _ in range(times):
+                current = await store.get_task(record.task_id)
+                assert current is not None
+                count = current.internal.get("count", 0)
+                try:
+                    await store.update_task(*step(current, 1, internal={"count": count + 1}))
+                except VersionConflict:
+                    continue
+                wins += 1
+            return wins
+
+        def run(barrier: threading.Barrier) -> int:
+            with asyncio.Runner() as runner:
+                barrier.wait(timeout=30)
+                return runner.run(increment(rounds))
+
+        def race() -> list[int]:
+            barrier = threading.Barrier(2)
+            with ThreadPoolExecutor(2) as pool:
+                return list(pool.map(run, [barrier, barrier]))
+
+        with frequent_thread_switches():
+            wins = sum(await asyncio.to_thread(race))
+        final = await store.get_task(record.task_id)
+        assert final is not None
+        assert final.internal["count"] == wins
+        assert (final.version, final.last_seq) == (1 + wins, wins)
+        assert [e.seq for e in await store.read_events(record.task_id)] == list(range(1, wins + 1))
+
+    # --- the event log ---
+
+    async def test_events_are_gap_free_and_read_in_order(self, store: Store) -> None:
+        record = make_record(last_seq=2)
+        created = [status_event(record, 1), artifact_event(record, 2, "first")]
+        await store.create_task(record, created)
+        following, more = step(record, 3)
+        await store.update_task(following, more)
+        quiet, _ = step(following, 0)
+        await store.update_task(quiet)
+        final, last = step(quiet, 1, task=with_state(quiet, TaskState.COMPLETED))
+        last = [status_event(final, final.last_seq, TaskState.COMPLETED, final=True)]
+        await store.update_task(final, last)
+
+        log = [*created, *more, *last]
+        events = await store.read_events(record.task_id)
+        assert events == log
+        assert [event.seq for event in events] == [1, 2, 3, 4, 5, 6]
+        assert events[-1].is_final and not events[0].is_final
+        assert isinstance(events[1].payload, TaskArtifactUpdateEvent)
+
+    async def test_read_events_after_seq_and_limit(self, store: Store) -> None:
+        record = make_record(last_seq=6)
+        log = [status_event(record, seq) for seq in range(1, 7)]
+        await store.create_task(record, log)
+        task_id = record.task_id
+        assert await store.read_events(task_id, after_seq=0) == log
+        assert await store.read_events(task_id, after_seq=2) == log[2:]
+        assert await store.read_events(task_id, after_seq=2, limit=2) == log[2:4]
+        assert await store.read_events(task_id, limit=1) == log[:1]
+        assert await store.read_events(task_id, after_seq=5, limit=10) == log[5:]
+        assert await store.read_events(task_id, after_seq=6) == []
+        assert await store.read_events(task_id, after_seq=100) == []
+        assert await store.read_events(task_id, limit=0) == []
+        assert await store.read_events(new_id("missing")) == []
+
+    async def test_events_of_one_task_not_seen_under_another(self, store: Store) -> None:
+        one, two = make_record(last_seq=1), make_record(last_seq=2)
+        await store.create_task(one, [status_event(one, 1)])
+        await store.create_task(two, [status_event(two, 1), status_event(two, 2)])
+        assert [e.payload.task_id for e in await store.read_events(one.task_id)] == [one.task_id]
+        assert len(await store.read_events(two.task_id)) == 2
+
+    @pytest.mark.parametrize("fault", ["gap", "repeat", "last_seq_too_high", "last_seq_too_low"])
+    async def test_update_with_bad_event_sequence_writes_nothing(
+        self, store: Store, fault: str
+    ) -> None:
+        record = make_record(last_seq=1)
+        await store.create_task(record, [status_event(record, 1)])
+        following = record.next(last_seq=3, updated_at_ms=BASE_MS + 1)
+        events = {
+            "gap": [status_event(following, 2), status_event(following, 4)],
+            "repeat": [status_event(following, 1), status_event(following, 2)],
+            "last_seq_too_high": [status_event(following, 2)],
+            "last_seq_too_low": [status_event(following, 2), status_event(following, 3)],
+        }[fault]
+        if fault == "last_seq_too_low":
+            following = record.next(last_seq=2, updated_at_ms=BASE_MS + 1)
+        key = new_id("key")
+        with pytest.raises(ValueError):
+            await store.update_task(following, events, idempotency_key=key)
+        assert await store.get_task(record.task_id) == record
+        assert len(await store.read_events(record.task_id)) == 1
+        assert await store.find_idempotency_key(key) is None
+
+    @pytest.mark.parametrize("fault", ["not_from_one", "gap", "last_seq_mismatch"])
+    async def test_create_with_bad_event_sequence_writes_nothing(
+        self, store: Store, fault: str
+    ) -> None:
+        record = make_record(last_seq=2)
+        events = {
+            "not_from_one": [status_event(record, 2), status_event(record, 3)],
+            "gap": [status_event(record, 1), status_event(record, 3)],
+            "last_seq_mismatch": [status_event(record, 1)],
+        }[fault]
+        key = new_id("key")
+        with pytest.raises(ValueError):
+            await store.create_task(record, events, idempotency_key=key)
+        assert await store.get_task(record.task_id) is None
+        assert await store.read_events(record.task_id) == []
+        assert await store.find_idempotency_key(key) is None
+
+    # --- idempotency keys ---
+
+    async def test_idempotency_key_claimed_with_create(self, store: Store) -> None:
+        key = new_id("key")
+        record = make_record()
+        assert await store.find_idempotency_key(key) is None
+        await store.create_task(record, idempotency_key=key)
+        assert await store.find_idempotency_key(key) == record.task_id
+
+        other = make_record(last_seq=1)
+        with pytest.raises(IdempotencyKeyTaken) as raised:
+            await store.create_task(other, [status_event(other, 1)], idempotency_key=key)
+        assert raised.value.key == key
+        assert raised.value.task_id == record.task_id
+        assert await store.get_task(other.task_id) is None
+        assert await store.read_events(other.task_id) == []
+
+    async def test_retried_create_reports_the_key_not_the_duplicate(self, store: Store) -> None:
+        # A retry repeats both the task id and the key; the key says which task it made.
+        key = new_id("key")
+        record = make_record()
+        await store.create_task(record, idempotency_key=key)
+        with pytest.raises(IdempotencyKeyTaken) as raised:
+            await store.create_task(record, idempotency_key=key)
+        assert raised.value.task_id == record.task_id
+
+    async def test_idempotency_key_claimed_with_update(self, store: Store) -> None:
+        record = make_record()
+        await store.create_task(record)
+        key = new_id("key")
+        following, events = step(record, 1)
+        await store.update_task(following, events, idempotency_key=key)
+        assert await store.find_idempotency_key(key) == record.task_id
+
+        # The same key again, even on the current version of the same task, is refused whole.
+        again, again_events = step(following, 1)
+        with pytest.raises(IdempotencyKeyTaken) as raised:
+            await store.update_task(again, again_events, idempotency_key=key)
+        assert raised.value.task_id == record.task_id
+        assert await store.get_task(record.task_id) == following
+        assert await store.read_events(record.task_id) == events
+
+    async def test_update_refused_for_key_of_another_task(self, store: Store) -> None:
+        first, second = make_record(), make_record()
+        key = new_id("key")
+        await store.create_task(first, idempotency_key=key)
+        await store.create_task(second)
+        following, events = step(second, 1)
+        with pytest.raises(IdempotencyKeyTaken) as raised:
+            await store.update_task(following, events, idempotency_key=key)
+        assert raised.value.task_id == first.task_id
+        assert await store.get_task(second.task_id) == second
+        assert await store.read_events(second.task_id) == []
+
+    async def test_concurrent_creates_with_one_key_exactly_one_wins(self, store: Store) -> None:
+        key = new_id("key")
+        one, two = make_record(), make_record()
+        results = await asyncio.gather(
+            store.create_task(one, idempotency_key=key),
+            store.create_task(two, idempotency_key=key),
+            return_exceptions=True,
+        )
+        assert sorted(type(result).__name__ for result in results) == [
+            "IdempotencyKeyTaken",
+            "NoneType",
+        ]
+        winner, loser = (one, two) if results[0] is None else (two, one)
+        assert await store.find_idempotency_key(key) == winner.task_id
+        assert await store.get_task(loser.task_id) is None
+
+    async def test_unknown_idempotency_key_is_none(self, store: Store) -> None:
+        assert await store.find_idempotency_key(new_id("key")) is None
+
+    # --- listing ---
+
+    async def test_list_is_per_owner(self, store: Store) -> None:
+        alice, bob = new_id("alice"), new_id("bob")
+        mine = [make_record(owner=alice, updated_at_ms=BASE_MS + i) for i in range(3)]
+        theirs = [make_record(owner=bob, updated_at_ms=BASE_MS + i) for i in range(2)]
+        for record in [*mine, *theirs]:
+            await store.create_task(record)
+        page = await store.list_tasks(TaskQuery(owner=alice))
+        assert [r.task_id for r in page.records] == newest_first(mine)
+        assert page.records == sorted(mine, key=lambda r: r.updated_at_ms, reverse=True)
+        assert page.total_size == 3 and not page.has_more
+        page = await store.list_tasks(TaskQuery(owner=bob))
+        assert [r.task_id for r in page.records] == newest_first(theirs)
+        empty = await store.list_tasks(TaskQuery(owner=new_id("nobody")))
+        assert empty.records == [] and empty.total_size == 0 and not empty.has_more
+
+    async def test_list_filters(self, store: Store) -> None:
+        owner = new_id("owner")
+        ctx_a, ctx_b = new_id("ctx"), new_id("ctx")
+        records = [
+            make_record(owner=owner, context_id=ctx_a, state=TaskState.WORKING, updated_at_ms=10),
+            make_record(owner=owner, context_id=ctx_a, state=TaskState.COMPLETED, updated_at_ms=20),
+            make_record(owner=owner, context_id=ctx_b, state=TaskState.WORKING, updated_at_ms=30),
+            make_record(owner=owner, context_id=ctx_b, state=TaskState.FAILED, updated_at_ms=40),
+            make_record(owner=owner, context_id=ctx_a, state=TaskState.WORKING, updated_at_ms=50),
+        ]
+        for record in records:
+            await store.create_task(record)
+
+        async def ids(**filters: Any) -> list[str]:
+            page = await store.list_tasks(TaskQuery(owner=owner, **filters))
+            assert page.total_size == len(page.records) and not page.has_more
+            return [r.task_id for r in page.records]
+
+        def expect(*indexes: int) -> list[str]:
+            return newest_first([records[i] for i in indexes])
+
+        assert await ids() == expect(0, 1, 2, 3, 4)
+        assert await ids(context_id=ctx_a) == expect(0, 1, 4)
+        assert await ids(state="working") == expect(0, 2, 4)
+        assert await ids(context_id=ctx_a, state="working") == expect(0, 4)
+        assert await ids(state="input-required") == []
+        # updated_after_ms is inclusive.
+        assert await ids(updated_after_ms=30) == expect(2, 3, 4)
+        assert await ids(updated_after_ms=31) == expect(3, 4)
+        assert await ids(context_id=ctx_b, updated_after_ms=35, state="failed") == expect(3)
+        assert await ids(context_id=new_id("ctx")) == []
+
+    async def test_list_sees_updates(self, store: Store) -> None:
+        owner = new_id("owner")
+        old, new = (
+            make_record(owner=owner, updated_at_ms=1),
+            make_record(owner=owner, updated_at_ms=2),
+        )
+        await store.create_task(old)
+        await store.create_task(new)
+        following, events = step(old, 1, task=with_state(old, TaskState.WORKING), updated_at_ms=3)
+        await store.update_task(following, events)
+        page = await store.list_tasks(TaskQuery(owner=owner))
+        assert page.records == [following, new]
+        working = await store.list_tasks(TaskQuery(owner=owner, state="working"))
+        assert working.records == [following]
+
+    async def test_list_order_breaks_ties_by_task_id_descending(self, store: Store) -> None:
+        owner, prefix = new_id("owner"), new_id("t")
+        records = [
+            make_record(f"{prefix}-{suffix}", owner=owner, updated_at_ms=at)
+            for suffix, at in [("b", 5), ("a", 5), ("d", 7), ("c", 5), ("e", 1)]
+        ]
+        for record in records:
+            await store.create_task(record)
+        page = await store.list_tasks(TaskQuery(owner=owner))
+        assert [r.task_id.rsplit("-", 1)[1] for r in page.records] == ["d", "c", "b", "a", "e"]
+
+    async def test_list_pagination_visits_every_task_once(self, store: Store) -> None:
+        owner = new_id("owner")
+        # Ties on updated_at_ms, so pages split inside groups of equal timestamps.
+        records = [make_record(owner=owner, updated_at_ms=BASE_MS + i // 3) for i in range(23)]
+        for record in records:
+            await store.create_task(record)
+
+        pages = await all_pages(store, TaskQuery(owner=owner, limit=5))
+        assert [len(page) for page in pages] == [5, 5, 5, 5, 3]
+        visited = [r.task_id for page in pages for r in page]
+        assert visited == newest_first(records)
+        assert len(set(visited)) == 23
+
+        first = await store.list_tasks(TaskQuery(owner=owner, limit=5))
+        assert first.total_size == 23 and first.has_more
+        last_of_first = first.records[-1]
+        second = await store.list_tasks(
+            TaskQuery(
+                owner=owner, limit=5, after=(last_of_first.updated_at_ms, last_of_first.task_id)
+            )
+        )
+        # total_size ignores the cursor and the limit.
+        assert second.total_size == 23 and second.has_more
+        assert [r.task_id for r in second.records] == visited[5:10]
+
+    async def test_list_has_more_exactly_at_the_end(self, store: Store) -> None:
+        owner = new_id("owner")
+        records = [make_record(owner=owner, updated_at_ms=BASE_MS + i) for i in range(10)]
+        for record in records:
+            await store.create_task(record)
+        pages = await all_pages(store, TaskQuery(owner=owner, limit=5))
+        assert [len(page) for page in pages] == [5, 5]
+        whole = await store.list_tasks(TaskQuery(owner=owner, limit=10))
+        assert len(whole.records) == 10 and not whole.has_more
+        more = await store.list_tasks(TaskQuery(owner=owner, limit=100))
+        assert len(more.records) == 10 and not more.has_more and more.total_size == 10
+
+    async def test_list_pagination_with_filters(self, store: Store) -> None:
+        owner, ctx = new_id("owner"), new_id("ctx")
+        matching = [
+            make_record(owner=owner, context_id=ctx, updated_at_ms=BASE_MS + i % 4)
+            for i in range(11)
+        ]
+        others = [make_record(owner=owner, updated_at_ms=BASE_MS + i) for i in range(6)]
+        for record in [*matching, *others]:
+            await store.create_task(record)
+        pages = await all_pages(store, TaskQuery(owner=owner, context_id=ctx, limit=4))
+        assert [len(page) for page in pages] == [4, 4, 3]
+        assert [r.task_id for page in pages for r in page] == newest_first(matching)
+        page = await store.list_tasks(TaskQuery(owner=owner, context_id=ctx, limit=4))
+        assert page.total_size == 11
+
+    async def test_list_cursor_is_exclusive(self, store: Store) -> None:
+        owner = new_id("owner")
+        records = [make_record(owner=owner, updated_at_ms=BASE_MS + i) for i in range(4)]
+        for record in records:
+            await store.create_task(record)
+        pivot = records[2]
+        page = await store.list_tasks(
+            TaskQuery(owner=owner, after=(pivot.updated_at_ms, pivot.task_id))
+        )
+        assert [r.task_id for r in page.records] == newest_first(records[:2])
+
+    # --- expiry ---
+
+    async def test_expired_tasks_are_invisible(self, store: Store) -> None:
+        owner = new_id("owner")
+        expired = make_record(owner=owner, expires_at_ms=now_ms() - HOUR_MS)
+        live = make_record(owner=owner, expires_at_ms=now_ms() + HOUR_MS)
+        forever = make_record(owner=owner)
+        for record in (expired, live, forever):
+            await store.create_task(record)
+        assert await store.get_task(expired.task_id) is None
+        assert await store.get_task(live.task_id) == live
+        page = await store.list_tasks(TaskQuery(owner=owner))
+        assert {r.task_id for r in page.records} == {live.task_id, forever.task_id}
+        assert page.total_size == 2 and not page.has_more
+
+    async def test_task_expires_through_update(self, store: Store) -> None:
+        owner = new_id("owner")
+        record = make_record(owner=owner)
+        await store.create_task(record)
+        following, events = step(
+            record, 1, task=with_state(record, TaskState.COMPLETED), expires_at_ms=now_ms() - 1
+        )
+        await store.update_task(following, events)
+        assert await store.get_task(record.task_id) is None
+        assert (await store.list_tasks(TaskQuery(owner=owner))).total_size == 0
+
+    # --- push notification configs ---
+
+    async def test_push_config_put_get_list_delete(self, store: Store) -> None:
+        task_id = new_id("task")
+        first, second = push_config(task_id, "cfg-b"), push_config(task_id, "cfg-a")
+        await store.put_push_config(first)
+        await store.put_push_config(second)
+        assert await store.get_push_config(task_id, "cfg-b") == first
+        assert await store.get_push_config(task_id, "cfg-a") == second
+        assert await store.get_push_config(task_id, "cfg-missing") is None
+        # Ordered by config id.
+        assert await store.list_push_configs(task_id) == [second, first]
+
+        assert await store.delete_push_config(task_id, "cfg-b") is True
+        assert await store.get_push_config(task_id, "cfg-b") is None
+        assert await store.list_push_configs(task_id) == [second]
+        assert await store.delete_push_config(task_id, "cfg-b") is False
+        assert await store.delete_push_config(new_id("task"), "cfg-a") is False
+
+    async def test_push_config_put_replaces(self, store: Store) -> None:
+        task_id = new_id("task")
+        await store.put_push_config(push_config(task_id, "cfg", url="https://a.example/hook"))
+        replacement = push_config(task_id, "cfg", owner="someone", url="https://b.example/hook")
+        await store.put_push_config(replacement)
+        assert await store.get_push_config(task_id, "cfg") == replacement
+        assert await store.list_push_configs(task_id) == [replacement]
+
+    async def test_push_configs_are_per_task(self, store: Store) -> None:
+        one, two = new_id("task"), new_id("task")
+        config = push_config(one, "cfg")
+        await store.put_push_config(config)
+        assert await store.get_push_config(two, "cfg") is None
+        assert await store.list_push_configs(two) == []
+        assert await store.delete_push_config(two, "cfg") is False
+        assert await store.get_push_config(one, "cfg") == config
+        assert await store.list_push_configs(new_id("task")) == []
+
+    # --- isolation of stored state ---
+
+    async def test_stored_records_cannot_be_changed_through_objects(self, store: Store) -> None:
+        record = make_record(internal={"list": [1]}, last_seq=1)
+        event = status_event(record, 1)
+        snapshot = make_record(
+            record.task_id,
+            owner=record.owner,
+            task=record.task.model_copy(deep=True),
+            internal={"list": [1]},
+            last_seq=1,
+        )
+        await store.create_task(record, [event])
+
+        # What the caller passed in...
+        record.task.status.state = TaskState.FAILED
+        record.internal["list"].append(2)
+        assert isinstance(event.payload, TaskStatusUpdateEvent)
+        event.payload.status.state = TaskState.FAILED
+        assert await store.get_task(record.task_id) == snapshot
+
+        # ...and what it got back.
+        got = await store.get_task(record.task_id)
+        assert got is not None
+        got.task.status.state = TaskState.CANCELED
+        got.internal["list"].append(3)
+        listed = (await store.list_tasks(TaskQuery(owner=record.owner))).records[0]
+        listed.internal["other"] = True
+        assert await store.get_task(record.task_id) == snapshot
+
+        events = await store.read_events(record.task_id)
+        assert isinstance(events[0].payload, TaskStatusUpdateEvent)
+        events[0].payload.status.state = TaskState.CANCELED
+        again = (await store.read_events(record.task_id))[0].payload
+        assert isinstance(again, TaskStatusUpdateEvent)
+        assert again.status.state == TaskState.SUBMITTED
+
+    async def test_stored_push_configs_cannot_be_changed_through_objects(
+        self, store: Store
+    ) -> None:
+        task_id = new_id("task")
+        config = push_config(task_id, "cfg")
+        await store.put_push_config(config)
+        config.config.url = "https://changed.example"
+        got = await store.get_push_config(task_id, "cfg")
+        assert got is not None and got.config.url == "https://example.com/hook"
+        got.config.url = "https://changed-again.example"
+        listed = await store.list_push_configs(task_id)
+        assert listed[0].config.url == "https://example.com/hook"
+
+
+__all__ = [
+    "BASE_MS",
+    "HOUR_MS",
+    "StoreContract",
+    "all_pages",
+    "artifact_event",
+    "make_record",
+    "make_task",
+    "new_id",
+    "newest_first",
+    "now_ms",
+    "push_config",
+    "status_event",
+    "step",
+    "with_state",
+]
