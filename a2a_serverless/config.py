@@ -40,6 +40,29 @@ class Settings:
     # Development mode: relaxes production-only checks (documented where used).
     dev_mode: bool = False
 
+    # --- push notifications (webhooks) ---
+    # Private signing keys: a JSON array of JWKs (EC P-256 for ES256, or RSA for RS256), as
+    # `a2a-serverless keys generate` prints them. The newest key (largest "iat") signs; all are
+    # published at /.well-known/jwks.json so rotation never breaks verification.
+    push_signing_keys: str | None = None
+    # Which events notify: "final" (input-required, auth-required, terminal) or "all".
+    push_notify_on: str = "final"
+    # Delivery attempts per notification, and the time after which it is dead-lettered anyway.
+    push_max_attempts: int = 8
+    push_deadline_s: float = 3600.0
+    # Back-off between attempts: base * 2^(attempt-1), capped, with full jitter.
+    push_backoff_base_s: float = 1.0
+    push_backoff_max_s: float = 300.0
+    # Per-request timeout and the most of a receiver's response body that is read.
+    push_timeout_s: float = 10.0
+    push_max_response_bytes: int = 65536
+    # Comma-separated domains webhooks may target (subdomains included); unset allows any.
+    push_allowed_domains: str | None = None
+    # Ask receivers to prove they own the URL (GET ?validationToken=..., echoed) before use.
+    push_verify_ownership: bool = False
+    # Lifetime of the JWT in each notification.
+    push_jwt_ttl_s: float = 300.0
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
         """Settings from `A2A_<FIELD_NAME>` variables (e.g. A2A_STORE_URL), then `overrides`."""

@@ -11,7 +11,7 @@ again, so decisions are always made on current state and no update is ever lost.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +59,10 @@ class Change:
 
 Decide = Callable[[TaskRecord], Change | None]
 
+# Called after every write that logged events, with the record as written and those events:
+# how push notifications learn about status changes, whoever made them.
+CommitHook = Callable[[TaskRecord, Sequence[TaskEvent]], Awaitable[None]]
+
 
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
@@ -77,6 +81,7 @@ class Journal:
         self.bus = bus or TaskBus()
         self._ttl_ms = None if finished_task_ttl_s is None else int(finished_task_ttl_s * 1000)
         self._max_attempts = max_attempts
+        self.commit_hooks: list[CommitHook] = []
 
     async def create(
         self,
@@ -103,6 +108,7 @@ class Journal:
         logged = [TaskEvent(seq=i, payload=p) for i, p in enumerate(events, start=1)]
         await self.store.create_task(record, logged, idempotency_key=idempotency_key)
         self.bus.notify(task.id)
+        await self._committed(record, logged)
         return record
 
     async def write(
@@ -133,8 +139,14 @@ class Journal:
                 record = None
                 continue
             self.bus.notify(task_id)
+            await self._committed(new_record, logged)
             return new_record
         raise TooMuchContention(f"task {task_id!r}: gave up after {self._max_attempts} conflicts")
+
+    async def _committed(self, record: TaskRecord, logged: Sequence[TaskEvent]) -> None:
+        if logged:
+            for hook in self.commit_hooks:
+                await hook(record, logged)
 
     def _build(self, record: TaskRecord, change: Change) -> tuple[TaskRecord, list[TaskEvent]]:
         task = record.task
@@ -146,7 +158,10 @@ class Journal:
             task = apply_event(task, payload)
             seq += 1
             logged.append(TaskEvent(seq=seq, payload=payload))
-        stamp = max(now_ms(), record.updated_at_ms)
+        # Bookkeeping-only writes (a claim, a delivery cursor) leave the task's update time alone:
+        # `tasks/list` orders by what clients can see change.
+        visible = bool(change.events or change.messages)
+        stamp = max(now_ms(), record.updated_at_ms) if visible else record.updated_at_ms
         expires = record.expires_at_ms
         if expires is None and self._ttl_ms is not None and task.status.state.is_terminal:
             expires = stamp + self._ttl_ms

@@ -43,13 +43,18 @@ class Worker:
         self.journal = journal
         self.lease_s = lease_s
         self.worker_id = worker_id or uuid.uuid4().hex
+        # Handlers of other job kinds sharing the queue (e.g. webhook deliveries), by kind.
+        self.handlers: dict[str, Callable[[Job], Awaitable[None]]] = {}
 
     async def handle(self, job: Job) -> None:
         """The Queue's job handler."""
         if job.kind == RUN_AGENT:
             await self.run_turn(job.task_id, job.payload["step"])
             return
-        raise ValueError(f"unknown job kind {job.kind!r}")
+        handler = self.handlers.get(job.kind)
+        if handler is None:
+            raise ValueError(f"unknown job kind {job.kind!r}")
+        await handler(job)
 
     async def run_turn(self, task_id: str, step: str) -> None:
         try:

@@ -1,7 +1,8 @@
 """A Queue whose worker is the current process: the embedded default for `dev` and tests.
 
 Jobs run as asyncio tasks in the running event loop, at most `concurrency` at once. A handler
-that raises `RetryJob` is run again after its delay; any other exception is retried with
+that raises `RetryJob` is run again after its delay, as often as it asks (the handler owns that
+policy, e.g. webhook back-off with its own attempt limit); any other exception is retried with
 exponential back-off up to `max_attempts`, then the job is dead-lettered (kept in `dead_letters`
 and logged). Nothing survives a restart of the process: for durable work use a cloud queue.
 """
@@ -59,7 +60,9 @@ class InProcessQueue:
                 await self._handler(job)
                 return
             except RetryJob as retry:
-                reason, delay = retry.reason, retry.delay_s
+                next_job = replace(job, attempt=job.attempt + 1)
+                await self.enqueue(next_job, delay_s=retry.delay_s)
+                return
             except Exception as exc:  # a worker must survive any handler failure
                 log.exception("job %s (%s) failed on attempt %d", job.id, job.kind, job.attempt)
                 reason = f"{type(exc).__name__}: {exc}"
