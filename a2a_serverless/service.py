@@ -246,12 +246,14 @@ class TaskService:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.settings.stream_timeout_s
         task_id = record.task_id
+        state = record.task.status.state
+        at_rest = state.is_terminal or (state.is_interrupted and record.claim is None)
         if after_seq is None:
             yield StreamEvent(record.last_seq, task_view(record.task))
             after_seq = record.last_seq
-            state = record.task.status.state
-            if state.is_terminal or (state.is_interrupted and record.claim is None):
-                return
+        if at_rest and after_seq >= record.last_seq:
+            # Nothing left to replay and nothing will happen until the client acts.
+            return
         quiet_since = loop.time()
         with self.journal.bus.subscribe(task_id) as subscription:
             while loop.time() < deadline:

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from collections.abc import Awaitable, Callable
 
 from .agent import Agent, Context, Outcome
 from .executor import TaskEnded, TaskUpdater
