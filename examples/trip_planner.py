@@ -19,8 +19,15 @@ from a2a_serverless.models import TextPart
 
 PLACE = re.compile(r"\b(?:to|in|visit)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
 DAYS = re.compile(r"\b(\d{1,2})\b")
-IDEAS = ["the old town on foot", "the main museum", "a food market", "a day trip nearby",
-         "the best viewpoint at sunset", "a local cooking class", "a slow morning and a park"]
+IDEAS = [
+    "the old town on foot",
+    "the main museum",
+    "a food market",
+    "a day trip nearby",
+    "the best viewpoint at sunset",
+    "a local cooking class",
+    "a slow morning and a park",
+]
 
 
 @agent(
