@@ -97,6 +97,7 @@ class Context:
     task_id: str
     context_id: str
     message: Message
+    # The task as it stood when this turn began: its history ends with `message`.
     task: Task
     metadata: dict[str, Any] = field(default_factory=dict)
     accepted_output_modes: list[str] | None = None
@@ -121,8 +122,8 @@ class Context:
 
     @property
     def is_continuation(self) -> bool:
-        """True when this message answers the agent (the task was waiting for input)."""
-        return any(m.role == "agent" for m in self.task.history or [])
+        """True when this message continues an existing task (it answers the agent)."""
+        return len(self.task.history or []) > 1
 
 
 def agent_message(content: str | Part | Sequence[Part], *, task: Task | None = None) -> Message:

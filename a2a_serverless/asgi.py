@@ -22,7 +22,7 @@ from typing import Any
 
 from . import jsonrpc
 from .card import build_card, join_url, request_base_url
-from .errors import A2AError, InternalError, InvalidParamsError, InvalidRequestError
+from .errors import A2AError, InternalError, InvalidRequestError
 from .runtime import Runtime
 from .service import Caller, StreamEvent
 
@@ -186,13 +186,11 @@ class A2AApplication:
             error = InvalidRequestError("Request body is too large")
             await send_json(send, 413, jsonrpc.error_response(None, error))
             return
-        try:
-            last_event_id = _last_event_id(request.headers)
-        except A2AError as error:
-            await send_json(send, 200, jsonrpc.error_response(None, error))
-            return
         reply = await jsonrpc.handle(
-            raw, self.runtime.service, Caller(), last_event_id=last_event_id
+            raw,
+            self.runtime.service,
+            Caller(),
+            last_event_id_header=request.headers.get("last-event-id"),
         )
         if isinstance(reply, jsonrpc.StreamReply):
             await self._stream(request, send, reply)
@@ -258,13 +256,3 @@ async def _wait_for_disconnect(receive: Receive) -> None:
         message = await receive()
         if message["type"] == "http.disconnect":
             return
-
-
-def _last_event_id(headers: dict[str, str]) -> int | None:
-    value = headers.get("last-event-id")
-    if value is None or value.strip() == "":
-        return None
-    value = value.strip()
-    if not value.isdigit():
-        raise InvalidParamsError("Last-Event-ID must be a non-negative event number")
-    return int(value)

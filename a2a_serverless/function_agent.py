@@ -19,7 +19,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 import typing
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator
+from dataclasses import dataclass
 from typing import Any
 
 from .agent import Context, Outcome, Progress
@@ -48,6 +49,8 @@ class FunctionExecutor:
             result = await func(*argument)
         else:
             result = await asyncio.to_thread(func, *argument)
+            if inspect.isawaitable(result):  # an async function behind a sync wrapper
+                result = await result
         await self._finish(result, updater)
 
     def _make_argument(self, context: Context) -> tuple[Any, ...]:
@@ -64,6 +67,14 @@ class FunctionExecutor:
         async for item in items:
             if isinstance(item, Outcome):
                 raise item
+            if isinstance(item, _Returned):
+                # What a sync generator returns ends the turn like a plain function's result.
+                if stream_id is not None:
+                    await updater.add_artifact(
+                        [], artifact_id=stream_id, append=True, last_chunk=True
+                    )
+                await self._finish(item.value, updater)
+                return
             if isinstance(item, Progress):
                 await updater.start_work(item.message)
             elif isinstance(item, Message):
@@ -130,10 +141,22 @@ def _argument_kind(func: Callable[..., Any]) -> str:
     return "context"
 
 
-async def _in_thread(generator: Iterator[Any]) -> AsyncIterator[Any]:
-    """Iterate a sync generator in a worker thread, one item at a time."""
+@dataclass(frozen=True, slots=True)
+class _Returned:
+    value: Any
+
+
+def _step(generator: Generator[Any, None, Any]) -> Any:
+    try:
+        return next(generator)
+    except StopIteration as stop:
+        return _Returned(stop.value) if stop.value is not None else _DONE
+
+
+async def _in_thread(generator: Generator[Any, None, Any]) -> AsyncIterator[Any]:
+    """Iterate a sync generator in a worker thread, one item at a time; then its return value."""
     while True:
-        item = await asyncio.to_thread(next, generator, _DONE)
+        item = await asyncio.to_thread(_step, generator)
         if item is _DONE:
             return
         yield item

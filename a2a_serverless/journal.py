@@ -103,6 +103,7 @@ class Journal:
             last_seq=len(events),
             created_at_ms=stamp,
             updated_at_ms=stamp,
+            expires_at_ms=self._expiry(task, stamp, None),
             internal=dict(internal or {}),
         )
         logged = [TaskEvent(seq=i, payload=p) for i, p in enumerate(events, start=1)]
@@ -143,6 +144,11 @@ class Journal:
             return new_record
         raise TooMuchContention(f"task {task_id!r}: gave up after {self._max_attempts} conflicts")
 
+    def _expiry(self, task: Task, stamp: int, current: int | None) -> int | None:
+        if current is None and self._ttl_ms is not None and task.status.state.is_terminal:
+            return stamp + self._ttl_ms
+        return current
+
     async def _committed(self, record: TaskRecord, logged: Sequence[TaskEvent]) -> None:
         if logged:
             for hook in self.commit_hooks:
@@ -162,9 +168,7 @@ class Journal:
         # `tasks/list` orders by what clients can see change.
         visible = bool(change.events or change.messages)
         stamp = max(now_ms(), record.updated_at_ms) if visible else record.updated_at_ms
-        expires = record.expires_at_ms
-        if expires is None and self._ttl_ms is not None and task.status.state.is_terminal:
-            expires = stamp + self._ttl_ms
+        expires = self._expiry(task, stamp, record.expires_at_ms)
         internal = {**record.internal, **change.internal} if change.internal else record.internal
         claim = record.claim if isinstance(change.claim, _Keep) else change.claim
         new_record = record.next(

@@ -79,6 +79,8 @@ class Method:
     params: type[BaseModel] | None
     handler: Handler
     streaming: bool = False
+    # Every field of the params object is optional, so `params` may be left out altogether.
+    params_optional: bool = False
 
 
 async def _send(p: MessageSendParams, c: Call) -> Any:
@@ -131,7 +133,7 @@ METHODS: dict[str, Method] = {
     "message/send": Method(MessageSendParams, _send),
     "message/stream": Method(MessageSendParams, _stream, streaming=True),
     "tasks/get": Method(TaskQueryParams, _get),
-    "tasks/list": Method(ListTasksParams, _list),
+    "tasks/list": Method(ListTasksParams, _list, params_optional=True),
     "tasks/cancel": Method(TaskIdParams, _cancel),
     "tasks/resubscribe": Method(TaskIdParams, _resubscribe, streaming=True),
     "tasks/pushNotificationConfig/set": Method(TaskPushNotificationConfig, _push_set),
@@ -151,24 +153,30 @@ async def handle(
     service: TaskService,
     caller: Caller,
     *,
-    last_event_id: int | None = None,
+    last_event_id_header: str | None = None,
 ) -> Reply | StreamReply:
     try:
         request = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         return Reply(error_response(None, JSONParseError()))
-    request_id: Any = request.get("id", _MISSING) if isinstance(request, dict) else _MISSING
-    notification = request_id is _MISSING
-    if notification or not _valid_id(request_id):
-        request_id = None
-    streaming = False
     try:
-        method = _check_envelope(request)
-        streaming = method.streaming
+        _check_envelope(request)
+    except InvalidRequestError as error:
+        # Not a valid Request object, so not a notification either: always answered.
+        request_id = request.get("id") if isinstance(request, dict) else None
+        return Reply(error_response(request_id if _valid_id(request_id) else None, error))
+    notification = "id" not in request
+    request_id = request.get("id")
+    method = METHODS.get(request["method"])
+    streaming = method is not None and method.streaming
+    try:
+        if method is None:
+            raise MethodNotFoundError(data={"method": request["method"]})
         params = _parse_params(method, request.get("params", _MISSING))
         if notification and isinstance(params, MessageSendParams):
             # Nobody waits for a notification's answer, so never hold it open.
             params = _non_blocking(params)
+        last_event_id = parse_last_event_id(last_event_id_header)
         call = Call(service=service, caller=caller, last_event_id=last_event_id)
         result = await method.handler(params, call)
     except A2AError as error:
@@ -187,7 +195,17 @@ async def handle(
     return Reply({"jsonrpc": "2.0", "id": request_id, "result": render(result)})
 
 
-def _check_envelope(request: Any) -> Method:
+def parse_last_event_id(value: str | None) -> int | None:
+    """The SSE `Last-Event-ID` header: the event number a stream resumes after."""
+    if value is None or value.strip() == "":
+        return None
+    value = value.strip()
+    if not value.isdigit():
+        raise InvalidParamsError("Last-Event-ID must be a non-negative event number")
+    return int(value)
+
+
+def _check_envelope(request: Any) -> None:
     if isinstance(request, list):
         raise InvalidRequestError("Batch requests are not supported")
     if not isinstance(request, dict):
@@ -196,13 +214,8 @@ def _check_envelope(request: Any) -> Method:
         raise InvalidRequestError("'jsonrpc' must be exactly \"2.0\"")
     if "id" in request and not _valid_id(request["id"]):
         raise InvalidRequestError("'id' must be a string, an integer or null")
-    name = request.get("method")
-    if not isinstance(name, str):
+    if not isinstance(request.get("method"), str):
         raise InvalidRequestError("'method' must be a string")
-    method = METHODS.get(name)
-    if method is None:
-        raise MethodNotFoundError(data={"method": name})
-    return method
 
 
 def _valid_id(value: Any) -> bool:
@@ -219,7 +232,9 @@ def _parse_params(method: Method, raw: Any) -> Any:
             raise InvalidParamsError("params must be an object")
         return None
     if raw is _MISSING or raw is None:
-        raise InvalidParamsError("params are required for this method")
+        if not method.params_optional:
+            raise InvalidParamsError("params are required for this method")
+        raw = {}
     if not isinstance(raw, dict):
         raise InvalidParamsError("params must be an object (named parameters)")
     try:

@@ -6,6 +6,8 @@ process (per container) and reuses it across invocations, so connections are mad
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .agent import Agent
 from .bus import TaskBus
 from .config import Settings
@@ -39,10 +41,24 @@ class Runtime:
 
             queue = InProcessQueue(self.worker.handle)
         self.queue = queue
+        skills = agent.skills
         self.service = TaskService(
-            self.journal, queue, self.settings, push_notifications=push_notifications
+            self.journal,
+            queue,
+            self.settings,
+            push_notifications=push_notifications,
+            input_modes=_modes(agent.input_modes, (s.input_modes for s in skills)),
+            output_modes=_modes(agent.output_modes, (s.output_modes for s in skills)),
         )
 
     async def aclose(self) -> None:
         await self.queue.aclose()
         await self.store.close()
+
+
+def _modes(default: list[str], per_skill: Iterable[list[str] | None]) -> list[str]:
+    """What the agent accepts (or produces): its default modes plus every skill's."""
+    modes = list(default)
+    for skill_modes in per_skill:
+        modes.extend(m for m in skill_modes or () if m not in modes)
+    return modes

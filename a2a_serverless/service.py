@@ -17,7 +17,7 @@ import base64
 import binascii
 import json
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -32,6 +32,7 @@ from .errors import (
 )
 from .journal import Change, Journal, TaskGone
 from .lifecycle import CANCELABLE_STATES, now_iso, status_event, task_view
+from .media import check_message_media
 from .models import (
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
@@ -84,8 +85,12 @@ class TaskService:
         settings: Settings,
         *,
         push_notifications: bool = False,
+        input_modes: Sequence[str] = ("*/*",),
+        output_modes: Sequence[str] = ("*/*",),
     ) -> None:
         self.journal = journal
+        self.input_modes = list(input_modes)
+        self.output_modes = list(output_modes)
         self.store = journal.store
         self.queue = queue
         self.settings = settings
@@ -107,12 +112,20 @@ class TaskService:
         """Accept the message, then stream the task: the Task first, then its events."""
         self._require_streaming()
         record = await self._accept(params, caller)
-        return self._follow(record, after_seq=last_event_id)
+        history_length = params.configuration.history_length if params.configuration else None
+        return self._follow(record, after_seq=last_event_id, history_length=history_length)
 
     async def _accept(self, params: MessageSendParams, caller: Caller) -> TaskRecord:
         message = params.message
         if message.role != "user":
             raise InvalidParamsError("message.role must be 'user'")
+        config = params.configuration
+        check_message_media(
+            message,
+            config.accepted_output_modes if config else None,
+            input_modes=self.input_modes,
+            output_modes=self.output_modes,
+        )
         push_config = (
             params.configuration.push_notification_config if params.configuration else None
         )
@@ -164,6 +177,10 @@ class TaskService:
         def decide(record: TaskRecord) -> Change:
             if record.owner != caller.owner:
                 raise TaskNotFoundError(data={"taskId": task_id})
+            if any(m.message_id == message.message_id for m in record.task.history or []):
+                # A copy of this very message got in first (its key was claimed after our
+                # look-up): this request is a retry, whatever state the task is in now.
+                raise _AlreadyAccepted(task_id)
             state = record.task.status.state
             if state.is_terminal:
                 raise InvalidParamsError(
@@ -193,6 +210,8 @@ class TaskService:
             return await self.journal.write(task_id, decide, idempotency_key=key)
         except TaskGone:
             raise TaskNotFoundError(data={"taskId": task_id}) from None
+        except _AlreadyAccepted:
+            return await self._retried(task_id, message, caller)
 
     async def _retried(self, task_id: str, message: Message, caller: Caller) -> TaskRecord:
         """A message seen before: answer with its task, never run the turn twice."""
@@ -241,7 +260,7 @@ class TaskService:
         return self._follow(record, after_seq=last_event_id)
 
     async def _follow(
-        self, record: TaskRecord, *, after_seq: int | None
+        self, record: TaskRecord, *, after_seq: int | None, history_length: int | None = None
     ) -> AsyncIterator[StreamEvent | None]:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.settings.stream_timeout_s
@@ -249,7 +268,9 @@ class TaskService:
         state = record.task.status.state
         at_rest = state.is_terminal or (state.is_interrupted and record.claim is None)
         if after_seq is None:
-            yield StreamEvent(record.last_seq, task_view(record.task))
+            yield StreamEvent(
+                record.last_seq, task_view(record.task, history_length=history_length)
+            )
             after_seq = record.last_seq
         if at_rest and after_seq >= record.last_seq:
             # Nothing left to replay and nothing will happen until the client acts.
@@ -413,6 +434,10 @@ class TaskService:
                 "Streaming is not available on this deployment; use message/send "
                 "(with a push notification config) and tasks/get"
             )
+
+
+class _AlreadyAccepted(Exception):
+    pass
 
 
 def _stream_ends(payload: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, *, last: bool) -> bool:

@@ -92,12 +92,16 @@ class Worker:
 
     def _context(self, record: TaskRecord, step: str) -> Context:
         step_info = record.internal.get("step", {})
-        message = _find_message(record.task.history or [], step)
+        history = record.task.history or []
+        index = _find_message(history, step)
+        # A taken-over turn may find the dead worker's progress messages after its message;
+        # the agent sees the task as it was when the turn began.
+        task = record.task.model_copy(update={"history": history[: index + 1]})
         return Context(
             task_id=record.task_id,
             context_id=record.context_id,
-            message=message,
-            task=record.task,
+            message=history[index],
+            task=task,
             metadata=step_info.get("metadata") or {},
             accepted_output_modes=step_info.get("acceptedOutputModes"),
         )
@@ -132,8 +136,8 @@ class Worker:
             await updater.fail(message)
 
 
-def _find_message(history: list[Message], message_id: str) -> Message:
-    for message in reversed(history):
-        if message.message_id == message_id:
-            return message
+def _find_message(history: list[Message], message_id: str) -> int:
+    for index in range(len(history) - 1, -1, -1):
+        if history[index].message_id == message_id:
+            return index
     raise LookupError(f"message {message_id!r} is not in the task's history")

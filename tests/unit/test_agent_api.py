@@ -1,0 +1,471 @@
+"""The agent API without a server: the `@agent` decorator and its defaults, `Context`, the
+outcomes, `agent_message`, `to_parts`, and how `FunctionExecutor` maps what a function returns
+or yields onto TaskUpdater calls (checked against a recording stand-in for the updater).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+
+from a2a_serverless import (
+    Agent,
+    AuthRequired,
+    Context,
+    Failed,
+    InputRequired,
+    Rejected,
+    agent,
+    agent_message,
+    progress,
+    skill,
+)
+from a2a_serverless.agent import Outcome, Progress
+from a2a_serverless.executor import AgentExecutor, to_parts
+from a2a_serverless.function_agent import FunctionExecutor
+from a2a_serverless.models import (
+    AgentProvider,
+    AgentSkill,
+    Artifact,
+    DataPart,
+    FilePart,
+    FileWithBytes,
+    FileWithUri,
+    Message,
+    Task,
+    TaskState,
+    TaskStatus,
+    TextPart,
+)
+
+# --- the decorator --------------------------------------------------------------------------------
+
+
+def test_agent_without_parentheses_uses_name_and_docstring() -> None:
+    @agent
+    def travel_planner(text: str) -> str:
+        """Plans trips
+        for you.
+
+        Details that stay out of the description.
+        """
+        return f"plan for {text}"
+
+    assert isinstance(travel_planner, Agent)
+    assert travel_planner.name == "Travel Planner"
+    assert travel_planner.description == "Plans trips for you."
+    assert travel_planner.version == "1.0.0"
+    assert travel_planner.input_modes == ["text/plain"]
+    assert travel_planner.output_modes == ["text/plain"]
+    assert travel_planner.time_budget_s is None
+    assert travel_planner.skills == [
+        AgentSkill(
+            id="travel-planner",
+            name="Travel Planner",
+            description="Plans trips for you.",
+            tags=[],
+        )
+    ]
+    assert isinstance(travel_planner.executor, FunctionExecutor)
+    assert isinstance(travel_planner.executor, AgentExecutor)
+    # The decorated name still calls the function, for unit tests of the agent itself.
+    assert travel_planner("Oslo") == "plan for Oslo"
+    assert travel_planner.func is not None
+
+
+def test_agent_without_docstring_describes_itself_by_name() -> None:
+    @agent
+    def bare(text: str) -> str:
+        return text
+
+    assert bare.name == "Bare"
+    assert bare.description == "bare"
+    assert bare.skills[0].id == "bare"
+
+
+def test_agent_with_empty_parentheses() -> None:
+    @agent()
+    def quick_one() -> str:
+        """Quick."""
+        return "q"
+
+    assert isinstance(quick_one, Agent)
+    assert quick_one.name == "Quick One"
+    assert quick_one.description == "Quick."
+
+
+def test_agent_with_arguments() -> None:
+    provider = AgentProvider(organization="Example", url="https://example.com")
+    skills = [skill("search", "Search", "Finds things", tags=["web"], examples=["find x"])]
+
+    @agent(
+        name="Finder",
+        description="Finds.",
+        version="2.1.0",
+        skills=skills,
+        input_modes=["text/plain", "application/json"],
+        output_modes=["application/json"],
+        provider=provider,
+        documentation_url="https://example.com/docs",
+        icon_url="https://example.com/icon.png",
+        time_budget_s=30,
+    )
+    async def finder(text: str) -> str:
+        """Ignored: the description is given."""
+        return text
+
+    assert finder.name == "Finder"
+    assert finder.description == "Finds."
+    assert finder.version == "2.1.0"
+    assert finder.skills == skills
+    assert finder.input_modes == ["text/plain", "application/json"]
+    assert finder.output_modes == ["application/json"]
+    assert finder.provider == provider
+    assert finder.documentation_url == "https://example.com/docs"
+    assert finder.icon_url == "https://example.com/icon.png"
+    assert finder.time_budget_s == 30
+    assert asyncio.run(finder("x")) == "x"
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [("Weather Bot", "weather-bot"), ("  A2A -- Agent!! v2 ", "a2a-agent-v2"), ("!!!", "default")],
+)
+def test_default_skill_id_is_a_slug_of_the_name(name: str, slug: str) -> None:
+    class Noop:
+        async def execute(self, context: Context, updater: Any) -> None:
+            return None
+
+    defined = Agent(name=name, description="d", executor=Noop())
+    assert [s.id for s in defined.skills] == [slug]
+    assert defined.skills[0].name == name
+    assert defined.skills[0].description == "d"
+
+
+def test_executor_agent_is_not_callable() -> None:
+    class Noop:
+        async def execute(self, context: Context, updater: Any) -> None:
+            return None
+
+    wrapped = Agent(name="Noop", description="Does nothing.", executor=Noop())
+    with pytest.raises(TypeError, match="executor"):
+        wrapped("x")
+
+
+def test_skill_defaults() -> None:
+    assert skill("lookup") == AgentSkill(id="lookup", name="lookup", description="lookup", tags=[])
+    full = skill("s", "Search", tags=("a", "b"), input_modes=["text/plain"], output_modes=[])
+    assert full.description == "Search"
+    assert full.tags == ["a", "b"]
+    assert full.examples is None
+    assert full.input_modes == ["text/plain"]
+    assert full.output_modes == []
+
+
+# --- outcomes and progress ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("cls", "state"),
+    [
+        (InputRequired, "input-required"),
+        (AuthRequired, "auth-required"),
+        (Rejected, "rejected"),
+        (Failed, "failed"),
+    ],
+)
+def test_outcomes(cls: type[Outcome], state: str) -> None:
+    assert issubclass(cls, Exception)
+    assert cls.state == state
+    assert TaskState(cls.state)  # a real task state
+    with_text = cls("why")
+    assert with_text.message == "why"
+    assert str(with_text) == "why"
+    without = cls()
+    assert without.message is None
+    message = agent_message("as a message")
+    with_message = cls(message)
+    assert with_message.message is message
+
+
+def test_progress() -> None:
+    assert progress("half way") == Progress("half way")
+    message = agent_message("m")
+    assert progress(message).message is message
+
+
+# --- Context --------------------------------------------------------------------------------------
+
+
+def make_context(*history: Message) -> Context:
+    message = history[-1]
+    task = Task(
+        id="t1",
+        context_id="c1",
+        status=TaskStatus(state=TaskState.SUBMITTED),
+        history=list(history),
+    )
+    return Context(task_id="t1", context_id="c1", message=message, task=task)
+
+
+def user(*parts: Any, message_id: str = "u1") -> Message:
+    return Message(role="user", message_id=message_id, parts=list(parts))
+
+
+def test_context_text_data_and_files() -> None:
+    file_bytes = FileWithBytes(bytes="aGk=", mime_type="text/plain", name="hi.txt")
+    file_uri = FileWithUri(uri="https://example.com/a.png")
+    ctx = make_context(
+        user(
+            TextPart(text="first"),
+            DataPart(data={"a": 1}),
+            FilePart(file=file_bytes),
+            TextPart(text="second"),
+            FilePart(file=file_uri),
+            DataPart(data={"b": 2}),
+        )
+    )
+    assert ctx.text == "first\nsecond"
+    assert ctx.data == [{"a": 1}, {"b": 2}]
+    assert ctx.files == [file_bytes, file_uri]
+    assert ctx.metadata == {}
+    assert ctx.accepted_output_modes is None
+
+
+def test_context_without_text() -> None:
+    assert make_context(user(DataPart(data={}))).text == ""
+
+
+def test_context_history_and_continuation() -> None:
+    first = user(TextPart(text="book"), message_id="u1")
+    question = agent_message("Which city?")
+    answer = user(TextPart(text="Oslo"), message_id="u2")
+
+    fresh = make_context(first)
+    assert fresh.history == [first]
+    assert fresh.is_continuation is False
+
+    continued = make_context(first, question, answer)
+    assert continued.history == [first, question, answer]
+    assert continued.history[-1] == continued.message
+    assert continued.is_continuation is True
+
+    # `history` is a copy: changing it does not change the task.
+    continued.history.clear()
+    assert len(continued.history) == 3
+
+
+# --- agent_message and to_parts -------------------------------------------------------------------
+
+
+def test_agent_message() -> None:
+    text = agent_message("hi")
+    assert text.role == "agent"
+    assert text.parts == [TextPart(text="hi")]
+    assert text.task_id is None and text.context_id is None
+    assert text.message_id != agent_message("hi").message_id
+
+    task = Task(id="t", context_id="c", status=TaskStatus(state=TaskState.WORKING))
+    tied = agent_message(DataPart(data={"x": 1}), task=task)
+    assert tied.parts == [DataPart(data={"x": 1})]
+    assert (tied.task_id, tied.context_id) == ("t", "c")
+
+    several = agent_message([TextPart(text="a"), TextPart(text="b")])
+    assert [p.text for p in several.parts if isinstance(p, TextPart)] == ["a", "b"]
+
+
+def test_to_parts() -> None:
+    assert to_parts("x") == [TextPart(text="x")]
+    assert to_parts(TextPart(text="y")) == [TextPart(text="y")]
+    assert to_parts({"k": "v"}) == [DataPart(data={"k": "v"})]
+    assert to_parts([TextPart(text="a"), DataPart(data={})]) == [
+        TextPart(text="a"),
+        DataPart(data={}),
+    ]
+    assert to_parts(()) == []
+    for bad in (["a", "b"], [TextPart(text="a"), 1]):
+        with pytest.raises(TypeError):
+            to_parts(bad)  # type: ignore[arg-type]
+
+
+# --- FunctionExecutor against a recording updater -------------------------------------------------
+
+
+class RecordingUpdater:
+    """Stands in for TaskUpdater: records each call as a tuple."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+        self.threads: list[str] = []
+        self._next_id = 0
+
+    async def start_work(self, message: Any = None) -> None:
+        self.calls.append(("working", message))
+
+    async def complete(self, message: Any = None) -> None:
+        self.calls.append(("completed", message))
+
+    async def add_artifact(
+        self,
+        content: Any,
+        *,
+        artifact_id: str | None = None,
+        name: str | None = None,
+        append: bool = False,
+        last_chunk: bool | None = None,
+        **_: Any,
+    ) -> str:
+        if isinstance(content, Artifact):
+            artifact_id = content.artifact_id
+        elif artifact_id is None:
+            self._next_id += 1
+            artifact_id = f"a{self._next_id}"
+        self.calls.append(("artifact", artifact_id, name, content, append, last_chunk))
+        return artifact_id
+
+
+async def run_function(func: Any, text: str = "hi") -> RecordingUpdater:
+    updater = RecordingUpdater()
+    ctx = make_context(user(TextPart(text=text)))
+    await FunctionExecutor(func).execute(ctx, updater)  # type: ignore[arg-type]
+    return updater
+
+
+async def test_function_executor_maps_return_values() -> None:
+    def returns_text(text: str) -> str:
+        return text * 2
+
+    calls = (await run_function(returns_text, "ab")).calls
+    assert calls == [
+        ("working", None),
+        ("artifact", "a1", "response", [TextPart(text="abab")], False, None),
+        ("completed", None),
+    ]
+
+    message = agent_message("bye")
+
+    async def returns_message() -> Message:
+        return message
+
+    assert (await run_function(returns_message)).calls == [
+        ("working", None),
+        ("completed", message),
+    ]
+
+    artifacts = [Artifact(artifact_id="x", parts=[]), Artifact(artifact_id="y", parts=[])]
+
+    def returns_artifacts() -> list[Artifact]:
+        return artifacts
+
+    calls = (await run_function(returns_artifacts)).calls
+    assert [c[:2] for c in calls] == [
+        ("working", None),
+        ("artifact", "x"),
+        ("artifact", "y"),
+        ("completed", None),
+    ]
+
+
+@pytest.mark.parametrize("outcome", [InputRequired, AuthRequired, Rejected, Failed])
+async def test_function_executor_raises_returned_outcomes(outcome: type[Outcome]) -> None:
+    def returns_outcome() -> Outcome:
+        return outcome("stop here")
+
+    with pytest.raises(outcome, match="stop here"):
+        await run_function(returns_outcome)
+
+
+async def test_function_executor_streams_chunks_of_one_artifact() -> None:
+    async def generate(text: str) -> AsyncIterator[Any]:
+        yield progress("go")
+        yield "a"
+        yield TextPart(text="b")
+        yield {"c": 3}
+
+    calls = (await run_function(generate)).calls
+    assert calls == [
+        ("working", None),
+        ("working", "go"),
+        ("artifact", "a1", "response", [TextPart(text="a")], False, False),
+        ("artifact", "a1", None, [TextPart(text="b")], True, False),
+        ("artifact", "a1", None, [DataPart(data={"c": 3})], True, False),
+        ("artifact", "a1", None, [], True, True),
+        ("completed", None),
+    ]
+
+
+async def test_function_executor_stops_at_a_yielded_outcome() -> None:
+    after: list[bool] = []
+
+    async def generate(text: str) -> AsyncIterator[Any]:
+        yield "partial"
+        yield InputRequired("more please")
+        after.append(True)
+
+    with pytest.raises(InputRequired):
+        await run_function(generate)
+    assert after == []
+
+
+async def test_function_executor_runs_sync_code_in_threads() -> None:
+    seen: list[bool] = []
+
+    def sync(text: str) -> str:
+        seen.append(threading.current_thread() is threading.main_thread())
+        return "s"
+
+    def sync_gen(text: str) -> Iterator[str]:
+        seen.append(threading.current_thread() is threading.main_thread())
+        yield "g"
+
+    async def coroutine(text: str) -> str:
+        seen.append(threading.current_thread() is threading.main_thread())
+        return "c"
+
+    for func in (sync, sync_gen, coroutine):
+        await run_function(func)
+    assert seen == [False, False, True]
+
+
+async def test_function_executor_argument_kinds() -> None:
+    seen: dict[str, Any] = {}
+
+    def by_text(text: str) -> None:
+        seen["text"] = text
+
+    def by_message(m: Message) -> None:
+        seen["message"] = m
+
+    def by_context(c: Context) -> None:
+        seen["context"] = c
+
+    def by_nothing() -> None:
+        seen["nothing"] = True
+
+    def by_untyped(c):  # type: ignore[no-untyped-def]
+        seen["untyped"] = c
+
+    def by_unresolvable(c: NoSuchType) -> None:  # type: ignore[name-defined]  # noqa: F821
+        seen["unresolvable"] = c
+
+    for func in (by_text, by_message, by_context, by_nothing, by_untyped, by_unresolvable):
+        await run_function(func, "words")
+    assert seen["text"] == "words"
+    assert isinstance(seen["message"], Message)
+    assert seen["message"].message_id == "u1"
+    assert isinstance(seen["context"], Context)
+    assert seen["nothing"] is True
+    assert isinstance(seen["untyped"], Context)
+    assert isinstance(seen["unresolvable"], Context)
+
+
+async def test_function_executor_rejects_unsupported_values() -> None:
+    def returns_object() -> object:
+        return object()
+
+    with pytest.raises(TypeError, match="object"):
+        await run_function(returns_object)
