@@ -8,6 +8,7 @@ every imported module is paid for. It still mounts anywhere an ASGI app can — 
 Routes:
     GET  /.well-known/agent-card.json   the agent card (also /.well-known/agent.json)
     POST <rpc_path> (default /)          JSON-RPC 2.0, SSE for streaming methods
+    GET  /.well-known/jwks.json          public keys verifying our webhook JWTs (push enabled)
     GET  /health                         liveness, no store access
 """
 
@@ -34,6 +35,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
+JWKS_PATH = "/.well-known/jwks.json"
 JSON = b"application/json"
 
 
@@ -147,6 +149,8 @@ class A2AApplication:
             await self._jsonrpc(request, send)
         elif path in CARD_PATHS and method in ("GET", "HEAD"):
             await self._card(request, send)
+        elif path == JWKS_PATH and method in ("GET", "HEAD"):
+            await self._jwks(send)
         elif path == "/health" and method == "GET":
             await send_json(send, 200, {"status": "ok"})
         elif path == self._rpc_path or path in CARD_PATHS:
@@ -176,6 +180,15 @@ class A2AApplication:
             if len(self._cards) < 64:  # a handful of hosts at most; never grow unbounded
                 self._cards[url] = body
         await send_bytes(send, 200, body, JSON, [(b"cache-control", b"public, max-age=300")])
+
+    async def _jwks(self, send: Send) -> None:
+        """The public keys that verify our webhook JWTs (only where push is offered)."""
+        notifier = self.runtime.notifier
+        if notifier is None:
+            await send_json(send, 404, {"error": "push notifications are not enabled"})
+            return
+        cache = [(b"cache-control", b"public, max-age=300")]
+        await send_json(send, 200, notifier.jwks_document(), cache)
 
     # --- JSON-RPC -------------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """The `a2a-serverless` command.
 
     a2a-serverless dev [module:attribute]   serve an agent on http://127.0.0.1:8000
+    a2a-serverless keys generate [...]      make a webhook signing key (see `keys -h`)
 
 `module:attribute` names an `Agent` (or an app from `create_app`), imported with the current
 directory on the path. Without it, `dev` serves the example agent in `examples/` (streaming and
@@ -32,7 +33,14 @@ def main(argv: list[str] | None = None) -> int:
     dev.add_argument("--public-url", default=None, help="the URL clients use, if not this one")
     dev.add_argument("--log-level", default="info")
 
+    keys = commands.add_parser("keys", help="webhook signing keys", add_help=False)
+    keys.add_argument("rest", nargs=argparse.REMAINDER)
+
     args = parser.parse_args(argv)
+    if args.command == "keys":
+        from .push.keys import keys_main
+
+        return keys_main(args.rest)
     if args.command == "dev":
         return _dev(args)
     return 2

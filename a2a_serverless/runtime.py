@@ -6,7 +6,9 @@ process (per container) and reuses it across invocations, so connections are mad
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from .agent import Agent
 from .bus import TaskBus
@@ -18,6 +20,11 @@ from .store import open_store
 from .store.base import Store
 from .worker import Worker
 
+if TYPE_CHECKING:
+    from .push.notifier import PushNotifier
+
+log = logging.getLogger("a2a_serverless.runtime")
+
 
 class Runtime:
     def __init__(
@@ -27,7 +34,7 @@ class Runtime:
         *,
         store: Store | None = None,
         queue: Queue | None = None,
-        push_notifications: bool = False,
+        push_notifications: bool = True,
     ) -> None:
         self.agent = agent
         self.settings = settings or Settings.from_env()
@@ -41,12 +48,17 @@ class Runtime:
 
             queue = InProcessQueue(self.worker.handle)
         self.queue = queue
+        # Push is offered only where it can be delivered and signed: the card, the service's
+        # answers (-32003 otherwise) and the JWKS endpoint all follow `notifier`.
+        self.notifier: PushNotifier | None = None
+        if push_notifications:
+            self.notifier = _make_notifier(self)
         skills = agent.skills
         self.service = TaskService(
             self.journal,
             queue,
             self.settings,
-            push_notifications=push_notifications,
+            notifier=self.notifier,
             input_modes=_modes(agent.input_modes, (s.input_modes for s in skills)),
             output_modes=_modes(agent.output_modes, (s.output_modes for s in skills)),
         )
@@ -62,3 +74,20 @@ def _modes(default: list[str], per_skill: Iterable[list[str] | None]) -> list[st
     for skill_modes in per_skill:
         modes.extend(m for m in skill_modes or () if m not in modes)
     return modes
+
+
+def _make_notifier(runtime: Runtime) -> PushNotifier | None:
+    from .push import WEBHOOK_JOB, PushNotifier, PushUnavailable
+
+    settings = runtime.settings
+    try:
+        notifier = PushNotifier(
+            runtime.journal, runtime.queue, settings, issuer=settings.public_url
+        )
+    except PushUnavailable as exc:
+        log.warning("push notifications are off: %s", exc)
+        return None
+    runtime.journal.commit_hooks.append(notifier.on_commit)
+    runtime.worker.handlers[WEBHOOK_JOB] = notifier.handle
+    runtime.worker.notifier = notifier
+    return notifier

@@ -19,8 +19,7 @@ import json
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Any
 
 from .config import Settings
 from .errors import (
@@ -54,6 +53,9 @@ from .models import (
 from .queue.base import RUN_AGENT, Job, Queue
 from .store.base import IdempotencyKeyTaken, StoredPushConfig, TaskQuery, TaskRecord
 
+if TYPE_CHECKING:
+    from .push.notifier import PushNotifier
+
 DEFAULT_PAGE_SIZE = 50
 
 
@@ -84,7 +86,7 @@ class TaskService:
         queue: Queue,
         settings: Settings,
         *,
-        push_notifications: bool = False,
+        notifier: PushNotifier | None = None,
         input_modes: Sequence[str] = ("*/*",),
         output_modes: Sequence[str] = ("*/*",),
     ) -> None:
@@ -94,7 +96,7 @@ class TaskService:
         self.store = journal.store
         self.queue = queue
         self.settings = settings
-        self.push_notifications = push_notifications
+        self.notifier = notifier
 
     # --- message/send, message/stream ----------------------------------------------------------
 
@@ -130,8 +132,7 @@ class TaskService:
             params.configuration.push_notification_config if params.configuration else None
         )
         if push_config is not None:
-            self._require_push()
-            _check_webhook_url(push_config.url, dev_mode=self.settings.dev_mode)
+            await self._require_push().check_config_url(push_config.url)
         key = f"{caller.owner}\n{message.message_id}"
         existing = await self.store.find_idempotency_key(key)
         try:
@@ -145,7 +146,7 @@ class TaskService:
             # A concurrent copy of this request won the race: answer as for a retry.
             return await self._retried(taken.task_id, message, caller)
         if push_config is not None:
-            await self._put_push_config(record.task_id, push_config, caller)
+            await self._put_push_config(record, push_config, caller)
         await self._enqueue_turn(record.task_id, message.message_id)
         return record
 
@@ -359,12 +360,10 @@ class TaskService:
     async def set_push_config(
         self, params: TaskPushNotificationConfig, caller: Caller
     ) -> TaskPushNotificationConfig:
-        self._require_push()
-        _check_webhook_url(params.push_notification_config.url, dev_mode=self.settings.dev_mode)
-        await self._owned(params.task_id, caller)
-        stored = await self._put_push_config(
-            params.task_id, params.push_notification_config, caller
-        )
+        notifier = self._require_push()
+        await notifier.check_config_url(params.push_notification_config.url)
+        record = await self._owned(params.task_id, caller)
+        stored = await self._put_push_config(record, params.push_notification_config, caller)
         return TaskPushNotificationConfig(task_id=params.task_id, push_notification_config=stored)
 
     async def get_push_config(
@@ -402,17 +401,23 @@ class TaskService:
         self, params: DeleteTaskPushNotificationConfigParams, caller: Caller
     ) -> None:
         """Remove a config. Deleting one that is already gone succeeds (retries are safe)."""
-        self._require_push()
+        notifier = self._require_push()
         await self._owned(params.id, caller)
-        await self.store.delete_push_config(params.id, params.push_notification_config_id)
+        config_id = params.push_notification_config_id
+        if await self.store.delete_push_config(params.id, config_id):
+            await notifier.on_config_deleted(params.id, config_id)
 
     async def _put_push_config(
-        self, task_id: str, config: PushNotificationConfig, caller: Caller
+        self, record: TaskRecord, config: PushNotificationConfig, caller: Caller
     ) -> PushNotificationConfig:
+        """Store a config for the task `record` (as read before this call)."""
+        task_id = record.task_id
         # Without an id a config is the task's default one (the official SDK does the same).
-        if config.id is None:
-            config = config.model_copy(update={"id": task_id})
+        config_id = config.id or task_id
+        config = config.model_copy(update={"id": config_id})
         await self.store.put_push_config(StoredPushConfig(task_id, caller.owner, config))
+        # Events up to here were never queued for this config; later ones must not wait on them.
+        await self._require_push().on_config_set(task_id, config_id, seen_seq=record.last_seq)
         return config
 
     # --- helpers -------------------------------------------------------------------------------
@@ -424,9 +429,14 @@ class TaskService:
             raise TaskNotFoundError(data={"taskId": task_id})
         return record
 
-    def _require_push(self) -> None:
-        if not self.push_notifications:
+    @property
+    def push_notifications(self) -> bool:
+        return self.notifier is not None
+
+    def _require_push(self) -> PushNotifier:
+        if self.notifier is None:
             raise PushNotificationNotSupportedError()
+        return self.notifier
 
     def _require_streaming(self) -> None:
         if not self.settings.streaming:
@@ -453,16 +463,6 @@ def _step_info(params: MessageSendParams) -> dict[str, Any]:
         "metadata": params.metadata or {},
         "acceptedOutputModes": config.accepted_output_modes if config else None,
     }
-
-
-def _check_webhook_url(url: str, *, dev_mode: bool) -> None:
-    parts = urlsplit(url)
-    allowed = ("https", "http") if dev_mode else ("https",)
-    if parts.scheme not in allowed or not parts.hostname:
-        need = "an http(s)" if dev_mode else "an https"
-        raise InvalidParamsError(
-            f"pushNotificationConfig.url must be {need} URL", data={"url": url}
-        )
 
 
 def _encode_page_token(updated_at_ms: int, task_id: str) -> str:

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from .agent import Agent, Context, Outcome
 from .executor import TaskEnded, TaskUpdater
@@ -21,6 +22,9 @@ from .journal import Change, Journal, TaskGone, now_ms
 from .models import Message, TaskState
 from .queue.base import RUN_AGENT, Job, RetryJob
 from .store.base import TaskRecord, WorkerClaim
+
+if TYPE_CHECKING:
+    from .push.notifier import PushNotifier
 
 log = logging.getLogger("a2a_serverless.worker")
 
@@ -46,6 +50,7 @@ class Worker:
         self.worker_id = worker_id or uuid.uuid4().hex
         # Handlers of other job kinds sharing the queue (e.g. webhook deliveries), by kind.
         self.handlers: dict[str, Callable[[Job], Awaitable[None]]] = {}
+        self.notifier: PushNotifier | None = None
 
     async def handle(self, job: Job) -> None:
         """The Queue's job handler."""
@@ -62,6 +67,7 @@ class Worker:
             record = await self.journal.write(task_id, lambda r: self._claim(r, step))
         except _Skip as skip:
             log.info("task %s step %s not run: %s", task_id, step, skip)
+            await self._reschedule_notifications(task_id)
             return
         except TaskGone:
             log.info("task %s step %s not run: the task is gone", task_id, step)
@@ -71,6 +77,16 @@ class Worker:
             self.journal, record, worker_id=self.worker_id, step=step, lease_s=self.lease_s
         )
         await self._execute(context, updater)
+
+    async def _reschedule_notifications(self, task_id: str) -> None:
+        """A redelivered job may mean the worker that ran the turn died between writing an
+        event and queueing its notification: queue anything still undelivered (ids are stable,
+        so receivers see duplicates, never gaps)."""
+        if self.notifier is None:
+            return
+        record = await self.journal.store.get_task(task_id)
+        if record is not None:
+            await self.notifier.reschedule(record)
 
     def _claim(self, record: TaskRecord, step: str) -> Change:
         if record.task.status.state.is_terminal:

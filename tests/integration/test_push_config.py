@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from a2a_serverless.push import generate_keys_json
 from tests.integration.jsonrpc_agents import (
     parse_sse,
     post,
@@ -27,6 +28,8 @@ from tests.integration.jsonrpc_agents import (
 )
 
 FAST = {"blocking_timeout_s": 5.0, "poll_interval_s": 0.02, "stream_timeout_s": 5.0}
+# Outside dev mode push is offered only with signing keys configured.
+KEYS = generate_keys_json("ES256")
 SET = "tasks/pushNotificationConfig/set"
 GET = "tasks/pushNotificationConfig/get"
 LIST = "tasks/pushNotificationConfig/list"
@@ -164,7 +167,10 @@ async def test_config_given_with_message_stream_is_stored(client: httpx.AsyncCli
 
 
 async def test_https_required_outside_dev_mode(make_client: Any) -> None:
-    async with make_client(scripted, dev_mode=False, **FAST) as (client, _app):
+    async with make_client(scripted, dev_mode=False, push_signing_keys=KEYS, **FAST) as (
+        client,
+        _app,
+    ):
         task_id = await new_task(client)
         body = await rpc(
             client,
@@ -208,7 +214,10 @@ async def test_http_allowed_in_dev_mode(make_client: Any) -> None:
     ["not a url", "", "https://", "https:///path", "//hooks.example.com/a", "ftp://h.example/a"],
 )
 async def test_malformed_webhook_url(make_client: Any, dev_mode: bool, url: str) -> None:
-    async with make_client(scripted, dev_mode=dev_mode, **FAST) as (client, _app):
+    async with make_client(scripted, dev_mode=dev_mode, push_signing_keys=KEYS, **FAST) as (
+        client,
+        _app,
+    ):
         task_id = await new_task(client)
         body = await rpc(
             client,

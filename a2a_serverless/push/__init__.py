@@ -1,0 +1,131 @@
+"""Push notifications (webhooks): reliable, signed, SSRF-safe delivery, and a receiver helper.
+
+Sending (the agent side):
+- `PushNotifier` — the journal commit hook that queues notifications, the Queue job handler that
+  delivers them in order with retries and a dead letter, the set-time URL check and the JWKS;
+- `push_available(settings)` — whether this deployment can offer push at all (signing keys,
+  or dev mode);
+- `KeyRing`, `generate_key`, `keys_main` — signing keys and the `keys generate` command;
+- `UrlGuard` — the SSRF guard (`ssrf.py` explains what it refuses).
+
+Receiving (for whoever runs the webhook): `WebhookVerifier` and its errors (`receiver.py`).
+
+Names are imported on first use: `import a2a_serverless.push` costs no PyJWT, cryptography or
+httpx import, and the receiver side does not pull in the agent side.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .delivery import DeliveryResult
+    from .keys import (
+        KeyRing,
+        PushUnavailable,
+        SigningKey,
+        generate_key,
+        generate_keys_json,
+        keys_main,
+        push_available,
+    )
+    from .notifier import WEBHOOK_JOB, DeadLetter, PushNotifier, notification_id
+    from .receiver import (
+        BadSignature,
+        BodyMismatch,
+        ClaimMismatch,
+        ExpiredNotification,
+        KeySetUnavailable,
+        MalformedNotification,
+        MemoryReplayCache,
+        MissingSignature,
+        NotificationRejected,
+        ReplayCache,
+        ReplayedNotification,
+        TokenMismatch,
+        UnknownKey,
+        VerifiedNotification,
+        WebhookVerifier,
+    )
+    from .signing import JwtSigner
+    from .ssrf import HostUnresolvable, PinnedTarget, UrlGuard, UrlRefused
+
+_EXPORTS = {
+    "DeliveryResult": "delivery",
+    "KeyRing": "keys",
+    "PushUnavailable": "keys",
+    "SigningKey": "keys",
+    "generate_key": "keys",
+    "generate_keys_json": "keys",
+    "keys_main": "keys",
+    "push_available": "keys",
+    "WEBHOOK_JOB": "notifier",
+    "DeadLetter": "notifier",
+    "PushNotifier": "notifier",
+    "notification_id": "notifier",
+    "BadSignature": "receiver",
+    "BodyMismatch": "receiver",
+    "ClaimMismatch": "receiver",
+    "ExpiredNotification": "receiver",
+    "KeySetUnavailable": "receiver",
+    "MalformedNotification": "receiver",
+    "MemoryReplayCache": "receiver",
+    "MissingSignature": "receiver",
+    "NotificationRejected": "receiver",
+    "ReplayCache": "receiver",
+    "ReplayedNotification": "receiver",
+    "TokenMismatch": "receiver",
+    "UnknownKey": "receiver",
+    "VerifiedNotification": "receiver",
+    "WebhookVerifier": "receiver",
+    "JwtSigner": "signing",
+    "HostUnresolvable": "ssrf",
+    "PinnedTarget": "ssrf",
+    "UrlGuard": "ssrf",
+    "UrlRefused": "ssrf",
+}
+
+__all__ = [
+    "WEBHOOK_JOB",
+    "BadSignature",
+    "BodyMismatch",
+    "ClaimMismatch",
+    "DeadLetter",
+    "DeliveryResult",
+    "ExpiredNotification",
+    "HostUnresolvable",
+    "JwtSigner",
+    "KeyRing",
+    "KeySetUnavailable",
+    "MalformedNotification",
+    "MemoryReplayCache",
+    "MissingSignature",
+    "NotificationRejected",
+    "PinnedTarget",
+    "PushNotifier",
+    "PushUnavailable",
+    "ReplayCache",
+    "ReplayedNotification",
+    "SigningKey",
+    "TokenMismatch",
+    "UnknownKey",
+    "UrlGuard",
+    "UrlRefused",
+    "VerifiedNotification",
+    "WebhookVerifier",
+    "generate_key",
+    "generate_keys_json",
+    "keys_main",
+    "notification_id",
+    "push_available",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,644 @@
+"""Push notifications: from a committed task event to a verified POST at the client's webhook.
+
+The flow, and where each guarantee comes from:
+
+1. `on_commit(record, events)` runs after every journal write that logged events (a commit
+   hook). For each push config of the task and each qualifying event — a final status
+   (input-required, auth-required, terminal) or, with `push_notify_on="all"`, every event — it
+   puts one job on the Queue: the outbox. The job carries the Task exactly as that write left
+   it and a notification id derived from (task, config, seq), so a job enqueued twice (a
+   redelivered worker job, `reschedule`) is the same notification.
+2. `handle(job)`, the job handler, delivers one notification. Per (task, config) the record
+   keeps a delivery cursor (`internal["push"]`: the last seq delivered or dead-lettered); a
+   notification is sent only when every earlier qualifying one is done, so receivers see them
+   in order, and one already behind the cursor is dropped. The URL is checked by the SSRF
+   guard again, the request goes to the checked address, and a failure is retried with
+   exponential back-off and full jitter (or the receiver's Retry-After) until
+   `push_max_attempts` or `push_deadline_s`; then, or on a permanent failure (a 4xx, a refused
+   URL), the notification is dead-lettered — recorded in `internal["pushDeadLetters"]`, see
+   `dead_letters(task_id)` — and the cursor moves on so later notifications flow.
+3. Delivery is at least once: a crash after the POST but before the cursor write sends the
+   notification again, with the same X-A2A-Notification-Id, for receivers to de-duplicate.
+
+Bookkeeping in the task record (never shown to clients):
+    internal["push"]            {config id: cursor seq}
+    internal["pushFloor"]       {config id: last seq before the config existed}
+    internal["pushAttempts"]    {config id: {"seq", "attempts", "nextAt", "lastError"}} of the
+                                notification at the head of the line, while it is retried
+    internal["pushDeadLetters"] the last 100 dead letters
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import logging
+import random
+import re
+import secrets
+import ssl
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib.util import find_spec
+from typing import Any
+
+from ..config import Settings
+from ..errors import InvalidParamsError
+from ..journal import Change, Journal, TaskGone
+from ..models import PushNotificationConfig, Task, TaskStatusUpdateEvent
+from ..queue.base import Job, Queue, RetryJob
+from ..store.base import StoredPushConfig, TaskEvent, TaskEventPayload, TaskRecord
+from . import delivery
+from .delivery import DeliveryResult
+from .keys import KeyRing, PushUnavailable
+from .signing import JwtSigner
+from .ssrf import HostUnresolvable, UrlGuard, UrlRefused
+
+log = logging.getLogger("a2a_serverless.push")
+
+WEBHOOK_JOB = "deliver-webhook"
+NOTIFY_ON = ("final", "all")
+# Notification ids are uuid5(NOTIFICATION_NAMESPACE, "<task id>/<config id>/<seq>").
+NOTIFICATION_NAMESPACE = uuid.UUID("5d0f4c1e-2f7b-5a57-9a0e-6b1d3c2a8e41")
+MAX_DEAD_LETTERS = 100
+# A snapshot larger than this is not put on the queue (SQS takes 256 KiB per message): the
+# notification then carries the task as it is when it is sent.
+MAX_INLINE_TASK_BYTES = 192 * 1024
+
+_HEADER_UNSAFE = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def notification_id(task_id: str, config_id: str, seq: int) -> str:
+    """The stable id of the notification of event `seq` to config `config_id`."""
+    return str(uuid.uuid5(NOTIFICATION_NAMESPACE, f"{task_id}/{config_id}/{seq}"))
+
+
+def encode_task(task: dict[str, Any]) -> bytes:
+    """The request body: the Task as JSON with sorted keys (the A2A samples' canonical form)."""
+    return json.dumps(task, ensure_ascii=False, sort_keys=True).encode("utf-8")
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetter:
+    """A notification that was given up on, and why."""
+
+    notification_id: str
+    config_id: str
+    seq: int
+    url: str
+    reason: str
+    attempts: int
+    at: str  # ISO 8601 UTC
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "notificationId": self.notification_id,
+            "configId": self.config_id,
+            "seq": self.seq,
+            "url": self.url,
+            "reason": self.reason,
+            "attempts": self.attempts,
+            "at": self.at,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DeadLetter:
+        return cls(
+            notification_id=data["notificationId"],
+            config_id=data["configId"],
+            seq=int(data["seq"]),
+            url=data.get("url", ""),
+            reason=data.get("reason", ""),
+            attempts=int(data.get("attempts", 0)),
+            at=data.get("at", ""),
+        )
+
+
+class PushNotifier:
+    def __init__(
+        self,
+        journal: Journal,
+        queue: Queue,
+        settings: Settings,
+        *,
+        issuer: str | None = None,
+        keys: KeyRing | None = None,
+        guard: UrlGuard | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        """Raises `PushUnavailable` without signing keys outside dev mode, or without the
+        packages push needs (PyJWT[crypto], httpx); ValueError for malformed settings."""
+        missing = [name for name in ("jwt", "cryptography", "httpx") if find_spec(name) is None]
+        if missing:
+            raise PushUnavailable(
+                f"push notifications need {', '.join(missing)}: pip install 'PyJWT[crypto]' httpx"
+            )
+        if settings.push_notify_on not in NOTIFY_ON:
+            raise ValueError(
+                f"A2A_PUSH_NOTIFY_ON={settings.push_notify_on!r}: expected 'final' or 'all'"
+            )
+        if settings.push_max_attempts < 1:
+            raise ValueError("A2A_PUSH_MAX_ATTEMPTS must be at least 1")
+        self.journal = journal
+        self.store = journal.store
+        self.queue = queue
+        self.settings = settings
+        self.keys = keys if keys is not None else KeyRing.from_settings(settings)
+        self.signer = JwtSigner(
+            self.keys, issuer=issuer or settings.public_url, ttl_s=settings.push_jwt_ttl_s
+        )
+        self.guard = guard or UrlGuard(
+            dev_mode=settings.dev_mode, allowed_domains=settings.push_allowed_domains
+        )
+        # For receivers with a private CA (and tests); None verifies against public CAs.
+        self.ssl_context = ssl_context
+        self._notify_all = settings.push_notify_on == "all"
+        # How often a notification waiting for an earlier one looks again, at most.
+        self.wait_s = min(1.0, max(0.05, settings.push_backoff_base_s))
+        # An earlier notification silent for this long is presumed lost and enqueued again.
+        self.stall_s = max(60.0, 3 * settings.push_timeout_s)
+
+    # --- what the lead wires ------------------------------------------------------------------
+
+    def jwks_document(self) -> dict[str, Any]:
+        """The body of GET /.well-known/jwks.json."""
+        return self.keys.jwks()
+
+    async def check_config_url(self, url: str) -> None:
+        """The set-time guard for a config's URL: InvalidParamsError if it is refused."""
+        try:
+            await self.guard.check_at_set_time(url)
+        except UrlRefused as refused:
+            raise InvalidParamsError(
+                f"pushNotificationConfig.url is not allowed: {refused.reason}",
+                data={"url": url, "reason": refused.reason},
+            ) from None
+        if self.settings.push_verify_ownership:
+            await self._challenge(url)
+
+    async def on_config_set(self, task_id: str, config_id: str, *, seen_seq: int) -> None:
+        """Call after storing a config; `seen_seq` is the task's `last_seq` read before that.
+
+        Notifications of events up to `seen_seq` were never queued for this config, so later
+        ones must not wait for them.
+        """
+
+        def decide(record: TaskRecord) -> Change | None:
+            floors = dict(record.internal.get("pushFloor", {}))
+            floor = min(floors.get(config_id, seen_seq), seen_seq)
+            if floors.get(config_id) == floor:
+                return None
+            floors[config_id] = floor
+            return Change(internal={"pushFloor": floors})
+
+        with contextlib.suppress(TaskGone):
+            await self.journal.write(task_id, decide)
+
+    async def on_config_deleted(self, task_id: str, config_id: str) -> None:
+        """Call after deleting a config: forgets its cursor, so a new one starts afresh."""
+
+        def decide(record: TaskRecord) -> Change | None:
+            change: dict[str, Any] = {}
+            for key in ("push", "pushFloor", "pushAttempts"):
+                entries = record.internal.get(key, {})
+                if config_id in entries:
+                    change[key] = {k: v for k, v in entries.items() if k != config_id}
+            return Change(internal=change) if change else None
+
+        with contextlib.suppress(TaskGone):
+            await self.journal.write(task_id, decide)
+
+    async def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
+        """The journal commit hook: queue a notification per config and qualifying event.
+
+        A failure to enqueue propagates to the writer (the write itself is done): a worker's
+        run-agent job then fails and is redelivered, and its duplicate run calls `reschedule`.
+        """
+        wanted = [event for event in events if self.qualifies(event.payload)]
+        if not wanted:
+            return
+        configs = await self.store.list_push_configs(record.task_id)
+        if not configs:
+            return
+        snapshot = _snapshot(record.task)
+        created = _now_ms()
+        for stored in configs:
+            config_id = _config_id(stored)
+            for event in wanted:
+                await self._enqueue(record.task_id, config_id, event.seq, snapshot, created)
+
+    async def reschedule(self, record: TaskRecord) -> None:
+        """Queue again every qualifying notification not yet delivered or dead-lettered.
+
+        For a worker that finds its turn already done: the worker that did it may have died
+        between a commit and its enqueue. Duplicates are harmless (stable ids, the cursor).
+        The Task sent is the current one (the snapshot of the original write is gone).
+        """
+        configs = await self.store.list_push_configs(record.task_id)
+        if not configs:
+            return
+        lowers = {_config_id(s): self._lower(record, _config_id(s)) for s in configs}
+        start = min(lowers.values())
+        if start >= record.last_seq:
+            return
+        events = await self.store.read_events(record.task_id, start)
+        snapshot = _snapshot(record.task)
+        created = _now_ms()
+        for config_id, lower in lowers.items():
+            for event in events:
+                if event.seq > lower and self.qualifies(event.payload):
+                    await self._enqueue(record.task_id, config_id, event.seq, snapshot, created)
+
+    async def dead_letters(self, task_id: str) -> list[DeadLetter]:
+        """The notifications of a task that were given up on, oldest first (the last 100)."""
+        record = await self.store.get_task(task_id)
+        if record is None:
+            return []
+        return [DeadLetter.from_dict(d) for d in record.internal.get("pushDeadLetters", [])]
+
+    def qualifies(self, payload: TaskEventPayload) -> bool:
+        if self._notify_all:
+            return True
+        if not isinstance(payload, TaskStatusUpdateEvent):
+            return False
+        state = payload.status.state
+        return state.is_terminal or state.is_interrupted
+
+    # --- the job handler ------------------------------------------------------------------------
+
+    async def handle(self, job: Job) -> None:
+        """Deliver one notification (the Worker's handler for WEBHOOK_JOB)."""
+        payload = job.payload
+        task_id = job.task_id
+        config_id = str(payload["configId"])
+        seq = int(payload["seq"])
+        nid = str(payload["notificationId"])
+        created_s = float(payload.get("firstAttemptAt") or _now_ms()) / 1000
+        record = await self.store.get_task(task_id)
+        if record is None:
+            log.info("notification %s dropped: task %s is gone", nid, task_id)
+            return
+        stored = await self.store.get_push_config(task_id, config_id)
+        if stored is None:
+            log.info("notification %s dropped: config %s was deleted", nid, config_id)
+            return
+        if _cursor(record, config_id) >= seq:
+            return  # delivered (or dead-lettered) already: a duplicate
+        # Waiting for an earlier notification never dead-letters this one: the earlier one is
+        # older, so it is delivered or dead-lettered first, and then this one's turn comes.
+        await self._wait_for_earlier(record, config_id, seq, created_s)
+
+        url = stored.config.url
+        deadline_at = created_s + self.settings.push_deadline_s
+        prior = _attempts(record, config_id, seq)
+        last_error = _last_error(record, config_id, seq)
+        if time.time() >= deadline_at or prior >= self.settings.push_max_attempts:
+            because = f"; last error: {last_error}" if last_error else ""
+            reason = (
+                f"not delivered within the deadline of {self.settings.push_deadline_s:g} s"
+                if prior < self.settings.push_max_attempts
+                else f"gave up after {prior} attempts"
+            )
+            await self._dead_letter(record, stored, seq, nid, reason + because, prior)
+            return
+
+        result = await self._attempt(record, stored.config, seq, nid, payload)
+        attempt = prior + 1
+        if result.outcome == "delivered":
+            log.info("notification %s (task %s seq %d) delivered to %s", nid, task_id, seq, url)
+            await self._advance(task_id, config_id, seq)
+            return
+        if result.outcome == "permanent":
+            await self._dead_letter(record, stored, seq, nid, result.reason, attempt)
+            return
+        if attempt >= self.settings.push_max_attempts:
+            reason = f"gave up after {attempt} attempts; last error: {result.reason}"
+            await self._dead_letter(record, stored, seq, nid, reason, attempt)
+            return
+        delay = result.retry_after_s if result.retry_after_s is not None else self.backoff(attempt)
+        if time.time() + delay >= deadline_at:
+            reason = (
+                f"the next attempt (in {delay:.3g} s) would be past the deadline of "
+                f"{self.settings.push_deadline_s:g} s; last error: {result.reason}"
+            )
+            await self._dead_letter(record, stored, seq, nid, reason, attempt)
+            return
+        log.info(
+            "notification %s attempt %d to %s failed (%s); next in %.3g s",
+            nid,
+            attempt,
+            url,
+            result.reason,
+            delay,
+        )
+        await self._record_attempt(task_id, config_id, seq, delay, result.reason)
+        raise RetryJob(f"notification {nid}: {result.reason}", delay_s=delay)
+
+    def backoff(self, attempt: int) -> float:
+        """Delay after failed attempt `attempt`: full jitter over base * 2^(attempt-1), capped."""
+        s = self.settings
+        ceiling = min(s.push_backoff_max_s, s.push_backoff_base_s * 2 ** min(attempt - 1, 60))
+        return random.uniform(0, ceiling)
+
+    # --- steps ------------------------------------------------------------------------------------
+
+    def _lower(self, record: TaskRecord, config_id: str) -> int:
+        floor = int(record.internal.get("pushFloor", {}).get(config_id, 0))
+        return max(_cursor(record, config_id), floor)
+
+    async def _wait_for_earlier(
+        self, record: TaskRecord, config_id: str, seq: int, created_s: float
+    ) -> None:
+        """RetryJob while an earlier notification for this config is not done yet."""
+        lower = self._lower(record, config_id)
+        if seq - 1 <= lower:
+            return
+        earlier = await self.store.read_events(record.task_id, lower, limit=seq - 1 - lower)
+        pending = [e.seq for e in earlier if e.seq < seq and self.qualifies(e.payload)]
+        if not pending:
+            return
+        head = pending[0]
+        now = time.time()
+        state = record.internal.get("pushAttempts", {}).get(config_id)
+        # When the head of the line is expected to make its next attempt.
+        if state is not None and state.get("seq") == head:
+            expected_at = float(state.get("nextAt", 0)) / 1000
+        else:
+            expected_at = created_s
+        if now - expected_at > self.stall_s:
+            log.warning(
+                "task %s config %s: notification of seq %d looks lost; queueing it again",
+                record.task_id,
+                config_id,
+                head,
+            )
+            await self._requeue(record, config_id, pending, created_s)
+            expected_at = now
+        delay = max(self.wait_s, expected_at - now + self.wait_s)
+        raise RetryJob(f"waiting for the notification of seq {head}", delay_s=delay)
+
+    async def _requeue(
+        self, record: TaskRecord, config_id: str, seqs: Sequence[int], created_s: float
+    ) -> None:
+        head = seqs[0]
+        now = _now_ms()
+
+        def decide(fresh: TaskRecord) -> Change | None:
+            if _cursor(fresh, config_id) >= head:
+                return None
+            states = dict(fresh.internal.get("pushAttempts", {}))
+            state = dict(states.get(config_id) or {})
+            if state.get("seq") != head:
+                state = {"seq": head, "attempts": 0}
+            state["nextAt"] = now
+            states[config_id] = state
+            return Change(internal={"pushAttempts": states})
+
+        try:
+            await self.journal.write(record.task_id, decide)
+        except TaskGone:
+            return
+        snapshot = _snapshot(record.task)
+        for s in seqs:
+            await self._enqueue(record.task_id, config_id, s, snapshot, int(created_s * 1000))
+
+    async def _attempt(
+        self,
+        record: TaskRecord,
+        config: PushNotificationConfig,
+        seq: int,
+        nid: str,
+        payload: dict[str, Any],
+    ) -> DeliveryResult:
+        try:
+            target = await self.guard.resolve_for_send(config.url)
+        except UrlRefused as refused:
+            return DeliveryResult("permanent", f"refused by the SSRF guard: {refused.reason}")
+        except HostUnresolvable as unresolved:
+            return DeliveryResult("retry", str(unresolved))
+        task = payload.get("task") or record.task.dump()
+        body = encode_task(task)
+        token, _ = self.signer.sign(body, config.url, record.task_id, notification_id=nid, seq=seq)
+        try:
+            headers = notification_headers(config, nid, seq, token)
+        except ValueError as exc:
+            return DeliveryResult("permanent", str(exc))
+        return await delivery.send(
+            "POST",
+            target,
+            body=body,
+            headers=headers,
+            timeout_s=self.settings.push_timeout_s,
+            max_response_bytes=self.settings.push_max_response_bytes,
+            ssl_context=self.ssl_context,
+        )
+
+    async def _enqueue(
+        self,
+        task_id: str,
+        config_id: str,
+        seq: int,
+        snapshot: dict[str, Any] | None,
+        created_ms: int,
+    ) -> None:
+        nid = notification_id(task_id, config_id, seq)
+        payload: dict[str, Any] = {
+            "notificationId": nid,
+            "configId": config_id,
+            "seq": seq,
+            "task": snapshot,
+            "firstAttemptAt": created_ms,
+        }
+        await self.queue.enqueue(Job(kind=WEBHOOK_JOB, task_id=task_id, payload=payload, id=nid))
+
+    async def _advance(self, task_id: str, config_id: str, seq: int) -> None:
+        def decide(record: TaskRecord) -> Change | None:
+            if _cursor(record, config_id) >= seq:
+                return None
+            return Change(internal=_moved_cursor(record, config_id, seq))
+
+        with contextlib.suppress(TaskGone):
+            await self.journal.write(task_id, decide)
+
+    async def _record_attempt(
+        self, task_id: str, config_id: str, seq: int, delay_s: float, error: str
+    ) -> None:
+        next_at = _now_ms() + int(delay_s * 1000)
+
+        def decide(record: TaskRecord) -> Change | None:
+            if _cursor(record, config_id) >= seq:
+                return None
+            states = dict(record.internal.get("pushAttempts", {}))
+            attempts = _attempts(record, config_id, seq) + 1
+            states[config_id] = {
+                "seq": seq,
+                "attempts": attempts,
+                "nextAt": next_at,
+                "lastError": error[:500],
+            }
+            return Change(internal={"pushAttempts": states})
+
+        with contextlib.suppress(TaskGone):
+            await self.journal.write(task_id, decide)
+
+    async def _dead_letter(
+        self,
+        record: TaskRecord,
+        stored: StoredPushConfig,
+        seq: int,
+        nid: str,
+        reason: str,
+        attempts: int,
+    ) -> None:
+        config_id = _config_id(stored)
+        letter = DeadLetter(
+            notification_id=nid,
+            config_id=config_id,
+            seq=seq,
+            url=stored.config.url,
+            reason=reason[:1000],
+            attempts=attempts,
+            at=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+        )
+        log.warning(
+            "notification %s (task %s seq %d) to %s dead-lettered after %d attempt(s): %s",
+            nid,
+            record.task_id,
+            seq,
+            stored.config.url,
+            attempts,
+            reason,
+        )
+
+        def decide(fresh: TaskRecord) -> Change | None:
+            if _cursor(fresh, config_id) >= seq:
+                return None
+            letters = [*fresh.internal.get("pushDeadLetters", []), letter.to_dict()]
+            internal = _moved_cursor(fresh, config_id, seq)
+            internal["pushDeadLetters"] = letters[-MAX_DEAD_LETTERS:]
+            return Change(internal=internal)
+
+        with contextlib.suppress(TaskGone):
+            await self.journal.write(record.task_id, decide)
+
+    async def _challenge(self, url: str) -> None:
+        """Ownership check: GET url?validationToken=<random>; the body must echo the token."""
+
+        def refuse(why: str) -> InvalidParamsError:
+            return InvalidParamsError(
+                f"pushNotificationConfig.url failed the ownership check: {why}",
+                data={"url": url, "reason": why},
+            )
+
+        try:
+            target = await self.guard.resolve_for_send(url)
+        except UrlRefused as refused:  # pragma: no cover - parse() already passed
+            raise refuse(refused.reason) from None
+        except HostUnresolvable as unresolved:
+            raise refuse(str(unresolved)) from None
+        token = secrets.token_urlsafe(24)
+        result = await delivery.send(
+            "GET",
+            target.with_query("validationToken", token),
+            headers={"X-A2A-Validation-Token": token},
+            timeout_s=self.settings.push_timeout_s,
+            max_response_bytes=min(self.settings.push_max_response_bytes, 4096),
+            ssl_context=self.ssl_context,
+        )
+        if result.outcome != "delivered":
+            raise refuse(f"the challenge request failed ({result.reason})")
+        if result.body.strip() != token.encode():
+            raise refuse("the response did not echo the validationToken")
+
+
+def notification_headers(
+    config: PushNotificationConfig, nid: str, seq: int, jwt_token: str
+) -> dict[str, str]:
+    """The headers of one notification POST (ValueError if the config's values are unusable).
+
+    Our JWT goes in `Authorization: Bearer`, unless the config carries credentials for a Bearer
+    or Basic scheme: those then go in Authorization and the JWT in X-A2A-Notification-JWT.
+    """
+    headers = {
+        "Content-Type": "application/json",
+        "X-A2A-Notification-Id": nid,
+        "X-A2A-Notification-Seq": str(seq),
+    }
+    if config.token:
+        if _HEADER_UNSAFE.search(config.token):
+            raise ValueError("the config's token contains control characters")
+        headers["X-A2A-Notification-Token"] = config.token
+    explicit = _explicit_authorization(config)
+    if explicit is not None:
+        headers["Authorization"] = explicit
+        headers["X-A2A-Notification-JWT"] = jwt_token
+    else:
+        headers["Authorization"] = f"Bearer {jwt_token}"
+    return headers
+
+
+def _explicit_authorization(config: PushNotificationConfig) -> str | None:
+    auth = config.authentication
+    if auth is None or not auth.credentials:
+        return None
+    credentials = auth.credentials.strip()
+    if _HEADER_UNSAFE.search(credentials):
+        raise ValueError("the config's credentials contain control characters")
+    schemes = {scheme.strip().lower() for scheme in auth.schemes}
+    if "bearer" in schemes:
+        return f"Bearer {credentials}"
+    if "basic" in schemes:
+        if ":" in credentials:  # user:password, not yet encoded
+            credentials = base64.b64encode(credentials.encode()).decode("ascii")
+        return f"Basic {credentials}"
+    return None
+
+
+def _config_id(stored: StoredPushConfig) -> str:
+    return stored.config.id or stored.task_id
+
+
+def _cursor(record: TaskRecord, config_id: str) -> int:
+    return int(record.internal.get("push", {}).get(config_id, 0))
+
+
+def _attempts(record: TaskRecord, config_id: str, seq: int) -> int:
+    state = record.internal.get("pushAttempts", {}).get(config_id)
+    if state is None or state.get("seq") != seq:
+        return 0
+    return int(state.get("attempts", 0))
+
+
+def _last_error(record: TaskRecord, config_id: str, seq: int) -> str | None:
+    state = record.internal.get("pushAttempts", {}).get(config_id)
+    if state is None or state.get("seq") != seq:
+        return None
+    error = state.get("lastError")
+    return str(error) if error else None
+
+
+def _moved_cursor(record: TaskRecord, config_id: str, seq: int) -> dict[str, Any]:
+    """The internal entries that move the cursor to `seq` and drop finished attempt state."""
+    cursors = dict(record.internal.get("push", {}))
+    cursors[config_id] = max(seq, int(cursors.get(config_id, 0)))
+    internal: dict[str, Any] = {"push": cursors}
+    states = record.internal.get("pushAttempts", {})
+    state = states.get(config_id)
+    if state is not None and int(state.get("seq", 0)) <= seq:
+        internal["pushAttempts"] = {k: v for k, v in states.items() if k != config_id}
+    return internal
+
+
+def _snapshot(task: Task) -> dict[str, Any] | None:
+    data = task.dump()
+    if len(encode_task(data)) > MAX_INLINE_TASK_BYTES:
+        return None
+    return data
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000

@@ -1,0 +1,426 @@
+"""For those who receive our webhooks: check that a notification is genuine, fresh and new.
+
+    from a2a_serverless.push import WebhookVerifier, NotificationRejected, KeySetUnavailable
+
+    verifier = WebhookVerifier(
+        "https://agent.example.com/.well-known/jwks.json",
+        audience="https://me.example.com/a2a/webhook",   # the URL given in the push config
+        token="the-token-given-in-the-push-config",      # optional
+    )
+
+    try:
+        notification = await verifier.verify(request.headers, await request.body())
+    except NotificationRejected as rejected:   # answer 401/400: the agent will not retry
+        ...
+    except KeySetUnavailable:                   # answer 503: the agent will retry later
+        ...
+    if already_seen(notification.notification_id):   # at-least-once: de-duplicate on this
+        ...
+
+`verify` checks, in this order: the JWT (from X-A2A-Notification-JWT, else `Authorization:
+Bearer`) is signed with an allowed asymmetric algorithm (ES256, RS256; never "none" or HS*) by a
+key of the agent's JWKS (fetched, cached, fetched again when an unknown key id shows up — that
+is how a key rotation reaches receivers); `aud` is our URL, `iss` the agent (if given), `exp`
+not passed, `iat` at most `max_age_s` (5 min) old; the body's SHA-256 is the `bodySha256`
+claim; the task id and notification id match; the X-A2A-Notification-Token is the expected
+one; and — last, so a rejected request never burns one — the `jti` was not seen before.
+
+`verify_sync` does the same for synchronous servers. Needs `PyJWT[crypto]`; `verify` also
+`httpx` (or pass the JWKS document with `jwks=`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import inspect
+import json
+import threading
+import time
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+DEFAULT_ALGORITHMS = ("ES256", "RS256")
+_FORBIDDEN_ALGORITHMS = ("none", "HS256", "HS384", "HS512")
+_ASYMMETRIC = ("ES", "RS", "PS")
+
+
+class NotificationRejected(Exception):
+    """The notification failed verification; `reason` is a short code, the message says why."""
+
+    reason = "rejected"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class MissingSignature(NotificationRejected):
+    reason = "missing_jwt"
+
+
+class MalformedNotification(NotificationRejected):
+    reason = "malformed"
+
+
+class UnknownKey(NotificationRejected):
+    reason = "unknown_key"
+
+
+class BadSignature(NotificationRejected):
+    reason = "bad_signature"
+
+
+class ClaimMismatch(NotificationRejected):
+    """aud, iss, taskId or notificationId is not what it should be."""
+
+    reason = "claim_mismatch"
+
+
+class ExpiredNotification(NotificationRejected):
+    """exp has passed, or iat is older than `max_age_s` (or in the future)."""
+
+    reason = "expired"
+
+
+class BodyMismatch(NotificationRejected):
+    reason = "body_hash"
+
+
+class TokenMismatch(NotificationRejected):
+    reason = "token"
+
+
+class ReplayedNotification(NotificationRejected):
+    reason = "replay"
+
+
+class KeySetUnavailable(Exception):
+    """The agent's JWKS could not be fetched: not the sender's fault, answer 503."""
+
+
+class ReplayCache(Protocol):
+    """Remembers JWT ids until they expire. `add` is True when `jti` is new (and records it).
+
+    May be async (return an awaitable) when used with `verify`, e.g. backed by Redis
+    `SET jti 1 NX EXAT expires_at`.
+    """
+
+    def add(self, jti: str, expires_at: float) -> bool | Awaitable[bool]: ...
+
+
+class MemoryReplayCache:
+    """An in-process ReplayCache (one receiver process), bounded in size."""
+
+    def __init__(self, max_entries: int = 100_000) -> None:
+        self.max_entries = max_entries
+        self._seen: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def add(self, jti: str, expires_at: float) -> bool:
+        now = time.time()
+        with self._lock:
+            known = self._seen.get(jti)
+            if known is not None and known > now:
+                return False
+            if len(self._seen) >= self.max_entries:
+                self._seen = {k: v for k, v in self._seen.items() if v > now}
+                while len(self._seen) >= self.max_entries:  # still full: forget the oldest
+                    self._seen.pop(next(iter(self._seen)))
+            self._seen[jti] = expires_at
+            return True
+
+
+@dataclass(frozen=True, slots=True)
+class VerifiedNotification:
+    task: dict[str, Any]
+    task_id: str
+    notification_id: str | None
+    seq: int | None
+    key_id: str
+    claims: dict[str, Any] = field(repr=False)
+
+
+class WebhookVerifier:
+    def __init__(
+        self,
+        jwks_url: str | None = None,
+        *,
+        audience: str | Sequence[str],
+        jwks: Mapping[str, Any] | None = None,
+        issuer: str | None = None,
+        token: str | None = None,
+        max_age_s: float = 300.0,
+        leeway_s: float = 30.0,
+        algorithms: Sequence[str] = DEFAULT_ALGORITHMS,
+        replay_cache: ReplayCache | None = None,
+        jwks_ttl_s: float = 3600.0,
+        jwks_min_refresh_s: float = 10.0,
+        jwks_timeout_s: float = 5.0,
+        max_jwks_bytes: int = 256 * 1024,
+    ) -> None:
+        if jwks_url is None and jwks is None:
+            raise ValueError("WebhookVerifier needs the agent's jwks_url or a jwks document")
+        bad = [a for a in algorithms if a in _FORBIDDEN_ALGORITHMS or a[:2] not in _ASYMMETRIC]
+        if bad or not algorithms:
+            raise ValueError(f"only asymmetric algorithms can verify webhooks, not {bad}")
+        self.jwks_url = jwks_url
+        self.audience = [audience] if isinstance(audience, str) else list(audience)
+        self.issuer = issuer
+        self.token = token
+        self.max_age_s = max_age_s
+        self.leeway_s = leeway_s
+        self.algorithms = tuple(algorithms)
+        self.replay_cache: ReplayCache = replay_cache or MemoryReplayCache()
+        self.jwks_ttl_s = jwks_ttl_s
+        self.jwks_min_refresh_s = jwks_min_refresh_s
+        self.jwks_timeout_s = jwks_timeout_s
+        self.max_jwks_bytes = max_jwks_bytes
+        self._keys: dict[str, Any] = {}  # kid -> PyJWK
+        self._fetched_at = float("-inf")
+        self._attempted_at = float("-inf")
+        if jwks is not None:
+            self._keys = self._load_jwks(jwks)
+            self._fetched_at = float("inf")  # static keys: never fetched
+
+    # --- verifying ------------------------------------------------------------------------------
+
+    async def verify(
+        self, headers: Mapping[str, str], body: bytes, *, token: str | None = None
+    ) -> VerifiedNotification:
+        """Check one notification (NotificationRejected, KeySetUnavailable) and return it."""
+        jwt_text, kid, alg = self._read_header(headers)
+        key = self._keys.get(kid)
+        if self._should_fetch(key):
+            try:
+                self._refreshed(await self._fetch_async())
+                key = self._keys.get(kid)  # a key no longer published is no longer trusted
+            except KeySetUnavailable:
+                if key is None:
+                    raise  # otherwise keep using the cached key while the JWKS is unreachable
+        claims, notification = self._check(headers, body, jwt_text, kid, alg, key, token)
+        added = self.replay_cache.add(claims["jti"], self._remember_until(claims))
+        if inspect.isawaitable(added):
+            added = await added
+        if not added:
+            raise ReplayedNotification(f"JWT {claims['jti']} was already used")
+        return notification
+
+    def verify_sync(
+        self, headers: Mapping[str, str], body: bytes, *, token: str | None = None
+    ) -> VerifiedNotification:
+        """`verify` for synchronous code (the replay cache must then be synchronous)."""
+        jwt_text, kid, alg = self._read_header(headers)
+        key = self._keys.get(kid)
+        if self._should_fetch(key):
+            try:
+                self._refreshed(self._fetch_sync())
+                key = self._keys.get(kid)  # a key no longer published is no longer trusted
+            except KeySetUnavailable:
+                if key is None:
+                    raise  # otherwise keep using the cached key while the JWKS is unreachable
+        claims, notification = self._check(headers, body, jwt_text, kid, alg, key, token)
+        added = self.replay_cache.add(claims["jti"], self._remember_until(claims))
+        if inspect.isawaitable(added):
+            raise TypeError("verify_sync needs a synchronous replay cache")
+        if not added:
+            raise ReplayedNotification(f"JWT {claims['jti']} was already used")
+        return notification
+
+    def _remember_until(self, claims: Mapping[str, Any]) -> float:
+        """How long a jti must be remembered: as long as its token would still be accepted."""
+        return max(float(claims["exp"]) + self.leeway_s, float(claims["iat"]) + self.max_age_s)
+
+    def _read_header(self, headers: Mapping[str, str]) -> tuple[str, str, str]:
+        import jwt
+
+        lowered = {k.lower(): v for k, v in headers.items()}
+        text = lowered.get("x-a2a-notification-jwt")
+        if not text:
+            auth = lowered.get("authorization", "")
+            scheme, _, value = auth.partition(" ")
+            if scheme.lower() == "bearer":
+                text = value.strip()
+        if not text:
+            raise MissingSignature("no JWT in X-A2A-Notification-JWT or Authorization: Bearer")
+        try:
+            header = jwt.get_unverified_header(text)
+        except jwt.PyJWTError as exc:
+            raise MalformedNotification(f"the JWT is malformed: {exc}") from None
+        alg, kid = header.get("alg"), header.get("kid")
+        if alg not in self.algorithms:
+            raise BadSignature(f"JWT algorithm {alg!r} is not allowed")
+        if not isinstance(kid, str) or not kid:
+            raise UnknownKey("the JWT names no key (kid)")
+        return text, kid, alg
+
+    def _check(
+        self,
+        headers: Mapping[str, str],
+        body: bytes,
+        jwt_text: str,
+        kid: str,
+        alg: str,
+        key: Any,
+        token: str | None,
+    ) -> tuple[dict[str, Any], VerifiedNotification]:
+        import jwt
+
+        if key is None:
+            raise UnknownKey(f"key {kid!r} is not in the agent's JWKS")
+        key_alg = getattr(key, "algorithm_name", None)
+        if key_alg and key_alg != alg:
+            raise BadSignature(f"key {kid!r} is an {key_alg} key, the JWT says {alg}")
+        try:
+            claims: dict[str, Any] = jwt.decode(
+                jwt_text,
+                key.key,
+                algorithms=[alg],
+                audience=self.audience,
+                issuer=self.issuer,
+                leeway=self.leeway_s,
+                options={"require": ["iat", "exp", "jti", "aud"]},
+            )
+        except jwt.ExpiredSignatureError:
+            raise ExpiredNotification("the JWT has expired") from None
+        except jwt.InvalidAudienceError:
+            raise ClaimMismatch("the JWT's audience (aud) is another receiver's URL") from None
+        except jwt.InvalidIssuerError:
+            raise ClaimMismatch("the JWT's issuer (iss) is not the expected agent") from None
+        except jwt.InvalidSignatureError:
+            raise BadSignature("the JWT signature does not verify") from None
+        except jwt.ImmatureSignatureError:
+            raise ExpiredNotification("the JWT is not valid yet (iat in the future)") from None
+        except jwt.PyJWTError as exc:
+            raise MalformedNotification(f"the JWT is not acceptable: {exc}") from None
+        now = time.time()
+        iat = float(claims["iat"])
+        if now - iat > self.max_age_s:
+            raise ExpiredNotification(
+                f"the notification was signed {now - iat:.0f} s ago (limit {self.max_age_s:g} s)"
+            )
+        if iat - now > self.leeway_s:
+            raise ExpiredNotification("the JWT was issued in the future")
+        expected = claims.get("bodySha256") or claims.get("request_body_sha256")
+        if not isinstance(expected, str):
+            raise BodyMismatch("the JWT carries no body hash (bodySha256)")
+        if not hmac.compare_digest(expected.lower(), hashlib.sha256(body).hexdigest()):
+            raise BodyMismatch("the body is not the one that was signed")
+        try:
+            task = json.loads(body)
+        except ValueError:
+            raise MalformedNotification("the body is not JSON") from None
+        if not isinstance(task, dict):
+            raise MalformedNotification("the body is not a Task object")
+        task_id = claims.get("taskId")
+        if task_id is None or task.get("id") != task_id:
+            raise ClaimMismatch("the body's task id is not the signed taskId")
+        lowered = {k.lower(): v for k, v in headers.items()}
+        nid = claims.get("notificationId")
+        header_nid = lowered.get("x-a2a-notification-id")
+        if nid is not None and header_nid is not None and header_nid != nid:
+            raise ClaimMismatch("X-A2A-Notification-Id is not the signed notificationId")
+        expected_token = token if token is not None else self.token
+        if expected_token is not None:
+            given = lowered.get("x-a2a-notification-token")
+            if given is None or not hmac.compare_digest(given.encode(), expected_token.encode()):
+                raise TokenMismatch("X-A2A-Notification-Token is missing or wrong")
+        seq = claims.get("seq")
+        notification = VerifiedNotification(
+            task=task,
+            task_id=str(task_id),
+            notification_id=nid or header_nid,
+            seq=int(seq) if isinstance(seq, int) else None,
+            key_id=kid,
+            claims=claims,
+        )
+        return claims, notification
+
+    # --- the key set ----------------------------------------------------------------------------
+
+    def _should_fetch(self, key: Any) -> bool:
+        """Fetch the JWKS when it is stale, or (at most every min_refresh_s) for an unknown kid.
+
+        An unknown kid is how a new signing key shows up after a rotation.
+        """
+        if self.jwks_url is None:
+            return False
+        now = time.monotonic()
+        if now - self._attempted_at < self.jwks_min_refresh_s:
+            return False  # never hammer the agent's JWKS endpoint
+        if now - self._fetched_at > self.jwks_ttl_s or key is None:
+            self._attempted_at = now
+            return True
+        return False
+
+    def _refreshed(self, document: Mapping[str, Any]) -> None:
+        self._keys = self._load_jwks(document)
+        self._fetched_at = time.monotonic()
+
+    def _load_jwks(self, document: Mapping[str, Any]) -> dict[str, Any]:
+        from jwt import PyJWK
+        from jwt.exceptions import PyJWKError
+
+        keys: dict[str, Any] = {}
+        entries = document.get("keys") if isinstance(document, Mapping) else None
+        if not isinstance(entries, list):
+            raise KeySetUnavailable('the JWKS document has no "keys" array')
+        for entry in entries:
+            if not isinstance(entry, dict) or not isinstance(entry.get("kid"), str):
+                continue
+            if entry.get("use", "sig") != "sig" or any(m in entry for m in ("d", "k")):
+                continue  # not a public signing key
+            alg = entry.get("alg")
+            if alg is not None and alg not in self.algorithms:
+                continue
+            try:
+                keys[entry["kid"]] = PyJWK(entry, algorithm=alg)
+            except PyJWKError:
+                continue
+        return keys
+
+    async def _fetch_async(self) -> Mapping[str, Any]:
+        import httpx
+
+        assert self.jwks_url is not None
+        try:
+            async with (
+                httpx.AsyncClient(timeout=self.jwks_timeout_s, follow_redirects=False) as client,
+                client.stream("GET", self.jwks_url) as response,
+            ):
+                if response.status_code != 200:
+                    raise KeySetUnavailable(f"GET {self.jwks_url}: HTTP {response.status_code}")
+                data = b""
+                async for chunk in response.aiter_bytes():
+                    data += chunk
+                    if len(data) > self.max_jwks_bytes:
+                        raise KeySetUnavailable(f"GET {self.jwks_url}: the JWKS is too large")
+        except httpx.HTTPError as exc:
+            raise KeySetUnavailable(f"GET {self.jwks_url}: {exc}") from None
+        return _parse_jwks(self.jwks_url, data)
+
+    def _fetch_sync(self) -> Mapping[str, Any]:
+        import urllib.error
+        import urllib.request
+
+        assert self.jwks_url is not None
+        request = urllib.request.Request(self.jwks_url, headers={"Accept": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=self.jwks_timeout_s) as response:
+                data = response.read(self.max_jwks_bytes + 1)
+        except (urllib.error.URLError, OSError) as exc:
+            raise KeySetUnavailable(f"GET {self.jwks_url}: {exc}") from None
+        if len(data) > self.max_jwks_bytes:
+            raise KeySetUnavailable(f"GET {self.jwks_url}: the JWKS is too large")
+        return _parse_jwks(self.jwks_url, data)
+
+
+def _parse_jwks(url: str, data: bytes) -> Mapping[str, Any]:
+    try:
+        document = json.loads(data)
+    except ValueError:
+        raise KeySetUnavailable(f"GET {url}: not JSON") from None
+    if not isinstance(document, dict):
+        raise KeySetUnavailable(f"GET {url}: not a JWKS document")
+    return document
