@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
 from .models import (
+    AgentExtension,
     AgentProvider,
     AgentSkill,
     DataPart,
@@ -101,6 +102,8 @@ class Context:
     task: Task
     metadata: dict[str, Any] = field(default_factory=dict)
     accepted_output_modes: list[str] | None = None
+    # URIs of the extensions the client activated for the request that sent this message.
+    extensions: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -158,6 +161,8 @@ class Agent:
     provider: AgentProvider | None = None
     documentation_url: str | None = None
     icon_url: str | None = None
+    # Extensions declared on the card; clients activate them with `X-A2A-Extensions`.
+    extensions: list[AgentExtension] = field(default_factory=list)
     # How long one turn may run before the task fails; keep it under the function's timeout.
     time_budget_s: float | None = None
     # The function behind a decorated agent, so it can still be called directly in tests.
@@ -220,6 +225,7 @@ def agent(
     provider: AgentProvider | None = None,
     documentation_url: str | None = None,
     icon_url: str | None = None,
+    extensions: Iterable[AgentExtension] = (),
     time_budget_s: float | None = None,
 ) -> Callable[[Callable[..., Any]], Agent]: ...
 
@@ -237,6 +243,7 @@ def agent(
     provider: AgentProvider | None = None,
     documentation_url: str | None = None,
     icon_url: str | None = None,
+    extensions: Iterable[AgentExtension] = (),
     time_budget_s: float | None = None,
 ) -> Agent | Callable[[Callable[..., Any]], Agent]:
     """Make a function an agent. Use as `@agent` or `@agent(name=..., description=...)`."""
@@ -255,6 +262,7 @@ def agent(
             provider=provider,
             documentation_url=documentation_url,
             icon_url=icon_url,
+            extensions=list(extensions),
             time_budget_s=time_budget_s,
             func=fn,
         )

@@ -24,6 +24,8 @@ from typing import Any
 from . import jsonrpc
 from .card import build_card, join_url, request_base_url
 from .errors import A2AError, InternalError, InvalidRequestError
+from .extensions import HEADER as EXTENSIONS_HEADER
+from .extensions import header_value
 from .runtime import Runtime
 from .service import Caller, StreamEvent
 
@@ -204,19 +206,29 @@ class A2AApplication:
             self.runtime.service,
             Caller(),
             last_event_id_header=request.headers.get("last-event-id"),
+            extensions_header=request.headers.get(EXTENSIONS_HEADER),
         )
+        echo = _extensions_echo(reply.extensions)
         if isinstance(reply, jsonrpc.StreamReply):
-            await self._stream(request, send, reply)
+            await self._stream(request, send, reply, echo)
         elif reply.body is None:
-            await send_bytes(send, 204, b"", None)
+            await send_bytes(send, 204, b"", None, echo)
         elif reply.as_sse:
-            await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+            start = {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS}
+            await send(start)
             await send({"type": "http.response.body", "body": sse_frame(reply.body)})
         else:
-            await send_json(send, 200, reply.body)
+            await send_json(send, 200, reply.body, echo)
 
-    async def _stream(self, request: Request, send: Send, reply: jsonrpc.StreamReply) -> None:
-        await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
+    async def _stream(
+        self,
+        request: Request,
+        send: Send,
+        reply: jsonrpc.StreamReply,
+        headers: list[tuple[bytes, bytes]] | None = None,
+    ) -> None:
+        start_headers = SSE_HEADERS + (headers or [])
+        await send({"type": "http.response.start", "status": 200, "headers": start_headers})
         writer = asyncio.ensure_future(self._write_events(send, reply))
         disconnect = asyncio.ensure_future(_wait_for_disconnect(request.receive))
         try:
@@ -262,6 +274,13 @@ class A2AApplication:
 
 def _event_frame(request_id: jsonrpc.RequestId, event: StreamEvent) -> bytes:
     return sse_frame(jsonrpc.stream_event_body(request_id, event), event.seq)
+
+
+def _extensions_echo(activated: tuple[str, ...]) -> list[tuple[bytes, bytes]]:
+    """The response header listing the extensions a request activated (none: no header)."""
+    if not activated:
+        return []
+    return [(EXTENSIONS_HEADER.encode(), header_value(activated).encode())]
 
 
 async def _wait_for_disconnect(receive: Receive) -> None:

@@ -39,6 +39,7 @@ def build_card(
             push_notifications=push_notifications,
             # Every status change is kept in the task's event log and history.
             state_transition_history=True,
+            extensions=list(agent.extensions) or None,
         ),
         default_input_modes=list(agent.input_modes),
         default_output_modes=list(agent.output_modes),

@@ -54,12 +54,15 @@ class Reply:
 
     body: dict[str, Any] | None
     as_sse: bool = False
+    # Extensions activated for the request: echoed in the X-A2A-Extensions response header.
+    extensions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class StreamReply:
     request_id: RequestId
     events: AsyncIterator[StreamEvent | None]
+    extensions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +157,7 @@ async def handle(
     caller: Caller,
     *,
     last_event_id_header: str | None = None,
+    extensions_header: str | None = None,
 ) -> Reply | StreamReply:
     try:
         request = json.loads(raw)
@@ -177,6 +181,7 @@ async def handle(
             # Nobody waits for a notification's answer, so never hold it open.
             params = _non_blocking(params)
         last_event_id = parse_last_event_id(last_event_id_header)
+        caller = service.activate_extensions(caller, extensions_header)
         call = Call(service=service, caller=caller, last_event_id=last_event_id)
         result = await method.handler(params, call)
     except A2AError as error:
@@ -185,14 +190,16 @@ async def handle(
         log.exception("unexpected error in JSON-RPC method %r", request.get("method"))
         body = None if notification else error_response(request_id, InternalError())
         return Reply(body, streaming)
+    activated = caller.extensions
     if method.streaming:
         if notification:
             await result.aclose()
             return Reply(None)
-        return StreamReply(request_id, result)
+        return StreamReply(request_id, result, activated)
     if notification:
         return Reply(None)
-    return Reply({"jsonrpc": "2.0", "id": request_id, "result": render(result)})
+    body = {"jsonrpc": "2.0", "id": request_id, "result": render(result)}
+    return Reply(body, extensions=activated)
 
 
 def parse_last_event_id(value: str | None) -> int | None:

@@ -61,6 +61,7 @@ class Runtime:
             notifier=self.notifier,
             input_modes=_modes(agent.input_modes, (s.input_modes for s in skills)),
             output_modes=_modes(agent.output_modes, (s.output_modes for s in skills)),
+            extensions=agent.extensions,
         )
 
     async def aclose(self) -> None:

@@ -18,7 +18,7 @@ import binascii
 import json
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .config import Settings
@@ -33,6 +33,7 @@ from .journal import Change, Journal, TaskGone
 from .lifecycle import CANCELABLE_STATES, now_iso, status_event, task_view
 from .media import check_message_media
 from .models import (
+    AgentExtension,
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
     ListTaskPushNotificationConfigParams,
@@ -64,6 +65,8 @@ class Caller:
     """Who is calling. Tasks and push configs belong to their creator's `owner`."""
 
     owner: str = "anonymous"
+    # Extensions activated for this request (X-A2A-Extensions, as far as the agent declares).
+    extensions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,14 +92,22 @@ class TaskService:
         notifier: PushNotifier | None = None,
         input_modes: Sequence[str] = ("*/*",),
         output_modes: Sequence[str] = ("*/*",),
+        extensions: Sequence[AgentExtension] = (),
     ) -> None:
         self.journal = journal
+        self.extensions = list(extensions)
         self.input_modes = list(input_modes)
         self.output_modes = list(output_modes)
         self.store = journal.store
         self.queue = queue
         self.settings = settings
         self.notifier = notifier
+
+    def activate_extensions(self, caller: Caller, header_value: str | None) -> Caller:
+        """`caller` with the extensions its request activates (refuses missing required ones)."""
+        from .extensions import activate
+
+        return replace(caller, extensions=activate(self.extensions, header_value))
 
     # --- message/send, message/stream ----------------------------------------------------------
 
@@ -166,7 +177,7 @@ class TaskService:
             task,
             owner=caller.owner,
             events=[status_event(task, TaskState.SUBMITTED)],
-            internal={"step": _step_info(params)},
+            internal={"step": _step_info(params, caller)},
             idempotency_key=key,
         )
 
@@ -204,7 +215,7 @@ class TaskService:
             return Change(
                 messages=[accepted],
                 events=[status_event(record.task, TaskState.SUBMITTED)],
-                internal={"step": _step_info(params)},
+                internal={"step": _step_info(params, caller)},
             )
 
         try:
@@ -456,12 +467,13 @@ def _stream_ends(payload: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, *, la
     return payload.status.state.is_terminal or last
 
 
-def _step_info(params: MessageSendParams) -> dict[str, Any]:
+def _step_info(params: MessageSendParams, caller: Caller) -> dict[str, Any]:
     config = params.configuration
     return {
         "messageId": params.message.message_id,
         "metadata": params.metadata or {},
         "acceptedOutputModes": config.accepted_output_modes if config else None,
+        "extensions": list(caller.extensions),
     }
 
 

@@ -120,6 +120,7 @@ class Worker:
             task=task,
             metadata=step_info.get("metadata") or {},
             accepted_output_modes=step_info.get("acceptedOutputModes"),
+            extensions=tuple(step_info.get("extensions") or ()),
         )
 
     async def _execute(self, context: Context, updater: TaskUpdater) -> None:

@@ -1,0 +1,47 @@
+"""Extension activation (spec topics/extensions.md) through the `X-A2A-Extensions` header.
+
+The agent declares extensions on its card (`AgentCapabilities.extensions`). A client activates
+some for one request by listing their URIs in `X-A2A-Extensions`; requested URIs the agent does
+not declare are ignored (no fallback to another version), and the response lists the ones that
+were activated in the same header. An extension the card marks `required` must be requested,
+or the request is refused with InvalidRequestError (-32600 / HTTP 400) naming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .errors import InvalidRequestError
+from .models import AgentExtension
+
+HEADER = "x-a2a-extensions"
+
+
+def requested(header_value: str | None) -> list[str]:
+    """The URIs a request asks for, in order, without duplicates or blanks."""
+    if not header_value:
+        return []
+    seen: dict[str, None] = {}
+    for item in header_value.split(","):
+        uri = item.strip()
+        if uri:
+            seen.setdefault(uri, None)
+    return list(seen)
+
+
+def activate(declared: Sequence[AgentExtension], header_value: str | None) -> tuple[str, ...]:
+    """The declared extensions this request activates; refuses one missing a required one."""
+    asked = requested(header_value)
+    known = {extension.uri for extension in declared}
+    missing = [e.uri for e in declared if e.required and e.uri not in asked]
+    if missing:
+        raise InvalidRequestError(
+            f"This agent requires the extension(s) {', '.join(missing)}: "
+            f"activate them with the X-A2A-Extensions header",
+            data={"requiredExtensions": missing},
+        )
+    return tuple(uri for uri in asked if uri in known)
+
+
+def header_value(activated: Iterable[str]) -> str:
+    return ", ".join(activated)
