@@ -163,6 +163,9 @@ class Agent:
     icon_url: str | None = None
     # Extensions declared on the card; clients activate them with `X-A2A-Extensions`.
     extensions: list[AgentExtension] = field(default_factory=list)
+    # Skills shown only to authenticated callers, on the authenticated extended card
+    # (`agent/getAuthenticatedExtendedCard`, `GET /v1/card`); none: no extended card.
+    extended_skills: list[AgentSkill] = field(default_factory=list)
     # How long one turn may run before the task fails; keep it under the function's timeout.
     time_budget_s: float | None = None
     # The function behind a decorated agent, so it can still be called directly in tests.
@@ -226,6 +229,7 @@ def agent(
     documentation_url: str | None = None,
     icon_url: str | None = None,
     extensions: Iterable[AgentExtension] = (),
+    extended_skills: Iterable[AgentSkill] = (),
     time_budget_s: float | None = None,
 ) -> Callable[[Callable[..., Any]], Agent]: ...
 
@@ -244,6 +248,7 @@ def agent(
     documentation_url: str | None = None,
     icon_url: str | None = None,
     extensions: Iterable[AgentExtension] = (),
+    extended_skills: Iterable[AgentSkill] = (),
     time_budget_s: float | None = None,
 ) -> Agent | Callable[[Callable[..., Any]], Agent]:
     """Make a function an agent. Use as `@agent` or `@agent(name=..., description=...)`."""
@@ -263,6 +268,7 @@ def agent(
             documentation_url=documentation_url,
             icon_url=icon_url,
             extensions=list(extensions),
+            extended_skills=list(extended_skills),
             time_budget_s=time_budget_s,
             func=fn,
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 
@@ -62,6 +62,24 @@ class Settings:
     push_verify_ownership: bool = False
     # Lifetime of the JWT in each notification.
     push_jwt_ttl_s: float = 300.0
+
+    # --- authentication (a2a_serverless/auth/config.py documents every value) ---
+    # With none of the schemes set, every caller is the one anonymous owner.
+    auth_api_keys: str | None = field(default=None, repr=False)
+    auth_api_key_name: str | None = None
+    auth_api_key_in: str | None = None
+    auth_jwt_issuer: str | None = None
+    auth_jwt_audience: str | None = None
+    auth_jwt_jwks_url: str | None = None
+    auth_jwt_keys: str | None = None
+    auth_jwt_algorithms: str | None = None
+    auth_jwt_leeway_s: float | None = None
+    auth_jwt_scope_claim: str | None = None
+    auth_oidc_url: str | None = None
+    auth_oidc_audience: str | None = None
+    auth_upstream: str | None = None
+    auth_requirements: str | None = None
+    auth_public_card: bool = True
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:

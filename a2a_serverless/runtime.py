@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .agent import Agent
+from .auth import Security, security_from_settings
 from .bus import TaskBus
 from .config import Settings
 from .journal import Journal
@@ -35,9 +36,13 @@ class Runtime:
         store: Store | None = None,
         queue: Queue | None = None,
         push_notifications: bool = True,
+        security: Security | None = None,
     ) -> None:
         self.agent = agent
         self.settings = settings or Settings.from_env()
+        # Who may call: from `security`, else the A2A_AUTH_* settings, else anonymous.
+        self.security = security if security is not None else security_from_settings(self.settings)
+        self.security.check_skills([*agent.skills, *agent.extended_skills])
         self.store = store if store is not None else open_store(self.settings.store_url)
         self.journal = Journal(
             self.store, TaskBus(), finished_task_ttl_s=self.settings.finished_task_ttl_s

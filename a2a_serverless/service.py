@@ -55,6 +55,7 @@ from .queue.base import RUN_AGENT, Job, Queue
 from .store.base import IdempotencyKeyTaken, StoredPushConfig, TaskQuery, TaskRecord
 
 if TYPE_CHECKING:
+    from .auth import Identity
     from .push.notifier import PushNotifier
 
 DEFAULT_PAGE_SIZE = 50
@@ -65,6 +66,8 @@ class Caller:
     """Who is calling. Tasks and push configs belong to their creator's `owner`."""
 
     owner: str = "anonymous"
+    # The authenticated identity behind `owner` (None in anonymous mode).
+    identity: Identity | None = None
     # Extensions activated for this request (X-A2A-Extensions, as far as the agent declares).
     extensions: tuple[str, ...] = ()
 
