@@ -8,6 +8,7 @@ every imported module is paid for. It still mounts anywhere an ASGI app can — 
 Routes:
     GET  /.well-known/agent-card.json   the agent card (also /.well-known/agent.json)
     POST <rpc_path> (default /)          JSON-RPC 2.0, SSE for streaming methods
+    *    /v1/...                         HTTP+JSON/REST (rest/routes.py lists the routes)
     GET  /.well-known/jwks.json          public keys verifying our webhook JWTs (push enabled)
     GET  /health                         liveness, no store access
 """
@@ -18,10 +19,10 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
 
-from . import jsonrpc
+from . import jsonrpc, rest
 from .card import build_card, join_url, request_base_url
 from .errors import A2AError, InternalError, InvalidRequestError
 from .extensions import HEADER as EXTENSIONS_HEADER
@@ -155,6 +156,8 @@ class A2AApplication:
             await self._jwks(send)
         elif path == "/health" and method == "GET":
             await send_json(send, 200, {"status": "ok"})
+        elif rest.is_rest_path(path):
+            await self._rest(request, send)
         elif path == self._rpc_path or path in CARD_PATHS:
             await send_json(send, 405, {"error": "method not allowed"})
         else:
@@ -168,6 +171,11 @@ class A2AApplication:
             return join_url(settings.public_url.rstrip("/"), self._rpc_path)
         return join_url(request.base_url(), self._rpc_path)
 
+    def rest_url(self, request: Request) -> str:
+        """The HTTP+JSON interface's URL: the app's base, which REST clients append /v1/... to."""
+        settings = self.runtime.settings
+        return (settings.public_url or request.base_url()).rstrip("/")
+
     async def _card(self, request: Request, send: Send) -> None:
         url = self.card_url(request)
         body = self._cards.get(url)
@@ -175,6 +183,7 @@ class A2AApplication:
             card = build_card(
                 self.runtime.agent,
                 url=url,
+                rest_url=self.rest_url(request),
                 streaming=self.runtime.settings.streaming,
                 push_notifications=self.runtime.service.push_notifications,
             )
@@ -227,9 +236,28 @@ class A2AApplication:
         reply: jsonrpc.StreamReply,
         headers: list[tuple[bytes, bytes]] | None = None,
     ) -> None:
+        await self._sse(
+            request,
+            send,
+            reply.events,
+            lambda event: _event_frame(reply.request_id, event),
+            lambda error: sse_frame(jsonrpc.error_response(reply.request_id, error)),
+            headers,
+        )
+
+    async def _sse(
+        self,
+        request: Request,
+        send: Send,
+        events: AsyncIterator[StreamEvent | None],
+        event_frame: Callable[[StreamEvent], bytes],
+        error_frame: Callable[[A2AError], bytes],
+        headers: list[tuple[bytes, bytes]] | None = None,
+    ) -> None:
+        """Send `events` as an SSE response until they end or the client goes away."""
         start_headers = SSE_HEADERS + (headers or [])
         await send({"type": "http.response.start", "status": 200, "headers": start_headers})
-        writer = asyncio.ensure_future(self._write_events(send, reply))
+        writer = asyncio.ensure_future(_write_events(send, events, event_frame, error_frame))
         disconnect = asyncio.ensure_future(_wait_for_disconnect(request.receive))
         try:
             await asyncio.wait({writer, disconnect}, return_when=asyncio.FIRST_COMPLETED)
@@ -241,23 +269,33 @@ class A2AApplication:
             with contextlib.suppress(asyncio.CancelledError):
                 await disconnect
             with contextlib.suppress(Exception):
-                await reply.events.aclose()  # type: ignore[attr-defined]
+                await events.aclose()  # type: ignore[attr-defined]
         if writer.done() and not writer.cancelled() and writer.exception() is None:
             with contextlib.suppress(OSError):
                 await send({"type": "http.response.body", "body": b""})
 
-    async def _write_events(self, send: Send, reply: jsonrpc.StreamReply) -> None:
+    # --- HTTP+JSON/REST ---------------------------------------------------------------------------
+
+    async def _rest(self, request: Request, send: Send) -> None:
         try:
-            async for item in reply.events:
-                frame = SSE_KEEPALIVE if item is None else _event_frame(reply.request_id, item)
-                await send({"type": "http.response.body", "body": frame, "more_body": True})
-        except A2AError as error:
-            frame = sse_frame(jsonrpc.error_response(reply.request_id, error))
-            await send({"type": "http.response.body", "body": frame, "more_body": True})
-        except Exception:
-            log.exception("error while streaming")
-            frame = sse_frame(jsonrpc.error_response(reply.request_id, InternalError()))
-            await send({"type": "http.response.body", "body": frame, "more_body": True})
+            raw = await request.body(self.runtime.settings.max_body_bytes)
+        except BodyTooLarge:
+            reply: rest.Reply | rest.StreamReply = rest.error_reply(rest.RequestTooLargeError())
+        else:
+            http_request = rest.HttpRequest(
+                method=request.method,
+                path=request.path,
+                query_string=request.scope.get("query_string", b"").decode("latin-1"),
+                headers=request.headers,
+                body=raw,
+            )
+            reply = await rest.handle(http_request, self.runtime.service, Caller())
+        if isinstance(reply, rest.StreamReply):
+            await self._sse(
+                request, send, reply.events, _rest_event_frame, _rest_error_frame, reply.headers
+            )
+        else:
+            await send_json(send, reply.status, reply.body, reply.headers)
 
     # --- lifespan -------------------------------------------------------------------------------
 
@@ -272,8 +310,35 @@ class A2AApplication:
                 return
 
 
+async def _write_events(
+    send: Send,
+    events: AsyncIterator[StreamEvent | None],
+    event_frame: Callable[[StreamEvent], bytes],
+    error_frame: Callable[[A2AError], bytes],
+) -> None:
+    try:
+        async for item in events:
+            frame = SSE_KEEPALIVE if item is None else event_frame(item)
+            await send({"type": "http.response.body", "body": frame, "more_body": True})
+    except A2AError as error:
+        await send({"type": "http.response.body", "body": error_frame(error), "more_body": True})
+    except Exception:
+        log.exception("error while streaming")
+        frame = error_frame(InternalError())
+        await send({"type": "http.response.body", "body": frame, "more_body": True})
+
+
 def _event_frame(request_id: jsonrpc.RequestId, event: StreamEvent) -> bytes:
     return sse_frame(jsonrpc.stream_event_body(request_id, event), event.seq)
+
+
+def _rest_event_frame(event: StreamEvent) -> bytes:
+    return sse_frame(rest.stream_event_body(event), event.seq)
+
+
+def _rest_error_frame(error: A2AError) -> bytes:
+    """A REST stream that fails after it began: one `event: error` with the error body."""
+    return b"event: error\n" + sse_frame(rest.error_body(error))
 
 
 def _extensions_echo(activated: tuple[str, ...]) -> list[tuple[bytes, bytes]]:

@@ -1,9 +1,15 @@
 """The agent card: built from the agent's definition and the truth about this deployment.
 
-The card's `url` is where clients must send requests. It comes from configuration when set;
-otherwise from the request that fetched the card — the Host header, proxies' X-Forwarded-Proto /
-X-Forwarded-Host / X-Forwarded-Prefix, the ASGI root path and an API Gateway stage — and it is
-never the wildcard address a server happens to be bound to.
+The card's `url` is where clients must send requests: the JSON-RPC endpoint, our preferred
+transport. `additionalInterfaces` lists every transport (spec §5.6.2): JSON-RPC at that same url,
+and HTTP+JSON/REST at the app's base URL, the one REST clients append `/v1/...` to (the official
+SDK strips a trailing slash, then requests e.g. `{url}/v1/message:send`). With the JSON-RPC
+endpoint at the root the two differ only by the trailing slash of the JSON-RPC url.
+
+Both come from configuration (`public_url`) when set; otherwise from the request that fetched the
+card — the Host header, proxies' X-Forwarded-Proto / X-Forwarded-Host / X-Forwarded-Prefix, the
+ASGI root path and an API Gateway stage — and never from the wildcard address a server happens
+to be bound to.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ def build_card(
     agent: Agent,
     *,
     url: str,
+    rest_url: str | None = None,
     streaming: bool,
     push_notifications: bool,
 ) -> AgentCard:
@@ -45,11 +52,18 @@ def build_card(
         default_output_modes=list(agent.output_modes),
         skills=list(agent.skills),
         preferred_transport=TransportProtocol.JSONRPC.value,
-        additional_interfaces=[AgentInterface(transport=TransportProtocol.JSONRPC.value, url=url)],
+        additional_interfaces=_interfaces(url, rest_url),
         provider=agent.provider,
         documentation_url=agent.documentation_url,
         icon_url=agent.icon_url,
     )
+
+
+def _interfaces(url: str, rest_url: str | None) -> list[AgentInterface]:
+    interfaces = [AgentInterface(transport=TransportProtocol.JSONRPC.value, url=url)]
+    if rest_url is not None:
+        interfaces.append(AgentInterface(transport=TransportProtocol.HTTP_JSON.value, url=rest_url))
+    return interfaces
 
 
 def request_base_url(

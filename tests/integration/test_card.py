@@ -200,7 +200,10 @@ async def test_url_is_derived_from_the_request(
         card = await get_card(client, headers=headers)
     assert base(card["url"]) == expected
     assert "0.0.0.0" not in card["url"] and "[::]" not in card["url"]
-    assert [i["url"] for i in card["additionalInterfaces"]] == [card["url"]]
+    assert card["additionalInterfaces"] == [
+        {"transport": "JSONRPC", "url": card["url"]},
+        {"transport": "HTTP+JSON", "url": card["url"].rstrip("/")},
+    ]
 
 
 @pytest.mark.parametrize("root_path", ["/mount", "/deep/mount"])
@@ -236,7 +239,10 @@ async def test_configured_public_url_wins(make_client: Any) -> None:
                 },
             )
     assert base(card["url"]) == public
-    assert [i["url"] for i in card["additionalInterfaces"]] == [card["url"]]
+    assert card["additionalInterfaces"] == [
+        {"transport": "JSONRPC", "url": card["url"]},
+        {"transport": "HTTP+JSON", "url": card["url"].rstrip("/")},
+    ]
 
 
 async def test_public_url_with_trailing_slash(make_client: Any) -> None:

@@ -152,8 +152,10 @@ def test_card_gives_a_v03_jsonrpc_interface(sdk1: Sdk1Run) -> None:
     for label, url in (("example", sdk1.example_url), ("interop", sdk1.interop_url)):
         interfaces = card[label]["interfaces"]
         assert interfaces, card
-        expected = {"url": f"{url}/", "binding": "JSONRPC", "version": "0.3.0"}
-        assert all(i == expected for i in interfaces), interfaces
+        jsonrpc = {"url": f"{url}/", "binding": "JSONRPC", "version": "0.3.0"}
+        rest = {"url": url, "binding": "HTTP+JSON", "version": "0.3.0"}
+        # The card's main url (JSON-RPC) is repeated in additionalInterfaces, then REST.
+        assert interfaces == [jsonrpc, jsonrpc, rest], interfaces
         assert card[label]["streaming"] is True
     assert card["example"]["name"] == "Trip Planner"
     assert card["interop"]["push_notifications"] is True

@@ -1,0 +1,28 @@
+"""The HTTP+JSON/REST transport (spec §3.2.3): `routes` maps requests to the TaskService,
+`proto_json` converts between the REST wire form (proto JSON) and our models' JSON form."""
+
+from __future__ import annotations
+
+from .routes import (
+    HttpRequest,
+    Reply,
+    RequestTooLargeError,
+    StreamReply,
+    error_body,
+    error_reply,
+    handle,
+    is_rest_path,
+    stream_event_body,
+)
+
+__all__ = [
+    "HttpRequest",
+    "Reply",
+    "RequestTooLargeError",
+    "StreamReply",
+    "error_body",
+    "error_reply",
+    "handle",
+    "is_rest_path",
+    "stream_event_body",
+]
