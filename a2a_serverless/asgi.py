@@ -23,10 +23,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
 
 from . import jsonrpc, rest
+from .auth import AuthError, RequestView
 from .card import build_card, join_url, request_base_url
 from .errors import A2AError, InternalError, InvalidRequestError
 from .extensions import HEADER as EXTENSIONS_HEADER
 from .extensions import header_value
+from .models import AgentCard
 from .runtime import Runtime
 from .service import Caller, StreamEvent
 
@@ -149,19 +151,43 @@ class A2AApplication:
     async def _route(self, request: Request, send: Send) -> None:
         path, method = request.path, request.method
         if path == self._rpc_path and method == "POST":
-            await self._jsonrpc(request, send)
+            caller = await self._authenticate(request, send, jsonrpc_errors=True)
+            if caller is not None:
+                await self._jsonrpc(request, send, caller)
         elif path in CARD_PATHS and method in ("GET", "HEAD"):
-            await self._card(request, send)
+            if not self.runtime.security.protects_card or await self._authenticate(request, send):
+                await self._card(request, send)
         elif path == JWKS_PATH and method in ("GET", "HEAD"):
             await self._jwks(send)
         elif path == "/health" and method == "GET":
             await send_json(send, 200, {"status": "ok"})
         elif rest.is_rest_path(path):
-            await self._rest(request, send)
+            caller = await self._authenticate(request, send)
+            if caller is not None:
+                await self._rest(request, send, caller)
         elif path == self._rpc_path or path in CARD_PATHS:
             await send_json(send, 405, {"error": "method not allowed"})
         else:
             await send_json(send, 404, {"error": "not found"})
+
+    async def _authenticate(
+        self, request: Request, send: Send, *, jsonrpc_errors: bool = False
+    ) -> Caller | None:
+        """The caller of a request, or None after answering 401/403/503 for it.
+
+        Runs before the body is read, so unauthenticated requests cost nothing more.
+        """
+        security = self.runtime.security
+        if not security.enabled:
+            return Caller()
+        try:
+            view = RequestView.from_asgi_scope(request.scope, request.headers)
+            identity = await security.authenticate(view)
+        except AuthError as error:
+            body = error.jsonrpc_body(None) if jsonrpc_errors else error.to_json()
+            await send_json(send, error.status, body, error.headers())
+            return None
+        return Caller(owner=identity.owner, identity=identity)
 
     # --- the agent card -------------------------------------------------------------------------
 
@@ -176,18 +202,35 @@ class A2AApplication:
         settings = self.runtime.settings
         return (settings.public_url or request.base_url()).rstrip("/")
 
+    def public_card(self, request: Request) -> AgentCard:
+        return build_card(
+            self.runtime.agent,
+            url=self.card_url(request),
+            rest_url=self.rest_url(request),
+            streaming=self.runtime.settings.streaming,
+            push_notifications=self.runtime.service.push_notifications,
+            security=self.runtime.security,
+        )
+
+    def extended_card(self, request: Request, caller: Caller) -> Callable[[], AgentCard] | None:
+        """What `agent/getAuthenticatedExtendedCard` serves this caller, if anything: the public
+        card with the extended skills the caller's scopes allow."""
+        agent, security = self.runtime.agent, self.runtime.security
+        identity = caller.identity
+        if not agent.extended_skills or not security.enabled or identity is None:
+            return None
+
+        def build() -> AgentCard:
+            skills = security.allowed_skills(identity, [*agent.skills, *agent.extended_skills])
+            return self.public_card(request).model_copy(update={"skills": skills})
+
+        return build
+
     async def _card(self, request: Request, send: Send) -> None:
         url = self.card_url(request)
         body = self._cards.get(url)
         if body is None:
-            card = build_card(
-                self.runtime.agent,
-                url=url,
-                rest_url=self.rest_url(request),
-                streaming=self.runtime.settings.streaming,
-                push_notifications=self.runtime.service.push_notifications,
-            )
-            body = card.dump_json()
+            body = self.public_card(request).dump_json()
             if len(self._cards) < 64:  # a handful of hosts at most; never grow unbounded
                 self._cards[url] = body
         await send_bytes(send, 200, body, JSON, [(b"cache-control", b"public, max-age=300")])
@@ -203,7 +246,7 @@ class A2AApplication:
 
     # --- JSON-RPC -------------------------------------------------------------------------------
 
-    async def _jsonrpc(self, request: Request, send: Send) -> None:
+    async def _jsonrpc(self, request: Request, send: Send, caller: Caller) -> None:
         try:
             raw = await request.body(self.runtime.settings.max_body_bytes)
         except BodyTooLarge:
@@ -213,9 +256,10 @@ class A2AApplication:
         reply = await jsonrpc.handle(
             raw,
             self.runtime.service,
-            Caller(),
+            caller,
             last_event_id_header=request.headers.get("last-event-id"),
             extensions_header=request.headers.get(EXTENSIONS_HEADER),
+            extended_card=self.extended_card(request, caller),
         )
         echo = _extensions_echo(reply.extensions)
         if isinstance(reply, jsonrpc.StreamReply):
@@ -276,7 +320,7 @@ class A2AApplication:
 
     # --- HTTP+JSON/REST ---------------------------------------------------------------------------
 
-    async def _rest(self, request: Request, send: Send) -> None:
+    async def _rest(self, request: Request, send: Send, caller: Caller) -> None:
         try:
             raw = await request.body(self.runtime.settings.max_body_bytes)
         except BodyTooLarge:
@@ -289,7 +333,12 @@ class A2AApplication:
                 headers=request.headers,
                 body=raw,
             )
-            reply = await rest.handle(http_request, self.runtime.service, Caller())
+            reply = await rest.handle(
+                http_request,
+                self.runtime.service,
+                caller,
+                extended_card=self.extended_card(request, caller),
+            )
         if isinstance(reply, rest.StreamReply):
             await self._sse(
                 request, send, reply.events, _rest_event_frame, _rest_error_frame, reply.headers

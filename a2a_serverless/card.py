@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .agent import Agent
+from .auth import Security
 from .models import (
     AgentCapabilities,
     AgentCard,
@@ -35,7 +36,12 @@ def build_card(
     rest_url: str | None = None,
     streaming: bool,
     push_notifications: bool,
+    security: Security | None = None,
 ) -> AgentCard:
+    """The public card. With `security`, its schemes and requirements are declared, and the
+    extended card is announced when the agent has extended skills to show."""
+    schemes, requirements = security.card_fields() if security is not None else (None, None)
+    offers_extended = bool(agent.extended_skills) and security is not None and security.enabled
     return AgentCard(
         name=agent.name,
         description=agent.description,
@@ -56,6 +62,9 @@ def build_card(
         provider=agent.provider,
         documentation_url=agent.documentation_url,
         icon_url=agent.icon_url,
+        security_schemes=schemes,
+        security=requirements,
+        supports_authenticated_extended_card=offers_extended or None,
     )
 
 

@@ -28,6 +28,7 @@ from .errors import (
 )
 from .models import (
     A2AModel,
+    AgentCard,
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
     ListTaskPushNotificationConfigParams,
@@ -72,6 +73,8 @@ class Call:
     service: TaskService
     caller: Caller
     last_event_id: int | None
+    # Builds the authenticated extended card for this caller (raises -32007 if there is none).
+    extended_card: Callable[[], AgentCard] | None = None
 
 
 Handler = Callable[[Any, Call], Awaitable[Any]]
@@ -127,9 +130,9 @@ async def _push_delete(p: DeleteTaskPushNotificationConfigParams, c: Call) -> An
 
 
 async def _extended_card(_: None, c: Call) -> Any:
-    # Serving an extended card needs authenticated callers; until one is configured
-    # (with authentication) the spec's answer is -32007.
-    raise AuthenticatedExtendedCardNotConfiguredError()
+    if c.extended_card is None:
+        raise AuthenticatedExtendedCardNotConfiguredError()
+    return c.extended_card()
 
 
 METHODS: dict[str, Method] = {
@@ -158,6 +161,7 @@ async def handle(
     *,
     last_event_id_header: str | None = None,
     extensions_header: str | None = None,
+    extended_card: Callable[[], AgentCard] | None = None,
 ) -> Reply | StreamReply:
     try:
         request = json.loads(raw)
@@ -182,7 +186,7 @@ async def handle(
             params = _non_blocking(params)
         last_event_id = parse_last_event_id(last_event_id_header)
         caller = service.activate_extensions(caller, extensions_header)
-        call = Call(service=service, caller=caller, last_event_id=last_event_id)
+        call = Call(service, caller, last_event_id, extended_card)
         result = await method.handler(params, call)
     except A2AError as error:
         return Reply(None if notification else error_response(request_id, error), streaming)

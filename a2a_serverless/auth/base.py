@@ -200,13 +200,14 @@ class AuthError(Exception):
         return []
 
     def to_json(self) -> dict[str, Any]:
-        """The HTTP+JSON (REST) body, shaped like the REST transport's other errors:
-        {"error": {"code": 401, "status": "Unauthorized", "message": <reason>}}."""
+        """The HTTP+JSON (REST) body, shaped like the REST transport's other errors: the
+        code is JSONRPC_AUTH_ERROR as over JSON-RPC, `data` says which failure it was."""
         return {
             "error": {
-                "code": self.status,
+                "code": JSONRPC_AUTH_ERROR,
                 "status": HTTPStatus(self.status).phrase,
                 "message": self.reason,
+                "data": {"httpStatus": self.status, "error": self.error_code},
             }
         }
 

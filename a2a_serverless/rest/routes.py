@@ -101,6 +101,7 @@ from ..errors import (
     invalid_params_from_validation,
 )
 from ..models import (
+    AgentCard,
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
     ListTaskPushNotificationConfigParams,
@@ -216,9 +217,12 @@ class _Call:
     caller: Caller
     params: dict[str, str]
     query: dict[str, list[str]]
+    extended_card: ExtendedCard | None = None
 
 
 Handler = Callable[[_Call], Awaitable[Reply | StreamReply]]
+# Builds the authenticated extended card for this request's caller (raises -32007 if none).
+ExtendedCard = Callable[[], AgentCard]
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +232,13 @@ class _Route:
     query: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-async def handle(request: HttpRequest, service: TaskService, caller: Caller) -> Reply | StreamReply:
+async def handle(
+    request: HttpRequest,
+    service: TaskService,
+    caller: Caller,
+    *,
+    extended_card: ExtendedCard | None = None,
+) -> Reply | StreamReply:
     try:
         route, params = _match(request.method, request.path)
         handler = route.methods.get(request.method)
@@ -236,7 +246,7 @@ async def handle(request: HttpRequest, service: TaskService, caller: Caller) -> 
             raise MethodNotAllowedError(request.method, request.path, list(route.methods))
         query = _parse_query(request.query_string, route.query.get(request.method, ()))
         caller = service.activate_extensions(caller, request.headers.get(EXTENSIONS_HEADER))
-        call = _Call(request, service, caller, params, query)
+        call = _Call(request, service, caller, params, query, extended_card)
         reply = await handler(call)
     except MethodNotAllowedError as error:
         return error_reply(error, [(b"allow", ", ".join(error.allowed).encode())])
@@ -562,11 +572,12 @@ async def _delete_push_config(call: _Call) -> Reply:
 
 
 async def _extended_card(call: _Call) -> Reply:
-    # As agent/getAuthenticatedExtendedCard over JSON-RPC: serving an extended card needs
-    # authenticated callers, and until one is configured the answer is -32007 (404). Once there
-    # is one, it goes out in our JSON card form (`AgentCard.dump()`), which is what the 0.3.26
-    # SDK's REST client reads here (pydantic, not proto JSON).
-    raise AuthenticatedExtendedCardNotConfiguredError()
+    # As agent/getAuthenticatedExtendedCard over JSON-RPC (-32007, 404, when there is none). It
+    # goes out in our JSON card form (`AgentCard.dump()`), which is what the 0.3.26 SDK's REST
+    # client reads here (pydantic, not proto JSON).
+    if call.extended_card is None:
+        raise AuthenticatedExtendedCardNotConfiguredError()
+    return Reply(200, call.extended_card().dump(), [(b"cache-control", b"private, no-store")])
 
 
 _SEND = _Route({"POST": _message_send})

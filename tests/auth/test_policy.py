@@ -95,7 +95,12 @@ async def test_bad_credentials_401_say_why(keys: Keys) -> None:
     )
     assert caught.value.reason == "bearer: the token has expired"
     assert caught.value.to_json() == {
-        "error": {"code": 401, "status": "Unauthorized", "message": "bearer: the token has expired"}
+        "error": {
+            "code": -32000,
+            "status": "Unauthorized",
+            "message": "bearer: the token has expired",
+            "data": {"httpStatus": 401, "error": "unauthorized"},
+        }
     }
 
 
