@@ -1,0 +1,240 @@
+"""Authentication and tenancy over both transports, configured the way a deployment is
+(A2A_AUTH_* settings): 401 + WWW-Authenticate, owners, the extended card."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import jwt
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from a2a_serverless import agent, skill
+
+ALICE_KEY = "alice-key-0123456789abcdef"
+BOB_KEY = "bob-key-0123456789abcdef00"
+ISSUER = "https://issuer.example.com"
+AUDIENCE = "https://agent.example.com"
+SIGNING = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+OTHER = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+PUBLIC_PEM = (
+    SIGNING.public_key()
+    .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    .decode()
+)
+AUTH = {
+    "auth_api_keys": f"{ALICE_KEY}=alice,{BOB_KEY}=bob",
+    "auth_jwt_issuer": ISSUER,
+    "auth_jwt_audience": AUDIENCE,
+    "auth_jwt_keys": PUBLIC_PEM,
+}
+
+
+@agent(
+    name="Guarded",
+    description="Echoes, for authenticated callers.",
+    extended_skills=[skill("secret", "Secret", "Only for callers who signed in")],
+)
+def guarded(text: str) -> str:
+    return text
+
+
+def token(key: Any = SIGNING, **overrides: Any) -> str:
+    now = int(time.time())
+    claims = {"iss": ISSUER, "aud": AUDIENCE, "sub": "carol", "iat": now, "exp": now + 300}
+    claims.update(overrides)
+    return jwt.encode(claims, key, algorithm="RS256")
+
+
+def key(value: str) -> dict[str, str]:
+    return {"X-API-Key": value}
+
+
+def rpc(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": method}
+    if params is not None:
+        body["params"] = params
+    return body
+
+
+def message(text: str, message_id: str) -> dict[str, Any]:
+    return {"role": "user", "messageId": message_id, "parts": [{"kind": "text", "text": text}]}
+
+
+async def send_jsonrpc(client: Any, headers: dict[str, str], message_id: str) -> Any:
+    return await client.post(
+        "/", json=rpc("message/send", {"message": message("hi", message_id)}), headers=headers
+    )
+
+
+async def send_rest(client: Any, headers: dict[str, str], message_id: str) -> Any:
+    body = {
+        "message": {"messageId": message_id, "role": "ROLE_USER", "content": [{"text": "hi"}]},
+        "configuration": {"blocking": True},
+    }
+    return await client.post("/v1/message:send", json=body, headers=headers)
+
+
+SENDERS = {"jsonrpc": send_jsonrpc, "rest": send_rest}
+
+
+async def test_card_stays_public_and_declares_the_schemes(make_client: Any) -> None:
+    async with make_client(guarded, **AUTH) as (client, _app):
+        card = (await client.get("/.well-known/agent-card.json")).json()
+        assert set(card["securitySchemes"]) == {"apiKey", "bearer"}
+        assert card["securitySchemes"]["apiKey"] == {
+            "type": "apiKey",
+            "name": "X-API-Key",
+            "in": "header",
+        }
+        assert card["securitySchemes"]["bearer"]["scheme"].lower() == "bearer"
+        assert {frozenset(r) for r in card["security"]} == {
+            frozenset({"apiKey"}),
+            frozenset({"bearer"}),
+        }
+        assert card["supportsAuthenticatedExtendedCard"] is True
+        assert [s["id"] for s in card["skills"]] == ["guarded"]  # the extended skill stays hidden
+
+
+@pytest.mark.parametrize("transport", ["jsonrpc", "rest"])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        key("wrong-key-0123456789abcdef"),
+        {"Authorization": "Bearer not.a.jwt"},
+        {"Authorization": f"Bearer {token(exp=int(time.time()) - 3600)}"},
+        {"Authorization": f"Bearer {token(aud='https://someone-else.example.com')}"},
+        {"Authorization": f"Bearer {token(key=OTHER)}"},
+        {"Authorization": f"Bearer {token(iss='https://evil.example.com')}"},
+    ],
+    ids=[
+        "missing",
+        "bad-key",
+        "malformed",
+        "expired",
+        "wrong-audience",
+        "wrong-signature",
+        "wrong-issuer",
+    ],
+)
+async def test_bad_or_missing_credentials_get_401_with_a_challenge(
+    make_client: Any, transport: str, headers: dict[str, str]
+) -> None:
+    async with make_client(guarded, **AUTH) as (client, _app):
+        response = await SENDERS[transport](client, headers, "m-denied")
+        assert response.status_code == 401
+        assert response.headers.get_list("www-authenticate")
+        error = response.json()["error"]
+        assert error["code"] == -32000 and error["data"]["httpStatus"] == 401
+        secrets = [ALICE_KEY, BOB_KEY, *headers.values()]
+        assert not [secret for secret in secrets if secret in response.text]
+        listed = await client.post("/", json=rpc("tasks/list", {}), headers=key(ALICE_KEY))
+        assert listed.json()["result"]["tasks"] == []  # nothing was created
+
+
+@pytest.mark.parametrize("transport", ["jsonrpc", "rest"])
+@pytest.mark.parametrize(
+    "headers", [key(ALICE_KEY), {"Authorization": f"Bearer {token()}"}], ids=["api-key", "bearer"]
+)
+async def test_good_credentials_are_accepted(
+    make_client: Any, transport: str, headers: dict[str, str]
+) -> None:
+    async with make_client(guarded, **AUTH) as (client, _app):
+        response = await SENDERS[transport](client, headers, "m-ok")
+        assert response.status_code == 200, response.text
+
+
+async def test_tasks_are_owned_by_their_creator_over_both_transports(make_client: Any) -> None:
+    async with make_client(guarded, **AUTH) as (client, app):
+        alice, bob = key(ALICE_KEY), key(BOB_KEY)
+        created = await send_jsonrpc(client, alice, "m-alice")
+        task_id = created.json()["result"]["id"]
+        record = await app.runtime.store.get_task(task_id)
+        assert record.owner == "apiKey:alice"
+
+        # JSON-RPC: Bob sees nothing of Alice's task, exactly as if it did not exist.
+        push = {"url": "http://127.0.0.1:9/hook"}
+        for method, params in [
+            ("tasks/get", {"id": task_id}),
+            ("tasks/cancel", {"id": task_id}),
+            (
+                "tasks/pushNotificationConfig/set",
+                {"taskId": task_id, "pushNotificationConfig": push},
+            ),
+            ("tasks/pushNotificationConfig/get", {"id": task_id}),
+            ("tasks/pushNotificationConfig/list", {"id": task_id}),
+            (
+                "tasks/pushNotificationConfig/delete",
+                {"id": task_id, "pushNotificationConfigId": task_id},
+            ),
+            ("message/send", {"message": message("hi", "m-bob") | {"taskId": task_id}}),
+        ]:
+            reply = (await client.post("/", json=rpc(method, params), headers=bob)).json()
+            assert reply["error"]["code"] == -32001, (method, reply)
+        assert (await client.post("/", json=rpc("tasks/list", {}), headers=bob)).json()["result"][
+            "tasks"
+        ] == []
+        async with client.stream(
+            "POST", "/", json=rpc("tasks/resubscribe", {"id": task_id}), headers=bob
+        ) as r:
+            text = "".join([line async for line in r.aiter_lines()])
+        assert "-32001" in text and task_id not in text.replace(f'"taskId":"{task_id}"', "")
+
+        # REST: the same, as 404s.
+        for verb, path, body in [
+            ("GET", f"/v1/tasks/{task_id}", None),
+            ("POST", f"/v1/tasks/{task_id}:cancel", {}),
+            ("POST", f"/v1/tasks/{task_id}:subscribe", {}),
+            ("GET", f"/v1/tasks/{task_id}/pushNotificationConfigs", None),
+            (
+                "POST",
+                f"/v1/tasks/{task_id}/pushNotificationConfigs",
+                {
+                    "name": f"tasks/{task_id}/pushNotificationConfigs/x",
+                    "pushNotificationConfig": push,
+                },
+            ),
+        ]:
+            response = await client.request(verb, path, json=body, headers=bob)
+            assert response.status_code == 404, (verb, path, response.text)
+        assert (await client.get("/v1/tasks", headers=bob)).json()["tasks"] == []
+
+        # Alice still has it, untouched.
+        mine = (
+            await client.post("/", json=rpc("tasks/get", {"id": task_id}), headers=alice)
+        ).json()
+        assert mine["result"]["status"]["state"] == "completed"
+
+
+async def test_extended_card_is_served_only_to_authenticated_callers(make_client: Any) -> None:
+    async with make_client(guarded, **AUTH) as (client, _app):
+        anonymous = await client.post("/", json=rpc("agent/getAuthenticatedExtendedCard"))
+        assert anonymous.status_code == 401
+        card = (
+            await client.post(
+                "/", json=rpc("agent/getAuthenticatedExtendedCard"), headers=key(ALICE_KEY)
+            )
+        ).json()
+        assert [s["id"] for s in card["result"]["skills"]] == ["guarded", "secret"]
+        rest_card = await client.get("/v1/card", headers=key(ALICE_KEY))
+        assert [s["id"] for s in rest_card.json()["skills"]] == ["guarded", "secret"]
+        assert (await client.get("/v1/card")).status_code == 401
+
+
+async def test_without_auth_the_extended_card_is_not_configured(make_client: Any) -> None:
+    async with make_client(guarded) as (client, _app):
+        reply = (await client.post("/", json=rpc("agent/getAuthenticatedExtendedCard"))).json()
+        assert reply["error"]["code"] == -32007
+        card = (await client.get("/.well-known/agent-card.json")).json()
+        assert "supportsAuthenticatedExtendedCard" not in card and "securitySchemes" not in card
+
+
+async def test_the_card_can_be_protected_too(make_client: Any) -> None:
+    async with make_client(guarded, auth_public_card=False, **AUTH) as (client, _app):
+        assert (await client.get("/.well-known/agent-card.json")).status_code == 401
+        assert (
+            await client.get("/.well-known/agent-card.json", headers=key(BOB_KEY))
+        ).status_code == 200
