@@ -22,6 +22,7 @@ The challenge is RFC 6750's: `Bearer realm="a2a"` when no token was sent, with
 
 from __future__ import annotations
 
+import abc
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -74,7 +75,7 @@ def scopes_from_claims(claims: Mapping[str, Any], claim: str | None = None) -> f
     return frozenset()
 
 
-class JWTAuthenticatorBase:
+class JWTAuthenticatorBase(abc.ABC):
     """What bearer-JWT and OpenID Connect authenticators share; `_issuer_and_jwks_url` differs."""
 
     name: str
@@ -132,8 +133,9 @@ class JWTAuthenticatorBase:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, audience={self.audience!r})"
 
+    @abc.abstractmethod
     async def _issuer_and_jwks_url(self) -> tuple[list[str], str | None]:
-        raise NotImplementedError
+        """The trusted issuers and where their keys are published."""
 
     def security_scheme(self) -> SchemeModel:
         if self.declared is not None:

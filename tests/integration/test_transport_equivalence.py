@@ -35,6 +35,7 @@ the task id); delete answers `null` over JSON-RPC and `{}` (google.protobuf.Empt
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import json
 import re
@@ -153,7 +154,7 @@ def result(value: Any) -> dict[str, Any]:
 
 
 @dataclass
-class Adapter:
+class Adapter(abc.ABC):
     client: httpx.AsyncClient
     transcript: list[tuple[str, Any]] = field(default_factory=list)
     recording: bool = True
@@ -199,38 +200,38 @@ class Adapter:
         return self.note("wait_for", task)
 
     # Implemented per transport; each records its outcome.
-    async def send(self, params: dict[str, Any], headers: dict[str, str] | None = None) -> Any:
-        raise NotImplementedError
+    @abc.abstractmethod
+    async def send(self, params: dict[str, Any], headers: dict[str, str] | None = None) -> Any: ...
 
-    async def stream(self, params: dict[str, Any], last_event_id: str | None = None) -> Any:
-        raise NotImplementedError
+    @abc.abstractmethod
+    async def stream(self, params: dict[str, Any], last_event_id: str | None = None) -> Any: ...
 
-    async def get(self, task_id: str, history_length: int | None = None) -> Any:
-        raise NotImplementedError
+    @abc.abstractmethod
+    async def get(self, task_id: str, history_length: int | None = None) -> Any: ...
 
-    async def list(self, **params: Any) -> Any:
-        raise NotImplementedError
+    @abc.abstractmethod
+    async def list(self, **params: Any) -> Any: ...
 
-    async def cancel(self, task_id: str) -> Any:
-        raise NotImplementedError
+    @abc.abstractmethod
+    async def cancel(self, task_id: str) -> Any: ...
 
-    async def resubscribe(self, task_id: str, last_event_id: str | None = None) -> Any:
-        raise NotImplementedError
+    @abc.abstractmethod
+    async def resubscribe(self, task_id: str, last_event_id: str | None = None) -> Any: ...
 
-    async def push_set(self, task_id: str, config: dict[str, Any]) -> Any:
-        raise NotImplementedError
+    @abc.abstractmethod
+    async def push_set(self, task_id: str, config: dict[str, Any]) -> Any: ...
 
-    async def push_get(self, task_id: str, config_id: str) -> Any:
-        raise NotImplementedError
+    @abc.abstractmethod
+    async def push_get(self, task_id: str, config_id: str) -> Any: ...
 
-    async def push_list(self, task_id: str) -> Any:
-        raise NotImplementedError
+    @abc.abstractmethod
+    async def push_list(self, task_id: str) -> Any: ...
 
-    async def push_delete(self, task_id: str, config_id: str) -> Any:
-        raise NotImplementedError
+    @abc.abstractmethod
+    async def push_delete(self, task_id: str, config_id: str) -> Any: ...
 
-    async def extended_card(self) -> Any:
-        raise NotImplementedError
+    @abc.abstractmethod
+    async def extended_card(self) -> Any: ...
 
 
 # --- JSON-RPC ------------------------------------------------------------------------------------
