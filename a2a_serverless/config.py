@@ -21,8 +21,13 @@ class Settings:
     public_url: str | None = None
     # Path of the JSON-RPC endpoint, relative to the app's root.
     rpc_path: str = "/"
-    # Can this platform hold a response open? False behind API Gateway + Mangum.
+    # Can this platform hold a response open? False behind API Gateway + Mangum: the card then
+    # says `streaming: false` (clients should use push notifications and tasks/get).
     streaming: bool = True
+    # With streaming off, still answer message/stream and tasks/resubscribe, with one buffered
+    # SSE body of what happens within `blocking_timeout_s` (the rest arrives by push). False
+    # refuses them (-32004 / HTTP 400).
+    buffered_streams: bool = True
     # Seconds a blocking `message/send` waits for the turn to end before returning the task.
     blocking_timeout_s: float = 25.0
     # Seconds an SSE response may stay open; the client resubscribes after that.

@@ -38,6 +38,7 @@ from .models import (
     TaskPushNotificationConfig,
     TaskQueryParams,
 )
+from .observability import correlated
 from .service import Caller, StreamEvent, TaskService
 
 log = logging.getLogger("a2a_serverless.jsonrpc")
@@ -187,7 +188,8 @@ async def handle(
         last_event_id = parse_last_event_id(last_event_id_header)
         caller = service.activate_extensions(caller, extensions_header)
         call = Call(service, caller, last_event_id, extended_card)
-        result = await method.handler(params, call)
+        with correlated(rpc_id=request_id):
+            result = await method.handler(params, call)
     except A2AError as error:
         return Reply(None if notification else error_response(request_id, error), streaming)
     except Exception:

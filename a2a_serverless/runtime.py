@@ -7,7 +7,7 @@ process (per container) and reuses it across invocations, so connections are mad
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from .agent import Agent
@@ -15,6 +15,7 @@ from .auth import Security, security_from_settings
 from .bus import TaskBus
 from .config import Settings
 from .journal import Journal
+from .observability import Observer, Signals
 from .queue.base import Queue
 from .service import TaskService
 from .store import open_store
@@ -37,6 +38,7 @@ class Runtime:
         queue: Queue | None = None,
         push_notifications: bool = True,
         security: Security | None = None,
+        observers: Sequence[Observer] = (),
     ) -> None:
         self.agent = agent
         self.settings = settings or Settings.from_env()
@@ -47,6 +49,9 @@ class Runtime:
         self.journal = Journal(
             self.store, TaskBus(), finished_task_ttl_s=self.settings.finished_task_ttl_s
         )
+        # Metrics and traces: what happened, for the observers an entry point brings.
+        self.signals = Signals(observers)
+        self.journal.commit_hooks.append(self.signals.on_commit)
         self.worker = Worker(agent, self.journal, lease_s=self.settings.worker_lease_s)
         if queue is None:
             from .queue.inprocess import InProcessQueue
@@ -93,6 +98,7 @@ def _make_notifier(runtime: Runtime) -> PushNotifier | None:
     except PushUnavailable as exc:
         log.warning("push notifications are off: %s", exc)
         return None
+    notifier.signals = runtime.signals
     runtime.journal.commit_hooks.append(notifier.on_commit)
     runtime.worker.handlers[WEBHOOK_JOB] = notifier.handle
     runtime.worker.notifier = notifier

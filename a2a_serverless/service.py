@@ -51,6 +51,7 @@ from .models import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
+from .observability import set_task_id
 from .queue.base import RUN_AGENT, Job, Queue
 from .store.base import IdempotencyKeyTaken, StoredPushConfig, TaskQuery, TaskRecord
 
@@ -159,6 +160,7 @@ class TaskService:
         except IdempotencyKeyTaken as taken:
             # A concurrent copy of this request won the race: answer as for a retry.
             return await self._retried(taken.task_id, message, caller)
+        set_task_id(record.task_id)
         if push_config is not None:
             await self._put_push_config(record, push_config, caller)
         await self._enqueue_turn(record.task_id, message.message_id)
@@ -278,7 +280,11 @@ class TaskService:
         self, record: TaskRecord, *, after_seq: int | None, history_length: int | None = None
     ) -> AsyncIterator[StreamEvent | None]:
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.settings.stream_timeout_s
+        # A buffering platform sends nothing until the body ends, so a buffered stream gets the
+        # time a blocking call gets, and keep-alives (which nobody would see) are left out.
+        live = self.settings.streaming
+        budget = self.settings.stream_timeout_s if live else self.settings.blocking_timeout_s
+        deadline = loop.time() + budget
         task_id = record.task_id
         state = record.task.status.state
         at_rest = state.is_terminal or (state.is_interrupted and record.claim is None)
@@ -304,7 +310,7 @@ class TaskService:
                 now = loop.time()
                 if events:
                     quiet_since = now
-                elif now - quiet_since >= self.settings.keepalive_s:
+                elif live and now - quiet_since >= self.settings.keepalive_s:
                     yield KEEPALIVE
                     quiet_since = now
                 await subscription.wait(min(self.settings.poll_interval_s, deadline - now))
@@ -437,6 +443,7 @@ class TaskService:
     # --- helpers -------------------------------------------------------------------------------
 
     async def _owned(self, task_id: str, caller: Caller) -> TaskRecord:
+        set_task_id(task_id)
         record = await self.store.get_task(task_id)
         # Another owner's task answers exactly like a missing one: its existence never leaks.
         if record is None or record.owner != caller.owner:
@@ -453,7 +460,7 @@ class TaskService:
         return self.notifier
 
     def _require_streaming(self) -> None:
-        if not self.settings.streaming:
+        if not self.settings.streaming and not self.settings.buffered_streams:
             raise UnsupportedOperationError(
                 "Streaming is not available on this deployment; use message/send "
                 "(with a push notification config) and tasks/get"

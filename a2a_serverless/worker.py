@@ -16,11 +16,13 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from .agent import Agent, Context, Outcome
+from .agent import Agent, Context, Outcome, agent_message
 from .executor import TaskEnded, TaskUpdater
 from .journal import Change, Journal, TaskGone, now_ms
+from .lifecycle import status_event
 from .models import Message, TaskState
-from .queue.base import RUN_AGENT, Job, RetryJob
+from .observability import correlated
+from .queue.base import RUN_AGENT, WEBHOOK_JOB, Job, RetryJob
 from .store.base import TaskRecord, WorkerClaim
 
 if TYPE_CHECKING:
@@ -54,13 +56,45 @@ class Worker:
 
     async def handle(self, job: Job) -> None:
         """The Queue's job handler."""
-        if job.kind == RUN_AGENT:
-            await self.run_turn(job.task_id, job.payload["step"])
-            return
-        handler = self.handlers.get(job.kind)
-        if handler is None:
-            raise ValueError(f"unknown job kind {job.kind!r}")
-        await handler(job)
+        with correlated(task_id=job.task_id):
+            if job.kind == RUN_AGENT:
+                await self.run_turn(job.task_id, job.payload["step"])
+                return
+            handler = self.handlers.get(job.kind)
+            if handler is None:
+                raise ValueError(f"unknown job kind {job.kind!r}")
+            await handler(job)
+
+    async def abandon(self, job: Job, reason: str) -> None:
+        """A queue gave up on `job` (its retries are spent; it went to a dead-letter queue).
+
+        End what the job was for, so nobody waits for it forever: a run-agent job fails its task
+        with `reason` (unless that turn is over or superseded already); a webhook job's
+        notification is dead-lettered so later ones flow. Safe to call more than once.
+        """
+        with correlated(task_id=job.task_id):
+            if job.kind == RUN_AGENT:
+                await self._fail_abandoned_turn(job.task_id, str(job.payload["step"]), reason)
+            elif job.kind == WEBHOOK_JOB and self.notifier is not None:
+                await self.notifier.abandon(job, reason)
+            else:
+                log.error("abandoned job %s of kind %r: %s", job.id, job.kind, reason)
+
+    async def _fail_abandoned_turn(self, task_id: str, step: str, reason: str) -> None:
+        def decide(record: TaskRecord) -> Change | None:
+            if record.task.status.state.is_terminal:
+                return None
+            if record.internal.get("step", {}).get("messageId") != step:
+                return None
+            if record.internal.get("doneStep") == step:
+                return None
+            message = agent_message(f"The task could not be run: {reason}", task=record.task)
+            event = status_event(record.task, TaskState.FAILED, message)
+            return Change(events=[event], claim=None, internal={"doneStep": step})
+
+        log.error("task %s step %s abandoned by the queue: %s", task_id, step, reason)
+        with contextlib.suppress(TaskGone):
+            await self.journal.write(task_id, decide)
 
     async def run_turn(self, task_id: str, step: str) -> None:
         try:

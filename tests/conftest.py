@@ -29,7 +29,7 @@ def make_client() -> Callable[..., AbstractAsyncContextManager[AppClient]]:
         agent: Agent, *, push_notifications: bool = True, **settings: Any
     ) -> AsyncIterator[AppClient]:
         runtime_options = {}
-        for key in ("store", "queue"):
+        for key in ("store", "queue", "observers"):
             if key in settings:
                 runtime_options[key] = settings.pop(key)
         settings.setdefault("store_url", "memory://")

@@ -50,6 +50,8 @@ from ..config import Settings
 from ..errors import InvalidParamsError
 from ..journal import Change, Journal, TaskGone
 from ..models import PushNotificationConfig, Task, TaskStatusUpdateEvent
+from ..observability import Signal, Signals
+from ..queue.base import WEBHOOK_JOB as WEBHOOK_JOB  # re-exported: the push package names it
 from ..queue.base import Job, Queue, RetryJob
 from ..store.base import StoredPushConfig, TaskEvent, TaskEventPayload, TaskRecord
 from . import delivery
@@ -60,7 +62,6 @@ from .ssrf import HostUnresolvable, UrlGuard, UrlRefused
 
 log = logging.getLogger("a2a_serverless.push")
 
-WEBHOOK_JOB = "deliver-webhook"
 NOTIFY_ON = ("final", "all")
 # Notification ids are uuid5(NOTIFICATION_NAMESPACE, "<task id>/<config id>/<seq>").
 NOTIFICATION_NAMESPACE = uuid.UUID("5d0f4c1e-2f7b-5a57-9a0e-6b1d3c2a8e41")
@@ -161,6 +162,8 @@ class PushNotifier:
         self.wait_s = min(1.0, max(0.05, settings.push_backoff_base_s))
         # An earlier notification silent for this long is presumed lost and enqueued again.
         self.stall_s = max(60.0, 3 * settings.push_timeout_s)
+        # Where delivery outcomes are reported for metrics (the runtime sets its own).
+        self.signals = Signals()
 
     # --- what the lead wires ------------------------------------------------------------------
 
@@ -306,9 +309,12 @@ class PushNotifier:
             await self._dead_letter(record, stored, seq, nid, reason + because, prior)
             return
 
+        started = time.monotonic()
         result = await self._attempt(record, stored.config, seq, nid, payload)
+        attempt_s = time.monotonic() - started
         attempt = prior + 1
         if result.outcome == "delivered":
+            self.signals.emit(Signal("webhook.delivered", task_id, attempt_s))
             log.info("notification %s (task %s seq %d) delivered to %s", nid, task_id, seq, url)
             await self._advance(task_id, config_id, seq)
             return
@@ -336,7 +342,23 @@ class PushNotifier:
             delay,
         )
         await self._record_attempt(task_id, config_id, seq, delay, result.reason)
+        self.signals.emit(Signal("webhook.retrying", task_id, attempt_s))
         raise RetryJob(f"notification {nid}: {result.reason}", delay_s=delay)
+
+    async def abandon(self, job: Job, reason: str) -> None:
+        """The queue gave up on this delivery job: dead-letter its notification (if it is still
+        pending) so the notifications after it flow."""
+        config_id = str(job.payload["configId"])
+        seq = int(job.payload["seq"])
+        record = await self.store.get_task(job.task_id)
+        stored = await self.store.get_push_config(job.task_id, config_id)
+        if record is None or stored is None or _cursor(record, config_id) >= seq:
+            return
+        attempts = _attempts(record, config_id, seq)
+        why = f"the queue gave up on the delivery job: {reason}"
+        await self._dead_letter(
+            record, stored, seq, str(job.payload["notificationId"]), why, attempts
+        )
 
     def backoff(self, attempt: int) -> float:
         """Delay after failed attempt `attempt`: full jitter over base * 2^(attempt-1), capped."""
@@ -504,6 +526,7 @@ class PushNotifier:
             attempts=attempts,
             at=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
         )
+        self.signals.emit(Signal("webhook.dead-lettered", record.task_id))
         log.warning(
             "notification %s (task %s seq %d) to %s dead-lettered after %d attempt(s): %s",
             nid,

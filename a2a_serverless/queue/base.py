@@ -15,7 +15,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+# The job kinds the kit queues: a task's turn for the worker, a push notification to deliver.
 RUN_AGENT = "run-agent"
+WEBHOOK_JOB = "deliver-webhook"
 
 
 @dataclass(frozen=True, slots=True)

@@ -112,6 +112,7 @@ from ..models import (
     TaskPushNotificationConfig,
     TaskQueryParams,
 )
+from ..observability import correlated
 from ..service import Caller, StreamEvent, TaskService
 from . import proto_json
 
@@ -247,7 +248,8 @@ async def handle(
         query = _parse_query(request.query_string, route.query.get(request.method, ()))
         caller = service.activate_extensions(caller, request.headers.get(EXTENSIONS_HEADER))
         call = _Call(request, service, caller, params, query, extended_card)
-        reply = await handler(call)
+        with correlated():
+            reply = await handler(call)
     except MethodNotAllowedError as error:
         return error_reply(error, [(b"allow", ", ".join(error.allowed).encode())])
     except A2AError as error:

@@ -488,8 +488,9 @@ async def test_message_with_push_config_without_push_support(make_client: Any) -
 # --- -32004 unsupported operation ---------------------------------------------------------------
 
 
-async def test_streaming_methods_when_streaming_is_off(make_client: Any) -> None:
-    async with make_client(scripted, streaming=False, **FAST) as (client, _app):
+async def test_streaming_methods_when_streams_are_off(make_client: Any) -> None:
+    settings = {**FAST, "streaming": False, "buffered_streams": False}
+    async with make_client(scripted, **settings) as (client, _app):
         response = await post(
             client, request("message/stream", {"message": user_message("hi")}, "so-1")
         )

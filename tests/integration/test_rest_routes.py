@@ -507,7 +507,8 @@ async def test_subscribe_follows_a_running_task(streaming: httpx.AsyncClient) ->
 
 
 async def test_stream_errors_before_the_stream_are_http_errors(make_client: Any) -> None:
-    async with make_client(streamer, streaming=False, **FAST) as (client, _app):
+    settings = {**FAST, "streaming": False, "buffered_streams": False}
+    async with make_client(streamer, **settings) as (client, _app):
         response = await client.post("/v1/message:stream", json={"message": message("1")})
         error = check_error(response, 400, -32004)
         assert "Streaming is not available" in error["message"]

@@ -908,6 +908,18 @@ async def errors_push_not_supported(t: Adapter) -> None:
 
 
 @scenario(streamer, streaming=False)
+async def streams_buffered_when_streaming_is_off(t: Adapter) -> None:
+    events = await t.stream({"message": t.message("2 0.01")})
+    results = [e["result"] for e in events]
+    assert results[0]["kind"] == "task"
+    assert results[-1]["final"] is True
+    assert results[-1]["status"]["state"] == "completed"
+    [replay] = await t.resubscribe(results[0]["id"])
+    assert replay["result"]["kind"] == "task"
+    assert replay["result"]["status"]["state"] == "completed"
+
+
+@scenario(streamer, streaming=False, buffered_streams=False)
 async def errors_streaming_disabled(t: Adapter) -> None:
     refused = await t.stream({"message": t.message("1 0.01")})
     assert is_error(refused, -32004)

@@ -1,0 +1,106 @@
+"""What the core tells logs and metrics, without importing any of their libraries.
+
+Two seams, both free of cloud SDKs so an adapter can wire them to its platform's tools
+(powertools Logger/Metrics on Lambda, Cloud Logging JSON on Google Cloud):
+
+- **Correlation ids.** While the core handles a JSON-RPC request or runs a task's turn, the
+  ids it is working on are in context variables: `correlation_ids()` returns them (e.g.
+  ``{"task_id": "...", "rpc_id": "7"}``) for a log formatter to add to every record.
+- **Signals.** Things worth counting or timing — a task changing state, a webhook attempt —
+  are sent as `Signal`s to the `Observer`s of the runtime (`Runtime(observers=[...])`). An
+  observer that raises is logged and ignored: metrics never break a request.
+
+Signal names:
+- ``task.<state>``, e.g. ``task.working``, ``task.completed``, ``task.failed``,
+  ``task.input-required``: a status event was logged. For states that end a turn,
+  `duration_s` is the time since the task was created.
+- ``webhook.delivered``, ``webhook.retrying``, ``webhook.dead-lettered``: a push notification
+  attempt's outcome; `duration_s` is the attempt's time (absent when no request was made).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from .models import TaskStatusUpdateEvent
+from .store.base import TaskEvent, TaskRecord
+
+log = logging.getLogger("a2a_serverless.observability")
+
+_task_id: ContextVar[str | None] = ContextVar("a2a_task_id", default=None)
+_rpc_id: ContextVar[str | None] = ContextVar("a2a_rpc_id", default=None)
+
+
+def correlation_ids() -> dict[str, str]:
+    """The ids of the request or turn being handled in this context (empty outside one)."""
+    ids = {}
+    task_id = _task_id.get()
+    if task_id is not None:
+        ids["task_id"] = task_id
+    rpc_id = _rpc_id.get()
+    if rpc_id is not None:
+        ids["rpc_id"] = rpc_id
+    return ids
+
+
+@contextlib.contextmanager
+def correlated(*, task_id: str | None = None, rpc_id: str | int | None = None) -> Iterator[None]:
+    """Set the given correlation ids for the block; on leaving, both ids are as they were before
+    (also one named inside the block with `set_task_id`)."""
+    task_token = _task_id.set(task_id if task_id is not None else _task_id.get())
+    rpc_token = _rpc_id.set(str(rpc_id) if rpc_id is not None else _rpc_id.get())
+    try:
+        yield
+    finally:
+        _rpc_id.reset(rpc_token)
+        _task_id.reset(task_token)
+
+
+def set_task_id(task_id: str) -> None:
+    """Name the task the current request turned out to be about (e.g. a new task's id)."""
+    _task_id.set(task_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    name: str
+    task_id: str
+    duration_s: float | None = None
+    attributes: Mapping[str, str] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Observer(Protocol):
+    def observe(self, signal: Signal) -> None: ...
+
+
+class Signals:
+    """Fans signals out to the runtime's observers."""
+
+    def __init__(self, observers: Sequence[Observer] = ()) -> None:
+        self.observers: list[Observer] = list(observers)
+
+    def emit(self, signal: Signal) -> None:
+        for observer in self.observers:
+            try:
+                observer.observe(signal)
+            except Exception:
+                log.exception("observer %r failed on %s", observer, signal.name)
+
+    async def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
+        """Journal commit hook: one `task.<state>` signal per logged status event."""
+        if not self.observers:
+            return
+        for event in events:
+            payload = event.payload
+            if not isinstance(payload, TaskStatusUpdateEvent):
+                continue
+            duration = None
+            if payload.final:
+                duration = max(0, record.updated_at_ms - record.created_at_ms) / 1000
+            self.emit(Signal(f"task.{payload.status.state.value}", record.task_id, duration))
