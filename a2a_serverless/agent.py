@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import inspect
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
@@ -104,6 +104,8 @@ class Context:
     accepted_output_modes: list[str] | None = None
     # URIs of the extensions the client activated for the request that sent this message.
     extensions: tuple[str, ...] = ()
+    # The skill the message is for (metadata.skillId, or implied; see skills.py), if any.
+    skill_id: str | None = None
 
     @property
     def text(self) -> str:
@@ -197,8 +199,14 @@ def skill(
     examples: Iterable[str] = (),
     input_modes: Iterable[str] | None = None,
     output_modes: Iterable[str] | None = None,
+    security: Iterable[Mapping[str, Iterable[str]]] | None = None,
 ) -> AgentSkill:
-    """An entry for the agent card's `skills`."""
+    """An entry for the agent card's `skills`.
+
+    `security` (the card's shape: alternatives of scheme -> scopes) restricts who may use the
+    skill, e.g. `[{"bearer": ["reports:write"]}]`; a message then names the skill in
+    `metadata.skillId` (see skills.py).
+    """
     return AgentSkill(
         id=id,
         name=name or id,
@@ -207,6 +215,9 @@ def skill(
         examples=list(examples) or None,
         input_modes=list(input_modes) if input_modes is not None else None,
         output_modes=list(output_modes) if output_modes is not None else None,
+        security=None
+        if security is None
+        else [{name: list(scopes) for name, scopes in alt.items()} for alt in security],
     )
 
 

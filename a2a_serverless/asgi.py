@@ -266,6 +266,8 @@ class A2AApplication:
             await self._stream(request, send, reply, echo)
         elif reply.body is None:
             await send_bytes(send, 204, b"", None, echo)
+        elif reply.status != 200:
+            await send_json(send, reply.status, reply.body, [*reply.headers, *echo])
         elif reply.as_sse:
             start = {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS}
             await send(start)

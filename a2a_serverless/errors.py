@@ -18,7 +18,20 @@ class A2AError(Exception):
     def __init__(self, message: str | None = None, data: Any = None) -> None:
         self.message = message or self.default_message
         self.data = data
+        # Response headers that go with this error (e.g. WWW-Authenticate), on either transport.
+        self.headers: list[tuple[bytes, bytes]] = []
         super().__init__(self.message)
+
+    @property
+    def rest_status(self) -> int:
+        """The HTTP status of a REST response carrying this error."""
+        return self.http_status
+
+    @property
+    def jsonrpc_status(self) -> int:
+        """The HTTP status of a JSON-RPC response carrying this error: 200, as JSON-RPC over
+        HTTP has it, except for authorization failures, which keep their 401/403."""
+        return 200
 
     def to_jsonrpc(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
@@ -97,6 +110,40 @@ class AuthenticatedExtendedCardNotConfiguredError(A2AError):
     code = -32007
     default_message = "Authenticated Extended Card is not configured"
     http_status = 404
+
+
+class AuthorizationError(A2AError):
+    """The caller may not do what the request asks (e.g. use a skill whose scopes it lacks):
+    HTTP 403 (401 for an anonymous caller) over both transports.
+
+    A2A defines no JSON-RPC code for this; like the authentication failures answered before a
+    request's body is read, it uses -32000 (the implementation-defined range A2A's own codes
+    avoid), and `data` says which failure it was.
+    """
+
+    code = -32000
+    default_message = "Forbidden"
+    http_status = 403
+
+    def __init__(
+        self,
+        message: str | None = None,
+        data: Any = None,
+        *,
+        status: int = 403,
+        headers: list[tuple[bytes, bytes]] | None = None,
+    ) -> None:
+        super().__init__(message, data)
+        self.status = status
+        self.headers = list(headers or [])
+
+    @property
+    def rest_status(self) -> int:
+        return self.status
+
+    @property
+    def jsonrpc_status(self) -> int:
+        return self.status
 
 
 def invalid_params_from_validation(exc: Any) -> InvalidParamsError:

@@ -58,6 +58,9 @@ class Reply:
     as_sse: bool = False
     # Extensions activated for the request: echoed in the X-A2A-Extensions response header.
     extensions: tuple[str, ...] = ()
+    # Authorization failures keep their HTTP status (and headers) over JSON-RPC too.
+    status: int = 200
+    headers: tuple[tuple[bytes, bytes], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +194,9 @@ async def handle(
         with correlated(rpc_id=request_id):
             result = await method.handler(params, call)
     except A2AError as error:
-        return Reply(None if notification else error_response(request_id, error), streaming)
+        body = None if notification else error_response(request_id, error)
+        status = error.jsonrpc_status
+        return Reply(body, streaming and status == 200, (), status, tuple(error.headers))
     except Exception:
         log.exception("unexpected error in JSON-RPC method %r", request.get("method"))
         body = None if notification else error_response(request_id, InternalError())

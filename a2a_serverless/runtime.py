@@ -18,6 +18,7 @@ from .journal import Journal
 from .observability import Observer, Signals
 from .queue.base import Queue
 from .service import TaskService
+from .skills import SkillGate
 from .store import open_store
 from .store.base import Store
 from .worker import Worker
@@ -72,6 +73,7 @@ class Runtime:
             input_modes=_modes(agent.input_modes, (s.input_modes for s in skills)),
             output_modes=_modes(agent.output_modes, (s.output_modes for s in skills)),
             extensions=agent.extensions,
+            skill_gate=SkillGate([*agent.skills, *agent.extended_skills], self.security),
         )
 
     async def aclose(self) -> None:

@@ -53,6 +53,7 @@ from .models import (
 )
 from .observability import set_task_id
 from .queue.base import RUN_AGENT, Job, Queue
+from .skills import SkillGate
 from .store.base import IdempotencyKeyTaken, StoredPushConfig, TaskQuery, TaskRecord
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ class TaskService:
         input_modes: Sequence[str] = ("*/*",),
         output_modes: Sequence[str] = ("*/*",),
         extensions: Sequence[AgentExtension] = (),
+        skill_gate: SkillGate | None = None,
     ) -> None:
         self.journal = journal
         self.extensions = list(extensions)
@@ -106,6 +108,7 @@ class TaskService:
         self.queue = queue
         self.settings = settings
         self.notifier = notifier
+        self.skill_gate = skill_gate or SkillGate(())
 
     def activate_extensions(self, caller: Caller, header_value: str | None) -> Caller:
         """`caller` with the extensions its request activates (refuses missing required ones)."""
@@ -178,11 +181,12 @@ class TaskService:
             history=[message],
             metadata=params.metadata,
         )
+        skill_id = self.skill_gate.resolve(params, caller.identity)
         return await self.journal.create(
             task,
             owner=caller.owner,
             events=[status_event(task, TaskState.SUBMITTED)],
-            internal={"step": _step_info(params, caller)},
+            internal={"step": _step_info(params, caller, skill_id), "skillId": skill_id},
             idempotency_key=key,
         )
 
@@ -216,11 +220,14 @@ class TaskService:
                     "input (input-required or auth-required)",
                     data={"taskId": task_id, "state": state.value},
                 )
+            skill_id = self.skill_gate.resolve(
+                params, caller.identity, current=record.internal.get("skillId")
+            )
             accepted = message.model_copy(update={"context_id": record.context_id})
             return Change(
                 messages=[accepted],
                 events=[status_event(record.task, TaskState.SUBMITTED)],
-                internal={"step": _step_info(params, caller)},
+                internal={"step": _step_info(params, caller, skill_id), "skillId": skill_id},
             )
 
         try:
@@ -477,10 +484,11 @@ def _stream_ends(payload: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, *, la
     return payload.status.state.is_terminal or last
 
 
-def _step_info(params: MessageSendParams, caller: Caller) -> dict[str, Any]:
+def _step_info(params: MessageSendParams, caller: Caller, skill_id: str | None) -> dict[str, Any]:
     config = params.configuration
     return {
         "messageId": params.message.message_id,
+        "skillId": skill_id,
         "metadata": params.metadata or {},
         "acceptedOutputModes": config.accepted_output_modes if config else None,
         "extensions": list(caller.extensions),

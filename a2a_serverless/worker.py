@@ -155,6 +155,7 @@ class Worker:
             metadata=step_info.get("metadata") or {},
             accepted_output_modes=step_info.get("acceptedOutputModes"),
             extensions=tuple(step_info.get("extensions") or ()),
+            skill_id=step_info.get("skillId"),
         )
 
     async def _execute(self, context: Context, updater: TaskUpdater) -> None:

@@ -184,7 +184,7 @@ def is_rest_path(path: str) -> bool:
 def error_body(error: A2AError) -> dict[str, Any]:
     body: dict[str, Any] = {
         "code": error.code,
-        "status": _reason(error.http_status),
+        "status": _reason(error.rest_status),
         "message": error.message,
     }
     if error.data is not None:
@@ -193,7 +193,7 @@ def error_body(error: A2AError) -> dict[str, Any]:
 
 
 def error_reply(error: A2AError, headers: Headers | None = None) -> Reply:
-    return Reply(error.http_status, error_body(error), headers or [])
+    return Reply(error.rest_status, error_body(error), [*error.headers, *(headers or [])])
 
 
 def stream_event_body(event: StreamEvent) -> dict[str, Any]:

@@ -19,6 +19,7 @@ import asyncio
 import re
 
 from a2a_serverless import Agent, Context, Settings, TaskUpdater, create_app, skill
+from a2a_serverless.asgi import A2AApplication
 
 SLOW = re.compile(r"slow\s+(\d+)(?:\s+(\d+(?:\.\d+)?))?")
 
@@ -56,3 +57,38 @@ interop_agent = Agent(
 )
 
 app = create_app(interop_agent, Settings.from_env(dev_mode=True), push_notifications=True)
+
+
+class GuardedExecutor:
+    """Says which skill a message was for: `<skill id>: <text>`."""
+
+    async def execute(self, context: Context, updater: TaskUpdater) -> None:
+        await updater.add_artifact(f"{context.skill_id}: {context.text.strip()}", name="echo")
+        await updater.complete()
+
+
+guarded_agent = Agent(
+    name="Guarded Interop Agent",
+    description="Echoes for authenticated callers; the admin skill needs a scope.",
+    executor=GuardedExecutor(),
+    skills=[skill("echo", "Echo", "Says back what it is told.")],
+    extended_skills=[
+        skill(
+            "admin",
+            "Admin",
+            "Needs the interop:admin scope.",
+            security=[{"bearer": ["interop:admin"]}],
+        )
+    ],
+)
+_guarded_app: A2AApplication | None = None
+
+
+def __getattr__(name: str) -> object:
+    # Built on demand (once): only the server that serves it opens a store for it.
+    global _guarded_app
+    if name == "guarded_app":
+        if _guarded_app is None:
+            _guarded_app = create_app(guarded_agent, Settings.from_env(dev_mode=True))
+        return _guarded_app
+    raise AttributeError(name)
