@@ -1,0 +1,464 @@
+"""The Store protocol on Google Cloud Firestore (google-cloud-firestore, AsyncClient).
+
+Document layout: see `documents` and the adapter README ("Firestore store").
+
+Writes are optimistic, with no locks: a write reads the task document (and the idempotency key
+it claims), checks the version, then commits one atomic batch of the task, its new events and
+the key, with preconditions that make the batch fail if anything it relied on changed in
+between -- the task must still have the update time it was read with, and every event and key
+document must not exist yet (`create`). So two writers of one task never both succeed, and a
+task write, its events and its key land together or not at all. A transaction that reads the
+task would hold a lock on it instead: contending writers then wait for each other (on the
+emulator, 2 s for a lock timeout per conflict), where a failed precondition answers at once.
+
+A commit can fail after it was applied (the response is lost and the client library retries
+it): every write carries a fresh `writeId`, and a failed write whose id is found stored
+counts as done.
+
+Expired tasks (`expires_at_ms` passed) are invisible to reads and listings at once; the TTL
+policy on `expireAt` deletes them (and their events, push configs and keys) later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from google.api_core.exceptions import AlreadyExists, FailedPrecondition, NotFound
+from google.cloud.firestore import (
+    DELETE_FIELD,
+    AsyncClient,
+    AsyncCollectionReference,
+    AsyncDocumentReference,
+    AsyncQuery,
+    AsyncWriteBatch,
+    DocumentSnapshot,
+    Query,
+)
+from google.cloud.firestore_v1.base_query import FieldFilter
+
+from a2a_serverless.store import (
+    IdempotencyKeyTaken,
+    StoredPushConfig,
+    TaskAlreadyExists,
+    TaskEvent,
+    TaskPage,
+    TaskQuery,
+    TaskRecord,
+    VersionConflict,
+    check_event_sequence,
+)
+from a2a_serverless.store.base import (
+    event_from_json,
+    event_to_json,
+    push_config_from_json,
+    push_config_to_json,
+    record_from_json,
+    record_to_json,
+)
+
+from .clients import LoopClients
+from .documents import (
+    MAX_COMMIT_BYTES,
+    MAX_DOCUMENT_BYTES,
+    MAX_VALUE_BYTES,
+    MAX_WRITES_PER_COMMIT,
+    Collections,
+    FirestoreLimitExceeded,
+    decode_body,
+    document_id,
+    document_size,
+    encode_body,
+    event_document_id,
+    expire_at,
+    key_document_id,
+    visible_until,
+)
+from .url import DEFAULT_DATABASE, DEFAULT_PREFIX, FirestoreLocation
+
+log = logging.getLogger(__name__)
+
+Fields = dict[str, Any]
+Snapshot = DocumentSnapshot[AsyncDocumentReference]
+
+
+def _wall_clock_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class FirestoreStore:
+    """The Store protocol on one Firestore database, in the collections of one prefix.
+
+    `project` None takes the project from the environment (GOOGLE_CLOUD_PROJECT or Application
+    Default Credentials); `credentials` None uses Application Default Credentials, or none
+    when FIRESTORE_EMULATOR_HOST points at the emulator. `clock` (milliseconds) decides expiry.
+
+    Safe to share between tasks, threads and event loops: each event loop gets its own
+    AsyncClient (see `clients`). `close()` closes the calling loop's client and asks the other
+    running loops to close theirs; call it when done with the store.
+    """
+
+    def __init__(
+        self,
+        *,
+        project: str | None = None,
+        database: str = DEFAULT_DATABASE,
+        prefix: str = DEFAULT_PREFIX,
+        credentials: Any = None,
+        clock: Callable[[], int] = _wall_clock_ms,
+    ) -> None:
+        self.location = FirestoreLocation(project=project, database=database, prefix=prefix)
+        self.collections = Collections(prefix)
+        self._clock = clock
+        self._clients = LoopClients(project=project, database=database, credentials=credentials)
+
+    def __repr__(self) -> str:
+        project = self._clients.project or "<from environment>"
+        return (
+            f"FirestoreStore(project={project!r}, database={self.location.database!r}, "
+            f"prefix={self.location.prefix!r})"
+        )
+
+    # --- references ----------------------------------------------------------------------------
+
+    def _task_ref(self, client: AsyncClient, task_id: str) -> AsyncDocumentReference:
+        return client.collection(self.collections.tasks).document(document_id(task_id))
+
+    def _events(self, client: AsyncClient, task_id: str) -> AsyncCollectionReference:
+        events: AsyncCollectionReference = self._task_ref(client, task_id).collection(
+            self.collections.events
+        )
+        return events
+
+    def _push_configs(self, client: AsyncClient, task_id: str) -> AsyncCollectionReference:
+        configs: AsyncCollectionReference = self._task_ref(client, task_id).collection(
+            self.collections.push_configs
+        )
+        return configs
+
+    def _key_ref(self, client: AsyncClient, key: str) -> AsyncDocumentReference:
+        return client.collection(self.collections.idempotency_keys).document(key_document_id(key))
+
+    # --- writes --------------------------------------------------------------------------------
+
+    async def create_task(
+        self,
+        record: TaskRecord,
+        events: Sequence[TaskEvent] = (),
+        *,
+        idempotency_key: str | None = None,
+    ) -> None:
+        check_event_sequence(record, 0, events)
+        client = self._clients.current()
+        write = _Write(self, client, record, events, idempotency_key)
+        if write.key_ref is not None and idempotency_key is not None:
+            # Checked first: a retried create repeats the task id and the key, and the key is
+            # what says which task the first attempt made.
+            claimed = await write.key_ref.get()
+            if claimed.exists:
+                raise IdempotencyKeyTaken(idempotency_key, claimed.get("taskId"))
+        batch = client.batch()
+        batch.create(write.task_ref, write.task_fields)
+        write.add_events_and_key(batch)
+        await self._commit(write, batch, creating=True)
+
+    async def update_task(
+        self,
+        record: TaskRecord,
+        events: Sequence[TaskEvent] = (),
+        *,
+        idempotency_key: str | None = None,
+    ) -> None:
+        client = self._clients.current()
+        write = _Write(self, client, record, events, idempotency_key)
+        stored, claimed = await self._read_task_and_key(client, write)
+        if idempotency_key is not None and claimed is not None and claimed.exists:
+            raise IdempotencyKeyTaken(idempotency_key, claimed.get("taskId"))
+        if not stored.exists or stored.get("version") != record.version - 1:
+            raise VersionConflict(record.task_id, record.version - 1)
+        stored_last_seq: int = stored.get("lastSeq")
+        check_event_sequence(record, stored_last_seq, events)
+
+        fields = dict(write.task_fields)
+        if record.expires_at_ms is None:
+            fields["expireAt"] = DELETE_FIELD
+        batch = client.batch()
+        # Applied only if the task is still the one read above: the version check's guarantee.
+        batch.update(
+            write.task_ref, fields, option=client.write_option(last_update_time=stored.update_time)
+        )
+        write.add_events_and_key(batch)
+        await self._commit(write, batch, creating=False)
+        if record.expires_at_ms is not None and stored.get("visibleUntil") != record.expires_at_ms:
+            await self._stamp_expiry(client, record, stored_last_seq)
+
+    async def _read_task_and_key(
+        self, client: AsyncClient, write: _Write
+    ) -> tuple[Snapshot, Snapshot | None]:
+        """The task's document and, if the write claims a key, the key's, in one round trip."""
+        refs = [write.task_ref] if write.key_ref is None else [write.task_ref, write.key_ref]
+        snapshots = {snapshot.reference.path: snapshot async for snapshot in client.get_all(refs)}
+        claimed = None if write.key_ref is None else snapshots[write.key_ref.path]
+        return snapshots[write.task_ref.path], claimed
+
+    async def _commit(self, write: _Write, batch: AsyncWriteBatch, *, creating: bool) -> None:
+        try:
+            await batch.commit()
+        except (AlreadyExists, FailedPrecondition, NotFound):
+            await self._explain_refused_write(write, creating=creating)
+
+    async def _explain_refused_write(self, write: _Write, *, creating: bool) -> None:
+        """Return if the refused write is in fact stored; else raise what refused it."""
+        stored, claimed = await self._read_task_and_key(write.client, write)
+        if stored.exists and stored.get("writeId") == write.write_id:
+            # The commit was applied, its answer lost, and the library's retry refused.
+            return
+        if write.key is not None and claimed is not None and claimed.exists:
+            raise IdempotencyKeyTaken(write.key, claimed.get("taskId"))
+        if creating:
+            raise TaskAlreadyExists(write.record.task_id)
+        raise VersionConflict(write.record.task_id, write.record.version - 1)
+
+    async def _stamp_expiry(self, client: AsyncClient, record: TaskRecord, upto_seq: int) -> None:
+        """Give the task's earlier events, its push configs and its keys the task's `expireAt`.
+
+        A TTL policy deletes documents one by one, never a task's subcollections with it, so
+        each document carries its own expiry. Events and keys written together with the expiry
+        have it already; this stamps the ones written before. Done after the task write, in
+        batches of up to 500: if it fails, the task write stands, the failure is logged and
+        those documents stay until deleted by other means.
+        """
+        assert record.expires_at_ms is not None
+        stamp = {"expireAt": expire_at(record.expires_at_ms)}
+        events = self._events(client, record.task_id)
+        refs = [events.document(event_document_id(seq)) for seq in range(1, upto_seq + 1)]
+        try:
+            configs = self._push_configs(client, record.task_id).select(["configId"])
+            refs += [snapshot.reference async for snapshot in configs.stream()]
+            keys = (
+                client.collection(self.collections.idempotency_keys)
+                .where(filter=FieldFilter("taskId", "==", record.task_id))
+                .select(["taskId"])
+            )
+            refs += [snapshot.reference async for snapshot in keys.stream()]
+            for start in range(0, len(refs), MAX_WRITES_PER_COMMIT):
+                batch = client.batch()
+                for ref in refs[start : start + MAX_WRITES_PER_COMMIT]:
+                    batch.update(ref, stamp)
+                await batch.commit()
+        except Exception:
+            log.warning(
+                "task %s: could not set expireAt on its earlier events, push configs and keys; "
+                "the TTL policy will not delete those",
+                record.task_id,
+                exc_info=True,
+            )
+
+    # --- reads ---------------------------------------------------------------------------------
+
+    async def get_task(self, task_id: str) -> TaskRecord | None:
+        client = self._clients.current()
+        snapshot = await self._task_ref(client, task_id).get()
+        if not snapshot.exists or snapshot.get("visibleUntil") <= self._clock():
+            return None
+        record = record_from_json(decode_body(snapshot.get("body")))
+        # A hashed document id (see documents.document_id) names exactly one task id.
+        return record if record.task_id == task_id else None
+
+    async def list_tasks(self, query: TaskQuery) -> TaskPage:
+        client = self._clients.current()
+        matching = self._list_query(client, query)
+        limit = max(query.limit, 0)
+        page = matching
+        if query.after is not None:
+            # A cursor on (updatedAt, taskId), the first two orderings: strictly after it.
+            page = page.start_after(list(query.after))
+        # One record past the page tells whether there is a next page.
+        page = page.limit(limit + 1)
+
+        async def fetch() -> list[Snapshot]:
+            return [snapshot async for snapshot in page.stream()]
+
+        # The count ignores the cursor and the limit. Firestore counts in the index, without
+        # reading the documents. It runs alongside the page query, not in one snapshot with it:
+        # a write landing in between can make the two disagree by that write.
+        # (Any: the library annotates count() as returning a class, not an instance.)
+        counting: Any = matching.count(alias="total")
+        snapshots, counted = await asyncio.gather(fetch(), counting.get())
+        return TaskPage(
+            records=[record_from_json(decode_body(s.get("body"))) for s in snapshots[:limit]],
+            total_size=int(counted[0][0].value),
+            has_more=len(snapshots) > limit,
+        )
+
+    def _list_query(self, client: AsyncClient, query: TaskQuery) -> AsyncQuery:
+        """The listing's filters and order. firestore.indexes.json has an index for each shape:
+        owner, then contextId and/or state when given, then the three orderings."""
+        tasks = client.collection(self.collections.tasks)
+        matching = tasks.where(filter=FieldFilter("owner", "==", query.owner))
+        if query.context_id is not None:
+            matching = matching.where(filter=FieldFilter("contextId", "==", query.context_id))
+        if query.state is not None:
+            matching = matching.where(filter=FieldFilter("state", "==", query.state))
+        matching = matching.where(filter=FieldFilter("visibleUntil", ">", self._clock()))
+        if query.updated_after_ms is not None:
+            matching = matching.where(filter=FieldFilter("updatedAt", ">=", query.updated_after_ms))
+        # Ordered by visibleUntil last, explicitly: it changes nothing (task ids are unique)
+        # but fixes the index a query with two inequality filters needs.
+        return (
+            matching.order_by("updatedAt", direction=Query.DESCENDING)
+            .order_by("taskId", direction=Query.DESCENDING)
+            .order_by("visibleUntil", direction=Query.DESCENDING)
+        )
+
+    async def read_events(
+        self, task_id: str, after_seq: int = 0, limit: int | None = None
+    ) -> list[TaskEvent]:
+        if limit is not None and limit <= 0:
+            return []
+        client = self._clients.current()
+        events = self._events(client, task_id).where(filter=FieldFilter("seq", ">", after_seq))
+        ordered = events.order_by("seq")
+        if limit is not None:
+            ordered = ordered.limit(limit)
+        return [
+            event_from_json(snapshot.get("seq"), decode_body(snapshot.get("body")))
+            async for snapshot in ordered.stream()
+        ]
+
+    async def find_idempotency_key(self, key: str) -> str | None:
+        client = self._clients.current()
+        snapshot = await self._key_ref(client, key).get()
+        return str(snapshot.get("taskId")) if snapshot.exists else None
+
+    # --- push notification configs -------------------------------------------------------------
+
+    async def put_push_config(self, config: StoredPushConfig) -> None:
+        config_id = config.config.id
+        if config_id is None:
+            # The key would be ambiguous; the caller assigns ids (A2A's default is the task id).
+            raise ValueError("a stored push notification config needs an id")
+        client = self._clients.current()
+        fields: Fields = {
+            "taskId": config.task_id,
+            "configId": config_id,
+            "owner": config.owner,
+            "body": push_config_to_json(config),
+        }
+        # A config added to a task that already expires expires with it.
+        task = await self._task_ref(client, config.task_id).get(field_paths=["expireAt"])
+        expiry = task.to_dict() or {}
+        if "expireAt" in expiry:
+            fields["expireAt"] = expiry["expireAt"]
+        await (
+            self._push_configs(client, config.task_id).document(document_id(config_id)).set(fields)
+        )
+
+    async def get_push_config(self, task_id: str, config_id: str) -> StoredPushConfig | None:
+        client = self._clients.current()
+        ref = self._push_configs(client, task_id).document(document_id(config_id))
+        snapshot = await ref.get()
+        return push_config_from_json(snapshot.get("body")) if snapshot.exists else None
+
+    async def list_push_configs(self, task_id: str) -> list[StoredPushConfig]:
+        client = self._clients.current()
+        ordered = self._push_configs(client, task_id).order_by("configId")
+        return [push_config_from_json(s.get("body")) async for s in ordered.stream()]
+
+    async def delete_push_config(self, task_id: str, config_id: str) -> bool:
+        client = self._clients.current()
+        ref = self._push_configs(client, task_id).document(document_id(config_id))
+        try:
+            await ref.delete(option=client.write_option(exists=True))
+        except NotFound:
+            return False
+        return True
+
+    async def close(self) -> None:
+        await self._clients.close()
+
+
+class _Write:
+    """The documents one task write commits, checked against Firestore's limits."""
+
+    def __init__(
+        self,
+        store: FirestoreStore,
+        client: AsyncClient,
+        record: TaskRecord,
+        events: Sequence[TaskEvent],
+        key: str | None,
+    ) -> None:
+        self.client = client
+        self.record = record
+        self.key = key
+        self.write_id = uuid.uuid4().hex
+        self.task_ref = store._task_ref(client, record.task_id)
+        self.key_ref = None if key is None else store._key_ref(client, key)
+        expiry: Fields = {}
+        if record.expires_at_ms is not None:
+            expiry["expireAt"] = expire_at(record.expires_at_ms)
+        self.task_fields: Fields = {
+            "taskId": record.task_id,
+            "owner": record.owner,
+            "contextId": record.context_id,
+            "state": record.state,
+            "version": record.version,
+            "lastSeq": record.last_seq,
+            "createdAt": record.created_at_ms,
+            "updatedAt": record.updated_at_ms,
+            "visibleUntil": visible_until(record.expires_at_ms),
+            "writeId": self.write_id,
+            "body": encode_body(record_to_json(record)),
+            **expiry,
+        }
+        events_collection = store._events(client, record.task_id)
+        self.event_docs = [
+            (
+                events_collection.document(event_document_id(event.seq)),
+                {"seq": event.seq, "body": encode_body(event_to_json(event)), **expiry},
+            )
+            for event in events
+        ]
+        self.key_fields: Fields = {}
+        if key is not None:
+            self.key_fields = {
+                "key": key,
+                "taskId": record.task_id,
+                "createdAt": store._clock(),
+                **expiry,
+            }
+        self._check_limits()
+
+    def _check_limits(self) -> None:
+        task_id = self.record.task_id
+        docs = [("task document", self.task_ref, self.task_fields)]
+        docs += [("event document", ref, fields) for ref, fields in self.event_docs]
+        if self.key_ref is not None:
+            docs.append(("idempotency key document", self.key_ref, self.key_fields))
+        if len(docs) > MAX_WRITES_PER_COMMIT:
+            raise FirestoreLimitExceeded(
+                task_id, "writes per commit", len(docs), MAX_WRITES_PER_COMMIT
+            )
+        total = 0
+        for what, ref, fields in docs:
+            value = fields.get("body", b"")
+            body = len(value.encode() if isinstance(value, str) else value)
+            if body > MAX_VALUE_BYTES:
+                raise FirestoreLimitExceeded(task_id, f"{what} body", body, MAX_VALUE_BYTES)
+            size = document_size(ref.path, fields)
+            if size > MAX_DOCUMENT_BYTES:
+                raise FirestoreLimitExceeded(task_id, f"{what} size", size, MAX_DOCUMENT_BYTES)
+            total += size
+        if total > MAX_COMMIT_BYTES:
+            raise FirestoreLimitExceeded(task_id, "commit size", total, MAX_COMMIT_BYTES)
+
+    def add_events_and_key(self, batch: AsyncWriteBatch) -> None:
+        for ref, fields in self.event_docs:
+            batch.create(ref, fields)
+        if self.key_ref is not None:
+            batch.create(self.key_ref, self.key_fields)

@@ -1,0 +1,161 @@
+"""Fixtures for the Google Cloud adapter tests: a real Firestore emulator, started once.
+
+Names other test modules may rely on (kept stable):
+
+- `firestore_emulator` (session): starts ``gcloud emulators firestore start`` on a free
+  loopback port, waits until it answers, and yields its ``host:port``. For the whole session
+  it sets FIRESTORE_EMULATOR_HOST (how google-cloud-firestore finds the emulator, in this
+  process and in subprocesses started after it) and GOOGLE_CLOUD_PROJECT =
+  `FIRESTORE_TEST_PROJECT`. At the end it stops the emulator's whole process group (gcloud
+  runs a java child). A missing gcloud, emulator component or Java fails the test with a hint
+  (``scripts/emulators/firestore.sh`` installs what it can); the emulator's output is in
+  ``<pytest tmp>/firestore-emulator*/emulator.log`` and its tail in startup failures.
+- `firestore_store_url` (function): a ``firestore://`` URL on the emulator with a prefix of
+  its own, so what a test writes is apart from every other test's.
+- `firestore_store` (function): a `FirestoreStore` on that URL, closed after the test.
+- `FIRESTORE_TEST_PROJECT`, `unique_prefix()`: the project id and a fresh collection prefix.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from a2a_serverless_gcp.firestore import FirestoreStore, open_firestore_store
+
+FIRESTORE_TEST_PROJECT = "a2a-serverless-test"
+STARTUP_TIMEOUT_S = 120
+INSTALL_HINT = (
+    "The GCP tests need the Firestore emulator: the Google Cloud CLI (gcloud), its "
+    "cloud-firestore-emulator component and Java 11+. Run scripts/emulators/firestore.sh "
+    "(it installs the component when it can, and says what to install when it cannot)."
+)
+
+
+def unique_prefix() -> str:
+    return f"t{uuid.uuid4().hex[:12]}"
+
+
+def _missing_emulator() -> str | None:
+    """What is missing to run the emulator, or None."""
+    gcloud = shutil.which("gcloud")
+    if gcloud is None:
+        return "gcloud is not on PATH"
+    if shutil.which("java") is None:
+        return "java is not on PATH"
+    info = subprocess.run(
+        [gcloud, "info", "--format=value(installation.sdk_root)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    sdk_root = info.stdout.strip()
+    if info.returncode != 0 or not sdk_root:
+        return f"'gcloud info' failed: {info.stderr.strip()}"
+    jar = Path(sdk_root) / "platform" / "cloud-firestore-emulator" / "cloud-firestore-emulator.jar"
+    if not jar.is_file():
+        return f"the cloud-firestore-emulator component is not installed ({jar} missing)"
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _answers(host_port: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://{host_port}/", timeout=2) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _tail(log_path: Path, lines: int = 40) -> str:
+    try:
+        return "\n".join(log_path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no emulator log)"
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    # gcloud starts a shell script that starts java: signal the whole process group.
+    for sig, wait_s in ((signal.SIGTERM, 15), (signal.SIGKILL, 15)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            process.wait(timeout=wait_s)
+            # The group leader is gone; make sure its children are too.
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            break
+        except subprocess.TimeoutExpired:
+            continue
+        break
+
+
+@pytest.fixture(scope="session")
+def firestore_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    problem = _missing_emulator()
+    if problem is not None:
+        pytest.fail(f"Firestore emulator unavailable: {problem}.\n{INSTALL_HINT}", pytrace=False)
+
+    host_port = f"127.0.0.1:{_free_port()}"
+    log_path = tmp_path_factory.mktemp("firestore-emulator") / "emulator.log"
+    with log_path.open("wb") as log_file:
+        process = subprocess.Popen(
+            ["gcloud", "emulators", "firestore", "start", f"--host-port={host_port}"],
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while not _answers(host_port):
+            if process.poll() is not None:
+                pytest.fail(
+                    f"the Firestore emulator exited with code {process.returncode} while "
+                    f"starting; its log ({log_path}) ends with:\n{_tail(log_path)}",
+                    pytrace=False,
+                )
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"the Firestore emulator did not answer on {host_port} within "
+                    f"{STARTUP_TIMEOUT_S} s; its log ({log_path}) ends with:\n{_tail(log_path)}",
+                    pytrace=False,
+                )
+            time.sleep(0.2)
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("FIRESTORE_EMULATOR_HOST", host_port)
+            env.setenv("GOOGLE_CLOUD_PROJECT", FIRESTORE_TEST_PROJECT)
+            yield host_port
+    finally:
+        _stop(process)
+
+
+@pytest.fixture
+def firestore_store_url(firestore_emulator: str) -> str:
+    return f"firestore://{FIRESTORE_TEST_PROJECT}/(default)?prefix={unique_prefix()}"
+
+
+@pytest.fixture
+async def firestore_store(firestore_store_url: str) -> AsyncIterator[FirestoreStore]:
+    store = open_firestore_store(firestore_store_url)
+    yield store
+    await store.close()
