@@ -1,0 +1,101 @@
+"""How records become table items and back: key formats, compression, sizes, expiry.
+
+Kept free of pynamodb so the formats can be read (and tested) on their own; store.py builds the
+pynamodb items from these pieces.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Mapping
+from typing import Any
+
+TASK_PREFIX = "T#"
+KEY_PREFIX = "K#"
+EVENT_PREFIX = "E#"
+PUSH_PREFIX = "P#"
+TASK_SK = "T"
+KEY_SK = "K"
+
+# Widths of the zero-padded numbers inside sort keys, so that string order is numeric order.
+SEQ_DIGITS = 10
+MAX_SEQ = 10**SEQ_DIGITS - 1
+TIME_DIGITS = 15
+MAX_TIME_MS = 10**TIME_DIGITS - 1
+
+COMPRESS_LEVEL = 6
+
+
+def task_pk(task_id: str) -> str:
+    return TASK_PREFIX + task_id
+
+
+def key_pk(key: str) -> str:
+    return KEY_PREFIX + key
+
+
+def event_sk(seq: int) -> str:
+    if not 0 <= seq <= MAX_SEQ:
+        raise ValueError(f"event seq {seq} is outside 0..{MAX_SEQ}")
+    return f"{EVENT_PREFIX}{seq:0{SEQ_DIGITS}d}"
+
+
+def seq_of(sk: str) -> int:
+    return int(sk[len(EVENT_PREFIX) :])
+
+
+def push_sk(config_id: str) -> str:
+    return PUSH_PREFIX + config_id
+
+
+def order_key(updated_at_ms: int, task_id: str) -> str:
+    """The listing indexes' sort key: string order is (updated_at_ms, task id) order."""
+    return f"{time_prefix(updated_at_ms)}#{task_id}"
+
+
+def time_prefix(updated_at_ms: int) -> str:
+    if not 0 <= updated_at_ms <= MAX_TIME_MS:
+        raise ValueError(f"updated_at_ms {updated_at_ms} is outside 0..{MAX_TIME_MS}")
+    return f"{updated_at_ms:0{TIME_DIGITS}d}"
+
+
+def owner_context(owner: str, context_id: str) -> str:
+    """The by_context index's partition key: one (owner, context) pair, unambiguously."""
+    return json.dumps([owner, context_id], separators=(",", ":"), ensure_ascii=False)
+
+
+def pack(text: str) -> bytes:
+    return zlib.compress(text.encode(), COMPRESS_LEVEL)
+
+
+def unpack(data: bytes) -> str:
+    return zlib.decompress(data).decode()
+
+
+def ttl_seconds(expires_at_ms: int | None) -> int | None:
+    """DynamoDB's TTL is whole epoch seconds; round up so an item never goes before it expires."""
+    return None if expires_at_ms is None else -(-expires_at_ms // 1000)
+
+
+def item_size(attributes: Mapping[str, Mapping[str, Any]]) -> int:
+    """The size DynamoDB counts for an item in botocore's wire form, as its docs define it:
+    attribute names plus values (UTF-8 strings, raw binary, about one byte per two digits of a
+    number), never less than the real size for the shapes this store writes."""
+    return sum(len(name.encode()) + _value_size(value) for name, value in attributes.items())
+
+
+def _value_size(value: Mapping[str, Any]) -> int:
+    ((kind, data),) = value.items()
+    if kind == "S":
+        return len(str(data).encode())
+    if kind == "B":
+        return len(data)
+    if kind == "N":
+        return len(str(data)) // 2 + 2
+    if kind == "SS":
+        return sum(len(str(s).encode()) for s in data)
+    if kind in ("BOOL", "NULL"):
+        return 1
+    # Shapes the store never writes (lists, maps, number and binary sets): count generously.
+    return len(json.dumps(data, default=str).encode()) + 3

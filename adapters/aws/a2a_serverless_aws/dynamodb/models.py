@@ -1,0 +1,168 @@
+"""The pynamodb model of the store's one DynamoDB table, and how a store binds it to a table.
+
+Every item of the table is a `TableItem`; its `kind` says which of four shapes it has (see
+adapters/aws/README.md, "DynamoDB store", for the whole design):
+
+=========== ======================= ================= ========================================
+kind        PK                      SK                other attributes
+=========== ======================= ================= ========================================
+task        ``T#<task id>``         ``T``             body, owner, owner_ctx, order_key, state,
+                                                      version, last_seq, keys, expires_ms,
+                                                      ttl, swept
+event       ``T#<task id>``         ``E#<seq:010d>``  body, ttl
+push        ``T#<task id>``         ``P#<config id>`` body, ttl
+key         ``K#<idempotency key>`` ``K``             task_id, created_ms, expires_ms, ttl
+=========== ======================= ================= ========================================
+
+pynamodb ties a model class to one table through its `Meta`, so `bind()` makes one subclass per
+(table, region, endpoint) and keeps it for the life of the process: its connection, and the
+botocore client inside it, are created once and shared by every store on that table (a Lambda
+container reuses them across invocations).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, cast
+
+from pynamodb.attributes import Attribute, BinaryAttribute, UnicodeAttribute, UnicodeSetAttribute
+from pynamodb.constants import NUMBER, PAY_PER_REQUEST_BILLING_MODE, STRING
+from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection
+from pynamodb.models import Model
+
+BY_OWNER = "by_owner"
+BY_CONTEXT = "by_context"
+TTL_ATTRIBUTE = "ttl"
+# What the listing indexes carry besides their keys: what `list_tasks` filters on. The records
+# themselves are fetched from the table, so the indexes stay small (cheap to count) and only
+# change when a task's listing position, state or expiry does.
+INDEX_PROJECTION = ["state", "expires_ms"]
+
+
+class IntegerAttribute(Attribute[int]):
+    """A Number holding an int (pynamodb's NumberAttribute reads as float for type checkers)."""
+
+    attr_type = NUMBER
+
+    def serialize(self, value: int) -> str:
+        return str(int(value))
+
+    def deserialize(self, value: str) -> int:
+        return int(value)
+
+
+class OptionalIntegerAttribute(Attribute[int | None]):
+    """An int that items of some kinds do not have."""
+
+    attr_type = NUMBER
+    null = True
+
+    def serialize(self, value: int | None) -> str | None:
+        return None if value is None else str(int(value))
+
+    def deserialize(self, value: str) -> int:
+        return int(value)
+
+
+class OptionalUnicodeAttribute(Attribute[str | None]):
+    """A string that items of some kinds do not have."""
+
+    attr_type = STRING
+    null = True
+
+    def serialize(self, value: str | None) -> str | None:
+        return value
+
+    def deserialize(self, value: str) -> str:
+        return value
+
+
+class OptionalBinaryAttribute(BinaryAttribute):
+    """Bytes that key items do not have."""
+
+    null = True
+
+
+class ByOwnerIndex(GlobalSecondaryIndex["TableItem"]):  # type: ignore[no-untyped-call]
+    """Task items of one owner, ordered by (updated_at_ms, task id): `tasks/list`."""
+
+    class Meta:
+        index_name = BY_OWNER
+        projection = IncludeProjection(INDEX_PROJECTION)
+
+    owner = UnicodeAttribute(hash_key=True)
+    order_key = UnicodeAttribute(range_key=True)
+
+
+class ByContextIndex(GlobalSecondaryIndex["TableItem"]):  # type: ignore[no-untyped-call]
+    """Task items of one owner in one context, same order: `tasks/list` with a contextId."""
+
+    class Meta:
+        index_name = BY_CONTEXT
+        projection = IncludeProjection(INDEX_PROJECTION)
+
+    owner_ctx = UnicodeAttribute(hash_key=True)
+    order_key = UnicodeAttribute(range_key=True)
+
+
+class TableItem(Model):
+    """One item of the store's table. Use `bind()` for a class tied to a real table."""
+
+    class Meta:
+        table_name = "a2a-serverless-unbound"
+        billing_mode = PAY_PER_REQUEST_BILLING_MODE
+
+    pk = UnicodeAttribute(hash_key=True, attr_name="PK")
+    sk = UnicodeAttribute(range_key=True, attr_name="SK")
+    kind = UnicodeAttribute()
+    # The stored JSON shape (store.base), zlib-compressed: task, event and push items.
+    body = OptionalBinaryAttribute(legacy_encoding=False)
+
+    # Task items: the columns the listing indexes and the conditional writes need.
+    owner = OptionalUnicodeAttribute()
+    owner_ctx = OptionalUnicodeAttribute()
+    order_key = OptionalUnicodeAttribute()
+    state = OptionalUnicodeAttribute()
+    version = OptionalIntegerAttribute()
+    last_seq = OptionalIntegerAttribute()
+    # The idempotency keys claimed with writes of this task, so they can expire with it.
+    idempotency_keys = UnicodeSetAttribute(null=True, attr_name="keys")
+    # The `ttl` the earlier items of the task were stamped with (see sweep.py).
+    swept = OptionalIntegerAttribute()
+
+    # Task and key items: when the item stops being visible (ms) and when DynamoDB may delete
+    # it (epoch seconds, the table's TTL attribute; events and push configs carry it too).
+    expires_ms = OptionalIntegerAttribute()
+    ttl = OptionalIntegerAttribute(attr_name=TTL_ATTRIBUTE)
+
+    # Key items.
+    task_id = OptionalUnicodeAttribute()
+    created_ms = OptionalIntegerAttribute()
+
+    by_owner = ByOwnerIndex()
+    by_context = ByContextIndex()
+
+
+_bound: dict[tuple[str, str | None, str | None], type[TableItem]] = {}
+_bind_lock = threading.Lock()
+
+
+def bind(table_name: str, *, region: str | None, host: str | None) -> type[TableItem]:
+    """The `TableItem` class of one table, created once per process and then reused."""
+    key = (table_name, region, host)
+    with _bind_lock:
+        bound = _bound.get(key)
+        if bound is None:
+            meta: dict[str, Any] = {
+                "table_name": table_name,
+                "region": region,
+                "host": host,
+                "billing_mode": PAY_PER_REQUEST_BILLING_MODE,
+            }
+            namespace = {"Meta": type("Meta", (), meta), "__module__": __name__}
+            bound = cast(type[TableItem], type(f"TableItem_{table_name}", (TableItem,), namespace))
+            # Create the connection and its botocore client now, under the lock: one client per
+            # process and table, built during a Lambda's init phase rather than its first request.
+            _ = bound._get_connection().connection.client
+            _bound[key] = bound
+    return bound

@@ -1,0 +1,252 @@
+"""The Store protocol on one DynamoDB table, through pynamodb.
+
+pynamodb is synchronous: every method runs its DynamoDB calls in a worker thread
+(`asyncio.to_thread`), so the event loop keeps serving while a request is in flight. The model
+class, its connection and the botocore client behind it are made once per process and table
+(models.bind) and shared by every store and thread; botocore clients are thread-safe.
+
+Reads of one item or one task's partition are strongly consistent, so a writer always decides on
+the latest version and a reader sees every event already written. `list_tasks` reads a global
+secondary index, which DynamoDB keeps eventually consistent (typically well under a second).
+What each method sends is in adapters/aws/README.md ("DynamoDB store").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any, TypeVar
+
+from pynamodb.exceptions import DeleteError, PynamoDBException
+
+from a2a_serverless.store.base import (
+    StoredPushConfig,
+    TaskEvent,
+    TaskPage,
+    TaskQuery,
+    TaskRecord,
+    event_from_json,
+    push_config_from_json,
+    push_config_to_json,
+    record_from_json,
+)
+
+from . import codec
+from .errors import MAX_ITEM_BYTES, ItemTooLarge, StoreUnavailable
+from .listing import list_tasks
+from .models import TableItem, bind
+from .url import check_table_name
+from .writes import Writer
+
+_T = TypeVar("_T")
+
+
+def _wall_clock_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class DynamoDBStore:
+    """The Store protocol on the DynamoDB table `table_name` (see `create_table` for its schema).
+
+    `region` and `endpoint_url` default to botocore's own configuration (AWS_REGION,
+    AWS_ENDPOINT_URL_DYNAMODB, ...); credentials always come from botocore's usual chain.
+    `clock` (milliseconds) decides which tasks have expired.
+    """
+
+    def __init__(
+        self,
+        table_name: str,
+        *,
+        region: str | None = None,
+        endpoint_url: str | None = None,
+        clock: Callable[[], int] = _wall_clock_ms,
+    ) -> None:
+        check_table_name(table_name)
+        self.table_name = table_name
+        self.region = region
+        self.endpoint_url = endpoint_url
+        self._clock = clock
+        self._items = bind(table_name, region=region, host=endpoint_url)
+        self._writer = Writer(self._items, clock)
+
+    def __repr__(self) -> str:
+        return f"DynamoDBStore({self.table_name!r}, region={self.region!r})"
+
+    @property
+    def item_class(self) -> type[TableItem]:
+        """The pynamodb model bound to this store's table."""
+        return self._items
+
+    @property
+    def client(self) -> Any:
+        """The botocore client every request goes through (shared per process and table): the
+        place to register botocore event hooks, e.g. for metrics or tracing."""
+        return self._items._get_connection().connection.client
+
+    async def _run(self, call: Callable[[], _T]) -> _T:
+        try:
+            return await asyncio.to_thread(call)
+        except PynamoDBException as error:
+            code = error.cause_response_code or type(error).__name__
+            detail = error.cause_response_message or str(error)
+            raise StoreUnavailable(
+                f"DynamoDB table {self.table_name!r}: {code}: {detail}"
+            ) from error
+
+    # --- tasks ----------------------------------------------------------------------------------
+
+    async def create_task(
+        self,
+        record: TaskRecord,
+        events: Sequence[TaskEvent] = (),
+        *,
+        idempotency_key: str | None = None,
+    ) -> None:
+        await self._run(partial(self._writer.create_task, record, list(events), idempotency_key))
+
+    async def update_task(
+        self,
+        record: TaskRecord,
+        events: Sequence[TaskEvent] = (),
+        *,
+        idempotency_key: str | None = None,
+    ) -> None:
+        await self._run(partial(self._writer.update_task, record, list(events), idempotency_key))
+
+    async def get_task(self, task_id: str) -> TaskRecord | None:
+        return await self._run(partial(self._get_task, task_id))
+
+    def _get_task(self, task_id: str) -> TaskRecord | None:
+        item = self._get(codec.task_pk(task_id), codec.TASK_SK)
+        if item is None or item.body is None:
+            return None
+        record = record_from_json(codec.unpack(item.body))
+        if record.expires_at_ms is not None and record.expires_at_ms <= self._clock():
+            return None
+        return record
+
+    async def list_tasks(self, query: TaskQuery) -> TaskPage:
+        return await self._run(lambda: list_tasks(self._items, query, self._clock()))
+
+    # --- events and idempotency keys ------------------------------------------------------------
+
+    async def read_events(
+        self, task_id: str, after_seq: int = 0, limit: int | None = None
+    ) -> list[TaskEvent]:
+        if limit is not None and limit <= 0:
+            return []
+        first = max(after_seq, 0) + 1
+        if first > codec.MAX_SEQ:
+            return []
+        return await self._run(partial(self._read_events, task_id, first, limit))
+
+    def _read_events(self, task_id: str, first: int, limit: int | None) -> list[TaskEvent]:
+        items = self._items
+        found = items.query(
+            codec.task_pk(task_id),
+            range_key_condition=items.sk.between(
+                codec.event_sk(first), codec.event_sk(codec.MAX_SEQ)
+            ),
+            consistent_read=True,
+            limit=limit,
+        )
+        return [
+            event_from_json(codec.seq_of(item.sk), codec.unpack(item.body))
+            for item in found
+            if item.body is not None
+        ]
+
+    async def find_idempotency_key(self, key: str) -> str | None:
+        return await self._run(partial(self._find_key, key))
+
+    def _find_key(self, key: str) -> str | None:
+        item = self._get(codec.key_pk(key), codec.KEY_SK)
+        if item is None:
+            return None
+        # A key lives as long as its task; past that it is free again (writes.py).
+        if item.expires_ms is not None and item.expires_ms <= self._clock():
+            return None
+        return item.task_id
+
+    # --- push notification configs --------------------------------------------------------------
+
+    async def put_push_config(self, config: StoredPushConfig) -> None:
+        if config.config.id is None:
+            # The key would be ambiguous; the caller assigns ids (A2A's default is the task id).
+            raise ValueError("a stored push notification config needs an id")
+        await self._run(partial(self._put_push_config, config, config.config.id))
+
+    def _put_push_config(self, config: StoredPushConfig, config_id: str) -> None:
+        items = self._items
+        pk = codec.task_pk(config.task_id)
+        # A config set on a task that already expires gets the task's ttl; one set earlier
+        # gets it from the task's sweep (sweep.py).
+        task = self._get(pk, codec.TASK_SK, consistent=False, attributes=[items.ttl.attr_name])
+        item = items(
+            pk,
+            codec.push_sk(config_id),
+            kind="push",
+            body=codec.pack(push_config_to_json(config)),
+            ttl=None if task is None else task.ttl,
+        )
+        size = codec.item_size(item.serialize())
+        if size > MAX_ITEM_BYTES:
+            raise ItemTooLarge(config.task_id, "push", size)
+        item.save()
+
+    async def get_push_config(self, task_id: str, config_id: str) -> StoredPushConfig | None:
+        return await self._run(partial(self._get_push_config, task_id, config_id))
+
+    def _get_push_config(self, task_id: str, config_id: str) -> StoredPushConfig | None:
+        item = self._get(codec.task_pk(task_id), codec.push_sk(config_id))
+        if item is None or item.body is None:
+            return None
+        return push_config_from_json(codec.unpack(item.body))
+
+    async def list_push_configs(self, task_id: str) -> list[StoredPushConfig]:
+        return await self._run(partial(self._list_push_configs, task_id))
+
+    def _list_push_configs(self, task_id: str) -> list[StoredPushConfig]:
+        items = self._items
+        found = items.query(
+            codec.task_pk(task_id),
+            range_key_condition=items.sk.startswith(codec.PUSH_PREFIX),
+            consistent_read=True,
+        )
+        # Sort keys order them by config id, as the protocol wants.
+        return [push_config_from_json(codec.unpack(item.body)) for item in found if item.body]
+
+    async def delete_push_config(self, task_id: str, config_id: str) -> bool:
+        return await self._run(partial(self._delete_push_config, task_id, config_id))
+
+    def _delete_push_config(self, task_id: str, config_id: str) -> bool:
+        items = self._items
+        try:
+            items(codec.task_pk(task_id), codec.push_sk(config_id)).delete(
+                condition=items.pk.exists()
+            )
+        except DeleteError as error:
+            if error.cause_response_code == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+    async def close(self) -> None:
+        """Nothing to release: the connection is shared by the process (see models.bind)."""
+
+    # --- helpers --------------------------------------------------------------------------------
+
+    def _get(
+        self,
+        pk: str,
+        sk: str,
+        *,
+        consistent: bool = True,
+        attributes: list[str] | None = None,
+    ) -> TableItem | None:
+        try:
+            return self._items.get(pk, sk, consistent_read=consistent, attributes_to_get=attributes)
+        except self._items.DoesNotExist:
+            return None

@@ -1,0 +1,348 @@
+"""Task writes: a task, its new events and an idempotency key in one conditional step.
+
+A write that carries events or a key is one TransactWriteItems call (all or nothing); a write of
+the task alone is one conditional PutItem/UpdateItem, which costs half as much. Conditions:
+
+- create: the task item must not exist (`TaskAlreadyExists`);
+- update: the stored `version` is `record.version - 1` and its `last_seq` is where the new events
+  start (`VersionConflict`, or ValueError when only the log does not line up);
+- key: the key item must not exist, unless it expired with its task (`IdempotencyKeyTaken`).
+
+Which condition failed comes from the transaction's cancellation reasons (one per item, in order)
+and the item DynamoDB returns with them, so no extra read is needed to tell the cases apart.
+When DynamoDB cancels because another transaction held one of the items (TransactionConflict),
+the write is retried a few times: the retry then fails or succeeds on its conditions.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pynamodb.attributes import Attribute
+from pynamodb.connection import Connection
+from pynamodb.exceptions import (
+    CancellationReason,
+    PutError,
+    PynamoDBException,
+    TransactWriteError,
+    UpdateError,
+)
+from pynamodb.expressions.condition import Condition
+from pynamodb.expressions.update import Action
+from pynamodb.transactions import TransactWrite
+
+from a2a_serverless.store.base import (
+    IdempotencyKeyTaken,
+    TaskAlreadyExists,
+    TaskEvent,
+    TaskRecord,
+    VersionConflict,
+    check_event_sequence,
+    event_to_json,
+    record_to_json,
+)
+
+from . import codec
+from .errors import (
+    MAX_ITEM_BYTES,
+    MAX_TRANSACTION_BYTES,
+    MAX_TRANSACTION_ITEMS,
+    ItemTooLarge,
+    StoreUnavailable,
+    TransactionTooLarge,
+)
+from .models import TableItem
+from .sweep import sweep_task
+
+CONDITION_FAILED = "ConditionalCheckFailed"
+TRANSACTION_CONFLICT = "TransactionConflict"
+CONFLICT_ATTEMPTS = 8
+# Room for the attributes an update keeps on the stored item but does not send (keys, swept).
+UPDATE_ALLOWANCE = 2048
+
+_T = TypeVar("_T")
+
+
+class _Conflicted(Exception):
+    """DynamoDB cancelled a write because a concurrent transaction held one of its items."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """The items of one transactional write, with where each kind sits in the request."""
+
+    puts: list[tuple[TableItem, Condition | None]]
+    task_index: int
+    key_index: int | None
+
+
+class Writer:
+    """Creates and updates tasks in one bound table. Synchronous: the store runs it in a thread."""
+
+    def __init__(self, items: type[TableItem], clock: Callable[[], int]) -> None:
+        self._items = items
+        self._clock = clock
+
+    @property
+    def _connection(self) -> Connection:
+        return self._items._get_connection().connection
+
+    # --- create ---------------------------------------------------------------------------------
+
+    def create_task(self, record: TaskRecord, events: Sequence[TaskEvent], key: str | None) -> None:
+        check_event_sequence(record, 0, events)
+        items = self._items
+        ttl = codec.ttl_seconds(record.expires_at_ms)
+        # Everything a new task has is written here, already carrying its ttl: nothing to sweep.
+        task = self._task_item(record, keys={key} if key else None, swept=ttl)
+        event_items = [self._event_item(record, event, ttl) for event in events]
+        not_there = items.pk.does_not_exist()
+        if not event_items and key is None:
+            self._check_sizes(record, [task], [])
+            try:
+                _retry_conflicts(lambda: task.save(condition=not_there))
+            except PutError as error:
+                if error.cause_response_code == CONDITION_FAILED + "Exception":
+                    raise TaskAlreadyExists(record.task_id) from None
+                raise
+            return
+
+        puts: list[tuple[TableItem, Condition | None]] = [(task, not_there)]
+        puts += [(event, None) for event in event_items]
+        key_index = None
+        if key is not None:
+            key_index = len(puts)
+            puts.append((self._key_item(record, key, ttl), self._key_free(key)))
+        plan = _Plan(puts=puts, task_index=0, key_index=key_index)
+        self._check_sizes(record, [item for item, _ in puts], [])
+        reasons = _retry_conflicts(lambda: self._transact(plan, None))
+        if reasons is None:
+            return
+        self._raise_key_taken(plan, reasons, key)
+        if _failed(reasons[plan.task_index]):
+            raise TaskAlreadyExists(record.task_id)
+        raise _unexplained(record, reasons)
+
+    # --- update ---------------------------------------------------------------------------------
+
+    def update_task(self, record: TaskRecord, events: Sequence[TaskEvent], key: str | None) -> None:
+        # The events must continue the stored log; where it ends is checked by the condition.
+        stored_seq = record.last_seq - len(events)
+        check_event_sequence(record, stored_seq, events)
+        items = self._items
+        ttl = codec.ttl_seconds(record.expires_at_ms)
+        task = self._task_item(record, keys=None, swept=None)
+        actions = self._task_actions(task)
+        if key is not None:
+            actions.append(items.idempotency_keys.add({key}))
+        condition = (items.version == record.version - 1) & (items.last_seq == stored_seq)
+        event_items = [self._event_item(record, event, ttl) for event in events]
+
+        if not event_items and key is None:
+            self._check_sizes(record, [task], [], allowance=UPDATE_ALLOWANCE)
+            target = items(codec.task_pk(record.task_id), codec.TASK_SK)
+            try:
+                _retry_conflicts(lambda: target.update(actions=actions, condition=condition))
+            except UpdateError as error:
+                if error.cause_response_code == CONDITION_FAILED + "Exception":
+                    raise self._update_refused(record, events, self._read_task(record)) from None
+                raise
+            # A bookkeeping write to a task that expires: finish the sweep if it never ran (the
+            # expiry came without events, or an earlier sweep failed half way).
+            if target.ttl is not None and target.swept != target.ttl:
+                sweep_task(items, record.task_id, target.ttl, record.expires_at_ms)
+            return
+
+        puts: list[tuple[TableItem, Condition | None]] = [(event, None) for event in event_items]
+        key_index = None
+        if key is not None:
+            key_index = len(puts)
+            puts.append((self._key_item(record, key, ttl), self._key_free(key)))
+        # pynamodb sends puts before updates, so the task's update comes last.
+        plan = _Plan(puts=puts, task_index=len(puts), key_index=key_index)
+        self._check_sizes(record, [item for item, _ in puts], [task], allowance=UPDATE_ALLOWANCE)
+        reasons = _retry_conflicts(lambda: self._transact(plan, (task, actions, condition)))
+        if reasons is None:
+            if ttl is not None and record.task.status.state.is_terminal:
+                # The write that finished the task (a final state comes with events, once): its
+                # earlier items get the ttl too.
+                sweep_task(items, record.task_id, ttl, record.expires_at_ms)
+            return
+        self._raise_key_taken(plan, reasons, key)
+        task_reason = reasons[plan.task_index]
+        if _failed(task_reason):
+            assert task_reason is not None
+            stored = None if not task_reason.raw_item else items.from_raw_data(task_reason.raw_item)
+            raise self._update_refused(record, events, stored)
+        raise _unexplained(record, reasons)
+
+    def _update_refused(
+        self, record: TaskRecord, events: Sequence[TaskEvent], stored: TableItem | None
+    ) -> Exception:
+        """Why an update's condition failed: a stale version, or events off the stored log."""
+        if stored is not None and stored.version == record.version - 1:
+            assert stored.last_seq is not None
+            check_event_sequence(record, stored.last_seq, events)  # raises ValueError
+        return VersionConflict(record.task_id, record.version - 1)
+
+    def _read_task(self, record: TaskRecord) -> TableItem | None:
+        try:
+            return self._items.get(
+                codec.task_pk(record.task_id), codec.TASK_SK, consistent_read=True
+            )
+        except self._items.DoesNotExist:
+            return None
+
+    # --- items ----------------------------------------------------------------------------------
+
+    def _task_item(
+        self, record: TaskRecord, *, keys: set[str] | None, swept: int | None
+    ) -> TableItem:
+        return self._items(
+            codec.task_pk(record.task_id),
+            codec.TASK_SK,
+            kind="task",
+            body=codec.pack(record_to_json(record)),
+            owner=record.owner,
+            owner_ctx=codec.owner_context(record.owner, record.context_id),
+            order_key=codec.order_key(record.updated_at_ms, record.task_id),
+            state=record.state,
+            version=record.version,
+            last_seq=record.last_seq,
+            idempotency_keys=keys,
+            swept=swept,
+            expires_ms=record.expires_at_ms,
+            ttl=codec.ttl_seconds(record.expires_at_ms),
+        )
+
+    def _task_actions(self, task: TableItem) -> list[Action]:
+        """SET every attribute a task write owns (REMOVE the absent ones); keys and swept stay."""
+        items = self._items
+        return [
+            items.kind.set(task.kind),
+            items.body.set(task.body),
+            items.owner.set(task.owner),
+            items.owner_ctx.set(task.owner_ctx),
+            items.order_key.set(task.order_key),
+            items.state.set(task.state),
+            items.version.set(task.version),
+            items.last_seq.set(task.last_seq),
+            set_or_remove(items.expires_ms, task.expires_ms),
+            set_or_remove(items.ttl, task.ttl),
+        ]
+
+    def _event_item(self, record: TaskRecord, event: TaskEvent, ttl: int | None) -> TableItem:
+        return self._items(
+            codec.task_pk(record.task_id),
+            codec.event_sk(event.seq),
+            kind="event",
+            body=codec.pack(event_to_json(event)),
+            ttl=ttl,
+        )
+
+    def _key_item(self, record: TaskRecord, key: str, ttl: int | None) -> TableItem:
+        return self._items(
+            codec.key_pk(key),
+            codec.KEY_SK,
+            kind="key",
+            task_id=record.task_id,
+            created_ms=self._clock(),
+            expires_ms=record.expires_at_ms,
+            ttl=ttl,
+        )
+
+    def _key_free(self, key: str) -> Condition:
+        """A key may be claimed if no item holds it, or the task it named has expired."""
+        items = self._items
+        free: Condition = items.pk.does_not_exist() | (items.expires_ms <= self._clock())
+        return free
+
+    # --- the transaction ------------------------------------------------------------------------
+
+    def _transact(
+        self, plan: _Plan, update: tuple[TableItem, list[Action], Condition] | None
+    ) -> list[CancellationReason | None] | None:
+        """Run one transaction: None when it committed, else its cancellation reasons."""
+        try:
+            with TransactWrite(connection=self._connection) as transaction:
+                for item, condition in plan.puts:
+                    # With a failed condition, DynamoDB returns the item that failed it.
+                    returns = None if condition is None else "ALL_OLD"
+                    transaction.save(item, condition=condition, return_values=returns)
+                if update is not None:
+                    task, actions, condition = update
+                    transaction.update(task, actions, condition=condition, return_values="ALL_OLD")
+        except TransactWriteError as error:
+            if error.cause_response_code != "TransactionCanceledException":
+                raise
+            reasons = error.cancellation_reasons
+            if any(r is not None and r.code == TRANSACTION_CONFLICT for r in reasons) and not any(
+                _failed(r) for r in reasons
+            ):
+                raise _Conflicted() from error
+            return reasons
+        return None
+
+    def _raise_key_taken(
+        self, plan: _Plan, reasons: list[CancellationReason | None], key: str | None
+    ) -> None:
+        if plan.key_index is None or key is None:
+            return
+        reason = reasons[plan.key_index]
+        if _failed(reason):
+            assert reason is not None and reason.raw_item is not None
+            holder = self._items.from_raw_data(reason.raw_item).task_id
+            raise IdempotencyKeyTaken(key, holder or "")
+
+    def _check_sizes(
+        self,
+        record: TaskRecord,
+        puts: list[TableItem],
+        updates: list[TableItem],
+        *,
+        allowance: int = 0,
+    ) -> None:
+        """Refuse, before sending, what DynamoDB would refuse for its size."""
+        sized = [(item, codec.item_size(item.serialize()) + allowance) for item in updates]
+        sized += [(item, codec.item_size(item.serialize())) for item in puts]
+        for item, size in sized:
+            if size > MAX_ITEM_BYTES:
+                raise ItemTooLarge(record.task_id, item.kind, size)
+        total = sum(size for _, size in sized)
+        if len(sized) > 1 and (len(sized) > MAX_TRANSACTION_ITEMS or total > MAX_TRANSACTION_BYTES):
+            raise TransactionTooLarge(record.task_id, len(sized), total)
+
+
+def set_or_remove(attribute: Attribute[Any], value: Any) -> Action:
+    """SET the attribute, or REMOVE it for None (pynamodb's `set(None)` would store a NULL)."""
+    return attribute.remove() if value is None else attribute.set(value)
+
+
+def _failed(reason: CancellationReason | None) -> bool:
+    return reason is not None and reason.code == CONDITION_FAILED
+
+
+def _unexplained(record: TaskRecord, reasons: list[CancellationReason | None]) -> Exception:
+    codes = [reason.code if reason else "None" for reason in reasons]
+    return PynamoDBException(f"write of task {record.task_id!r} was cancelled: {codes}")
+
+
+def _retry_conflicts(write: Callable[[], _T]) -> _T:
+    """Run `write`, again after a short random pause while concurrent transactions block it."""
+    for attempt in range(1, CONFLICT_ATTEMPTS + 1):
+        try:
+            return write()
+        except _Conflicted:
+            pass
+        except PynamoDBException as error:
+            if error.cause_response_code != "TransactionConflictException":
+                raise
+        if attempt < CONFLICT_ATTEMPTS:
+            time.sleep(random.uniform(0.005, 0.02) * attempt)
+    raise StoreUnavailable(
+        f"gave up after {CONFLICT_ATTEMPTS} attempts: concurrent transactions kept conflicting"
+    )
