@@ -14,7 +14,6 @@ URL:
 
 from __future__ import annotations
 
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from .base import (
@@ -111,8 +110,15 @@ def open_store(url: str) -> Store:
     return _open_adapter(scheme, url)
 
 
+def _adapter_entry_points(scheme: str) -> Any:
+    # importlib.metadata costs ~10 ms of imports: only a cold start that opens an adapter pays.
+    from importlib.metadata import entry_points
+
+    return entry_points(group=ENTRY_POINT_GROUP, name=scheme)
+
+
 def _open_adapter(scheme: str, url: str) -> Store:
-    found = entry_points(group=ENTRY_POINT_GROUP, name=scheme)
+    found = _adapter_entry_points(scheme)
     for entry_point in found:
         factory = entry_point.load()
         store = factory(url)

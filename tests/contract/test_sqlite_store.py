@@ -248,7 +248,7 @@ def test_open_store_refuses(url: str, message: str) -> None:
 @pytest.mark.parametrize("url", ["dynamodb://tasks", "firestore://project"])
 def test_open_store_names_the_missing_adapter(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # The test environment has both adapters installed: pretend they are not.
-    monkeypatch.setattr(store_package, "entry_points", lambda **_: [])
+    monkeypatch.setattr(store_package, "_adapter_entry_points", lambda _scheme: [])
     with pytest.raises(ValueError, match="adapter distribution"):
         open_store(url)
 
