@@ -1,0 +1,150 @@
+"""Settings of the Google Cloud entry points and queues, from `A2A_*` environment variables.
+
+The core's settings (`a2a_serverless.Settings`, e.g. A2A_STORE_URL) are read as usual; these
+are the adapter's own. Values are checked when a function is built, at start-up, so a
+misconfigured deployment fails before it takes a request.
+
+- A2A_GCP_PROJECT (else GOOGLE_CLOUD_PROJECT, GCP_PROJECT): the project of short topic and
+  queue names and of log traces.
+- A2A_PUBSUB_TOPIC: the topic of agent-run jobs, ``projects/P/topics/T`` or ``T``.
+- A2A_PUBSUB_MAX_DELIVERY_ATTEMPTS (5): the subscription's dead-letter max_delivery_attempts.
+- A2A_CLOUD_TASKS_QUEUE: the queue of webhook and delayed jobs,
+  ``projects/P/locations/L/queues/Q`` or ``Q`` with A2A_CLOUD_TASKS_LOCATION.
+- A2A_CLOUD_TASKS_URL: the worker function's URL, where tasks are sent (needed with a queue).
+- A2A_CLOUD_TASKS_SERVICE_ACCOUNT / A2A_CLOUD_TASKS_AUDIENCE (the URL): tasks carry an OIDC
+  token of this service account, for this audience.
+- A2A_CLOUD_TASKS_MAX_ATTEMPTS (10): the queue's retryConfig.maxAttempts.
+- A2A_CLOUD_TASKS_EMULATOR_HOST: host:port of a Cloud Tasks emulator (plaintext, no credentials).
+- A2A_WORKER_AUTH (``oidc``, ``secret`` or ``none``; by default from the two below): how the
+  worker function checks its callers (worker_auth.py).
+- A2A_WORKER_SECRET: a shared secret (header X-A2A-Worker-Secret, or query parameter `token`).
+- A2A_WORKER_OIDC_AUDIENCE / A2A_WORKER_OIDC_EMAILS: the audience Google ID tokens must carry
+  and the comma-separated service accounts allowed to call the worker.
+- A2A_WORKER_OIDC_JWKS_URL (Google's): where the ID tokens' keys are (tests point it elsewhere).
+- A2A_LOG_LEVEL (INFO): the level of the structured logs.
+
+Pub/Sub's client finds an emulator through PUBSUB_EMULATOR_HOST, as always.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+GOOGLE_JWKS_URL = "https://www.googleapis.com/oauth2/v3/certs"
+WORKER_AUTH_MODES = ("oidc", "secret", "none")
+
+_TOPIC = re.compile(r"^projects/[^/]+/topics/[^/]+$")
+_QUEUE = re.compile(r"^projects/[^/]+/locations/[^/]+/queues/[^/]+$")
+
+
+class ConfigError(ValueError):
+    """A setting of the Google Cloud adapter is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class GcpConfig:
+    project: str | None = None
+    pubsub_topic: str | None = None
+    pubsub_max_delivery_attempts: int = 5
+    cloud_tasks_queue: str | None = None
+    cloud_tasks_url: str | None = None
+    cloud_tasks_service_account: str | None = None
+    cloud_tasks_audience: str | None = None
+    cloud_tasks_max_attempts: int = 10
+    cloud_tasks_emulator_host: str | None = None
+    worker_auth: str | None = None
+    worker_secret: str | None = None
+    worker_oidc_audience: str | None = None
+    worker_oidc_emails: tuple[str, ...] = ()
+    worker_oidc_jwks_url: str = GOOGLE_JWKS_URL
+    log_level: str = "INFO"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> GcpConfig:
+        env = os.environ if environ is None else environ
+
+        def get(name: str) -> str | None:
+            value = env.get(name, "").strip()
+            return value or None
+
+        project = get("A2A_GCP_PROJECT") or get("GOOGLE_CLOUD_PROJECT") or get("GCP_PROJECT")
+        topic = get("A2A_PUBSUB_TOPIC")
+        if topic is not None:
+            topic = _full_name(topic, "A2A_PUBSUB_TOPIC", _TOPIC, project, "topics")
+        queue = get("A2A_CLOUD_TASKS_QUEUE")
+        if queue is not None and not queue.startswith("projects/"):
+            location = get("A2A_CLOUD_TASKS_LOCATION")
+            if project is None or location is None:
+                raise ConfigError(
+                    f"A2A_CLOUD_TASKS_QUEUE={queue!r} is a short name: set A2A_GCP_PROJECT and "
+                    "A2A_CLOUD_TASKS_LOCATION, or give projects/P/locations/L/queues/Q"
+                )
+            queue = f"projects/{project}/locations/{location}/queues/{queue}"
+        if queue is not None and not _QUEUE.match(queue):
+            raise ConfigError(
+                f"A2A_CLOUD_TASKS_QUEUE={queue!r}: expected projects/P/locations/L/queues/Q"
+            )
+        url = get("A2A_CLOUD_TASKS_URL")
+        if queue is not None and url is None:
+            raise ConfigError(
+                "A2A_CLOUD_TASKS_QUEUE is set but A2A_CLOUD_TASKS_URL is not: tasks need the "
+                "worker function's URL"
+            )
+        if url is not None and not url.startswith(("https://", "http://")):
+            raise ConfigError(f"A2A_CLOUD_TASKS_URL={url!r} is not an http(s) URL")
+        auth = get("A2A_WORKER_AUTH")
+        if auth is not None and auth.lower() not in WORKER_AUTH_MODES:
+            raise ConfigError(
+                f"A2A_WORKER_AUTH={auth!r}: expected one of {', '.join(WORKER_AUTH_MODES)}"
+            )
+        emails = tuple(
+            e.strip() for e in (get("A2A_WORKER_OIDC_EMAILS") or "").split(",") if e.strip()
+        )
+        return cls(
+            project=project,
+            pubsub_topic=topic,
+            pubsub_max_delivery_attempts=_positive(env, "A2A_PUBSUB_MAX_DELIVERY_ATTEMPTS", 5),
+            cloud_tasks_queue=queue,
+            cloud_tasks_url=url,
+            cloud_tasks_service_account=get("A2A_CLOUD_TASKS_SERVICE_ACCOUNT"),
+            cloud_tasks_audience=get("A2A_CLOUD_TASKS_AUDIENCE"),
+            cloud_tasks_max_attempts=_positive(env, "A2A_CLOUD_TASKS_MAX_ATTEMPTS", 10),
+            cloud_tasks_emulator_host=get("A2A_CLOUD_TASKS_EMULATOR_HOST"),
+            worker_auth=auth.lower() if auth else None,
+            worker_secret=get("A2A_WORKER_SECRET"),
+            worker_oidc_audience=get("A2A_WORKER_OIDC_AUDIENCE"),
+            worker_oidc_emails=emails,
+            worker_oidc_jwks_url=get("A2A_WORKER_OIDC_JWKS_URL") or GOOGLE_JWKS_URL,
+            log_level=get("A2A_LOG_LEVEL") or "INFO",
+        )
+
+
+def _full_name(
+    value: str, variable: str, pattern: re.Pattern[str], project: str | None, kind: str
+) -> str:
+    if value.startswith("projects/"):
+        if not pattern.match(value):
+            raise ConfigError(f"{variable}={value!r}: expected projects/P/{kind}/NAME")
+        return value
+    if project is None:
+        raise ConfigError(
+            f"{variable}={value!r} is a short name: set A2A_GCP_PROJECT (or "
+            f"GOOGLE_CLOUD_PROJECT), or give projects/P/{kind}/{value}"
+        )
+    return f"projects/{project}/{kind}/{value}"
+
+
+def _positive(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a whole number") from None
+    if value < 1:
+        raise ConfigError(f"{name} must be at least 1, got {value}")
+    return value

@@ -1,0 +1,384 @@
+"""functions-framework entry points: the A2A HTTP function and the worker function.
+
+    # main.py
+    from a2a_serverless_gcp import http_function, worker_function
+    from my_agent import agent
+
+    a2a = http_function(agent)        # functions-framework --target a2a
+    worker = worker_function(agent)   # functions-framework --target worker
+
+Both are registered with functions-framework's ASGI mode (`functions_framework.aio`), so they
+run under uvicorn and SSE streams go out as they are written (Cloud Run and Cloud Functions gen2
+hold a response open up to the request timeout: keep A2A_STREAM_TIMEOUT_S below it). Each is
+registered under its `name`, which must be the `--target` (the variable's name above is just
+the convention; functions-framework looks the target up by the registered name).
+
+The worker function takes every way a job arrives and answers as the sender expects:
+
+- a Pub/Sub push (the push body, or a CloudEvent carrying `MessagePublishedData` as Eventarc
+  sends it): 2xx acks; 503 (retry later) and 500 (failure) nack, so Pub/Sub redelivers with its
+  retry policy's back-off and dead-letters the message after max_delivery_attempts. A message
+  from the dead-letter topic (pushed to this function by a subscription on that topic) is
+  abandoned: the task fails with the reason. When the push says which delivery attempt it is
+  and it is the last (A2A_PUBSUB_MAX_DELIVERY_ATTEMPTS), a failure abandons the job at once;
+- a Cloud Tasks request: 2xx done, 500 retried by Cloud Tasks; the last attempt
+  (A2A_CLOUD_TASKS_MAX_ATTEMPTS) abandons the job instead of failing.
+
+A webhook job that asks to come again later (`RetryJob`: back-off, waiting for an earlier
+notification) is queued again with its delay on Cloud Tasks when a queue is configured, and
+acked. Other jobs asking for that (a turn leased by another worker) are nacked, so the queue's
+back-off brings them back and its attempt limit bounds them (see `_later`).
+
+Nothing connects to Google Cloud at import or when the function is built: the runtime (store,
+queue clients) is made by the first request of each process, after functions-framework's
+gunicorn has forked its worker, in the event loop that serves it. Settings are read and checked
+when the function is built, so a misconfigured deployment fails at start-up.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, cast
+
+from a2a_serverless.agent import Agent
+from a2a_serverless.config import Settings
+from a2a_serverless.observability import Observer, correlated
+from a2a_serverless.queue.base import RUN_AGENT, Job, Queue, RetryJob
+
+from .cloud_logging import TraceContext, install_logging, trace_from_headers, traced
+from .config import ConfigError, GcpConfig
+from .routing import RoutedQueue
+from .worker_auth import WorkerAuth
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from a2a_serverless.asgi import A2AApplication, Receive, Scope, Send
+    from a2a_serverless.runtime import Runtime
+
+log = logging.getLogger("a2a_serverless_gcp.worker")
+
+# What functions-framework calls: a Starlette request in, something Starlette can answer with.
+HttpFunction = Callable[["Request"], Awaitable[Any]]
+
+ACK = 204
+RETRY_LATER = 503
+FAILED = 500
+
+
+def build_queue(config: GcpConfig) -> RoutedQueue:
+    """The deployment's Queue: Pub/Sub for agent runs, Cloud Tasks for webhooks and delays, or
+    whichever one is configured for everything."""
+    from a2a_serverless.queue.base import WEBHOOK_JOB
+
+    pubsub: Queue | None = None
+    tasks: Queue | None = None
+    if config.pubsub_topic is not None:
+        from .pubsub import PubSubQueue
+
+        pubsub = PubSubQueue(config.pubsub_topic)
+    if config.cloud_tasks_queue is not None:
+        from .cloud_tasks import CloudTasksQueue
+
+        assert config.cloud_tasks_url is not None  # GcpConfig checks it
+        tasks = CloudTasksQueue(
+            config.cloud_tasks_queue,
+            config.cloud_tasks_url,
+            service_account=config.cloud_tasks_service_account,
+            audience=config.cloud_tasks_audience,
+            secret=config.worker_secret if config.worker_auth in (None, "secret") else None,
+            emulator_host=config.cloud_tasks_emulator_host,
+        )
+    if pubsub is not None and tasks is not None:
+        return RoutedQueue(pubsub, routes={WEBHOOK_JOB: tasks}, delayed=tasks)
+    if pubsub is not None:
+        return RoutedQueue(pubsub)
+    if tasks is not None:
+        return RoutedQueue(tasks, delayed=tasks)
+    raise ConfigError(
+        "no queue configured: set A2A_PUBSUB_TOPIC (agent runs) and/or A2A_CLOUD_TASKS_QUEUE "
+        "with A2A_CLOUD_TASKS_URL (webhooks and delayed jobs)"
+    )
+
+
+class Deployment:
+    """One function's agent, settings and queue; the Runtime is made on first use."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        settings: Settings | None,
+        config: GcpConfig | None,
+        observers: Sequence[Observer],
+        runtime_options: dict[str, Any],
+        *,
+        configure_logging: bool,
+    ) -> None:
+        self.agent = agent
+        self.settings = settings if settings is not None else Settings.from_env()
+        self.config = config if config is not None else GcpConfig.from_env()
+        if configure_logging:
+            install_logging(self.config.project, self.config.log_level)
+        self.queue = runtime_options.pop("queue", None) or build_queue(self.config)
+        self.observers = list(observers)
+        self.runtime_options = runtime_options
+        self._runtime: Runtime | None = None
+        self._app: A2AApplication | None = None
+
+    @property
+    def delays_work(self) -> bool:
+        """Whether a job queued with a delay really waits (Cloud Tasks is configured)."""
+        return bool(getattr(self.queue, "supports_delay", False))
+
+    def runtime(self) -> Runtime:
+        # Built synchronously within one event loop: two first requests cannot both build it.
+        if self._runtime is None:
+            from a2a_serverless.runtime import Runtime
+
+            self._runtime = Runtime(
+                self.agent,
+                self.settings,
+                queue=self.queue,
+                observers=self.observers,
+                **self.runtime_options,
+            )
+        return self._runtime
+
+    def app(self) -> A2AApplication:
+        if self._app is None:
+            from a2a_serverless.asgi import A2AApplication
+
+            self._app = A2AApplication(self.runtime())
+        return self._app
+
+
+def http_function(
+    agent: Agent,
+    *,
+    name: str = "a2a",
+    settings: Settings | None = None,
+    config: GcpConfig | None = None,
+    observers: Sequence[Observer] = (),
+    configure_logging: bool = True,
+    **runtime_options: Any,
+) -> HttpFunction:
+    """The A2A HTTP function serving `agent` (card, JSON-RPC, REST, SSE), registered with
+    functions-framework as the ASGI HTTP function `name`.
+
+    Settings come from A2A_* variables unless given; `runtime_options` go to `Runtime` (e.g.
+    `store=`, `security=`). `configure_logging` installs Cloud Logging JSON on stdout.
+    """
+    deployment = Deployment(
+        agent,
+        settings,
+        config,
+        observers,
+        dict(runtime_options),
+        configure_logging=configure_logging,
+    )
+
+    async def serve(request: Request) -> _AsgiResponse:
+        return _AsgiResponse(deployment.app())
+
+    return _register(serve, name)
+
+
+def worker_function(
+    agent: Agent,
+    *,
+    name: str = "worker",
+    settings: Settings | None = None,
+    config: GcpConfig | None = None,
+    observers: Sequence[Observer] = (),
+    configure_logging: bool = True,
+    **runtime_options: Any,
+) -> HttpFunction:
+    """The worker function: runs the jobs Pub/Sub pushes and Cloud Tasks sends (see the module
+    docstring), registered with functions-framework as the ASGI HTTP function `name`.
+
+    Callers are checked as A2A_WORKER_AUTH says (`worker_auth.py`); with nothing configured
+    this raises ConfigError rather than run jobs for anyone (unless functions-framework is
+    serving another target of the module, which then needs no worker settings).
+    """
+    deployment = Deployment(
+        agent,
+        settings,
+        config,
+        observers,
+        dict(runtime_options),
+        configure_logging=configure_logging,
+    )
+    # functions-framework names the function it serves (FUNCTION_TARGET) before it loads
+    # main.py: a process serving another function of the module (the A2A HTTP function) needs
+    # no worker settings. Elsewhere a missing one fails now, at start-up.
+    target = os.environ.get("FUNCTION_TARGET")
+    auth = None if target and target != name else WorkerAuth(deployment.config)
+
+    async def work(request: Request) -> Response:
+        from starlette.responses import PlainTextResponse, Response
+
+        nonlocal auth
+        if auth is None:
+            auth = WorkerAuth(deployment.config)
+        headers = dict(request.headers)  # Starlette's keys are lower-case
+        denied = await auth.check(headers, request.url.query)
+        if denied is not None:
+            log.warning("worker request refused (%d): %s", denied.status, denied.reason)
+            return PlainTextResponse(denied.reason, status_code=denied.status)
+        body = await request.body()
+        status = await handle_delivery(deployment, body, headers)
+        return Response(status_code=status)
+
+    return _register(work, name)
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """A job as one queue delivered it, with what that delivery says about retries."""
+
+    job: Job
+    source: str  # "pubsub" or "cloud-tasks"
+    attempt: int | None
+    last_attempt: bool
+    dead_letter_reason: str | None = None
+    not_before_ms: int | None = None
+    trace: TraceContext | None = None
+
+
+def parse_delivery(body: bytes, headers: dict[str, str], config: GcpConfig) -> Delivery:
+    """The job in a worker request; ValueError if it carries none."""
+    from .cloud_tasks import is_task_request, parse_task_request
+
+    if is_task_request(headers):
+        task = parse_task_request(body, headers)
+        return Delivery(
+            job=task.job,
+            source="cloud-tasks",
+            attempt=task.attempt,
+            last_attempt=task.attempt >= config.cloud_tasks_max_attempts,
+            trace=task.trace,
+        )
+    from .pubsub import parse_push
+
+    pushed = parse_push(body, headers)
+    attempt = pushed.delivery_attempt
+    return Delivery(
+        job=pushed.job,
+        source="pubsub",
+        attempt=attempt,
+        last_attempt=attempt is not None and attempt >= config.pubsub_max_delivery_attempts,
+        dead_letter_reason=pushed.dead_letter_reason,
+        not_before_ms=pushed.not_before_ms,
+        trace=pushed.trace or trace_from_headers(headers),
+    )
+
+
+async def handle_delivery(deployment: Deployment, body: bytes, headers: dict[str, str]) -> int:
+    """Run the job of one worker request; the HTTP status tells the queue what to do next."""
+    try:
+        delivery = parse_delivery(body, headers, deployment.config)
+    except ValueError as exc:
+        # Retrying cannot make it a job: ack it, and say so.
+        log.error("worker request without a job, dropped: %s", exc)
+        return ACK
+    job = delivery.job
+    with traced(delivery.trace), correlated(task_id=job.task_id):
+        return await _run(deployment, delivery)
+
+
+async def _run(deployment: Deployment, delivery: Delivery) -> int:
+    job = delivery.job
+    worker = deployment.runtime().worker
+    if delivery.dead_letter_reason is not None:
+        log.error("job %s (%s) abandoned: %s", job.id, job.kind, delivery.dead_letter_reason)
+        await worker.abandon(job, delivery.dead_letter_reason)
+        return ACK
+    if delivery.not_before_ms is not None:
+        wait_s = delivery.not_before_ms / 1000 - time.time()
+        if wait_s > 0:
+            return await _later(deployment, delivery, wait_s, "not due yet")
+    started = time.monotonic()
+    try:
+        await worker.handle(job)
+    except RetryJob as retry:
+        return await _later(deployment, delivery, retry.delay_s, retry.reason)
+    except Exception as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+        if delivery.last_attempt:
+            log.exception(
+                "job %s (%s) failed on its last attempt (%s), abandoned", job.id, job.kind, reason
+            )
+            await worker.abandon(job, f"it failed {delivery.attempt} times; last: {reason}")
+            return ACK
+        log.exception(
+            "job %s (%s) failed on attempt %s from %s; the queue will retry it",
+            job.id,
+            job.kind,
+            delivery.attempt or "?",
+            delivery.source,
+        )
+        return FAILED
+    log.info(
+        "job %s (%s) from %s done in %.0f ms",
+        job.id,
+        job.kind,
+        delivery.source,
+        (time.monotonic() - started) * 1000,
+    )
+    return ACK
+
+
+async def _later(deployment: Deployment, delivery: Delivery, delay_s: float, why: str) -> int:
+    """The job must come again in `delay_s`.
+
+    A webhook job is queued again with that delay where the queue can wait (Cloud Tasks) and
+    this delivery acked: the notifier bounds its own attempts. Anything else is nacked, so the
+    delivering queue's retry policy brings it back and its attempt limit still holds: an
+    agent-run job whose worker keeps dying mid-turn ends in the dead-letter topic (or on Cloud
+    Tasks' last attempt) and its task fails, instead of being handed on forever.
+    """
+    job = delivery.job
+    if deployment.delays_work and job.kind != RUN_AGENT:
+        again = replace(job, attempt=job.attempt + 1)
+        await deployment.queue.enqueue(again, delay_s=max(delay_s, 0.0))
+        log.info("job %s (%s) queued again in %.3g s: %s", job.id, job.kind, delay_s, why)
+        return ACK
+    log.info(
+        "job %s (%s) nacked (%s); the queue redelivers it after its back-off (wanted %.3g s)",
+        job.id,
+        job.kind,
+        why,
+        delay_s,
+    )
+    return RETRY_LATER
+
+
+class _AsgiResponse:
+    """What the HTTP function returns: Starlette awaits it as an ASGI app, so the A2A app
+    answers the request itself (streaming included) with the request's own scope."""
+
+    def __init__(self, app: A2AApplication) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = {
+            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
+        }
+        with traced(trace_from_headers(headers)):
+            await self.app(scope, receive, send)
+
+
+def _register(function: Callable[..., Awaitable[Any]], name: str) -> HttpFunction:
+    """Register `function` with functions-framework as the ASGI HTTP function `name`."""
+    if not name.isidentifier():
+        raise ValueError(f"function name {name!r} must be a Python identifier (the --target)")
+    import functions_framework.aio
+
+    function.__name__ = name
+    function.__qualname__ = name
+    return cast(HttpFunction, functions_framework.aio.http(function))
