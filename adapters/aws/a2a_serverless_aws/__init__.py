@@ -1,5 +1,60 @@
 """AWS adapter for a2a-serverless: DynamoDB store, SQS queue and Lambda entry points.
 
-Nothing here is imported by the core; install this distribution (`pip install
-a2a-serverless-aws`) to use it.
+    # handler.py: the HTTP function (API Gateway, ALB, function URL)
+    from a2a_serverless_aws import make_http_handler
+    from my_agent import agent
+    handler = make_http_handler(agent)
+
+    # worker.py: the SQS-triggered function that runs the turns and delivers webhooks
+    from a2a_serverless_aws import make_worker_handler
+    from my_agent import agent
+    handler = make_worker_handler(agent)
+
+Live SSE through the Lambda Web Adapter: `python -m a2a_serverless_aws.web_adapter my_agent:agent`
+(see `a2a_serverless_aws.web_adapter`). The DynamoDB store is `a2a_serverless_aws.dynamodb`.
+
+Nothing here is imported by the core, and this package imports its modules (and their SDKs:
+boto3, Mangum, powertools) only when a name is first used, so a cold start pays only for what
+the function uses.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .config import AwsSettings, ConfigurationError
+    from .lambda_http import HttpHandler, make_http_handler
+    from .lambda_worker import WorkerHandler, make_worker_handler
+    from .sqs import SqsQueue
+    from .web_adapter import create_web_app
+
+__all__ = [
+    "AwsSettings",
+    "ConfigurationError",
+    "HttpHandler",
+    "SqsQueue",
+    "WorkerHandler",
+    "create_web_app",
+    "make_http_handler",
+    "make_worker_handler",
+]
+
+_MODULES = {
+    "AwsSettings": ".config",
+    "ConfigurationError": ".config",
+    "HttpHandler": ".lambda_http",
+    "make_http_handler": ".lambda_http",
+    "WorkerHandler": ".lambda_worker",
+    "make_worker_handler": ".lambda_worker",
+    "SqsQueue": ".sqs",
+    "create_web_app": ".web_adapter",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)

@@ -1,0 +1,128 @@
+"""The HTTP entry point: the core's ASGI app behind Mangum, for API Gateway and friends.
+
+    # handler.py, the function's handler "handler.handler"
+    from a2a_serverless_aws import make_http_handler
+    from my_agent import agent
+    handler = make_http_handler(agent)
+
+Mangum turns API Gateway HTTP API (payload v2), REST API (v1), ALB and function URL events into
+ASGI requests. It buffers every response, so this function says `streaming: false` on its card
+whatever A2A_STREAMING says: message/stream and tasks/resubscribe answer one buffered SSE body
+covering `blocking_timeout_s`, and the rest reaches clients by push notification (live SSE needs
+the Lambda Web Adapter, see web_adapter.py). Turns go to SQS (A2A_SQS_QUEUE_URL) before the
+response returns; the worker function runs them.
+
+Built once per container, at init: the Runtime (store, queue, signing keys), the Mangum adapter
+(with lifespan "off": Mangum's "auto" would run the app's startup and shutdown around every
+single invocation, and shutdown closes the store), the powertools Logger and Metrics.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from a2a_serverless.agent import Agent
+from a2a_serverless.asgi import A2AApplication
+from a2a_serverless.config import Settings
+from a2a_serverless.observability import Observer
+
+from .config import AwsSettings, check_http_timing, invocation_seconds
+from .container import Container, service_name
+from .logs import configure_logging
+from .metrics import MetricsObserver
+
+log = logging.getLogger("a2a_serverless_aws.http")
+
+
+class HttpHandler:
+    """A Lambda handler `(event, context) -> response` serving one agent over HTTP."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        settings: Settings | None = None,
+        aws: AwsSettings | None = None,
+        *,
+        observers: Sequence[Observer] = (),
+        **runtime_options: Any,
+    ) -> None:
+        from mangum import Mangum
+
+        self.aws = aws if aws is not None else AwsSettings.from_env()
+        settings = settings if settings is not None else Settings.from_env()
+        # Mangum cannot hold a response open: the card must not promise streaming.
+        self.settings = dataclasses.replace(settings, streaming=False)
+        check_http_timing(self.settings, self.aws)
+        service = service_name(agent)
+        self.logger = configure_logging(service)
+        self.metrics = MetricsObserver(service)
+        self.container = Container(
+            agent,
+            self.settings,
+            self.aws,
+            observers=[self.metrics, *observers],
+            **runtime_options,
+        )
+        self.app = A2AApplication(self.container.runtime)
+        self.mangum = Mangum(self.app, lifespan="off")
+        entry = self.logger.inject_lambda_context(self.lambda_handler, clear_state=True)
+        if self.aws.tracing:
+            from .tracing import traced
+
+            entry = traced(entry, service)
+        self._entry = entry
+        self._short_timeout_logged = False
+
+    def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        response: dict[str, Any] = self._entry(event, context)
+        return response
+
+    def lambda_handler(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        """One invocation, inside the Logger's (and Tracer's) wrapping that `__call__` adds."""
+        self._check_deadline(context)
+        # Mangum runs the request on the thread's current loop: make it the container's, so
+        # loop-bound clients made by earlier invocations stay usable.
+        asyncio.set_event_loop(self.container.loop)
+        try:
+            response: dict[str, Any] = self.mangum(event, context)
+            return response
+        finally:
+            self.metrics.flush()
+
+    def _check_deadline(self, context: Any) -> None:
+        if self._short_timeout_logged:
+            return
+        seconds = invocation_seconds(context.get_remaining_time_in_millis())
+        needed = self.settings.blocking_timeout_s + self.aws.lambda_timeout_margin_s
+        if seconds < needed:
+            # Not an error: most requests (tasks/get, the card) are quick. Said once.
+            self._short_timeout_logged = True
+            log.warning(
+                "the function's timeout (%g s) is shorter than A2A_BLOCKING_TIMEOUT_S (%g s) plus "
+                "the margin (%g s): blocking message/send and buffered streams will be cut off",
+                seconds,
+                self.settings.blocking_timeout_s,
+                self.aws.lambda_timeout_margin_s,
+            )
+
+    def close(self) -> None:
+        """Close the runtime and the loop (tests; in Lambda the process just ends)."""
+        self.container.close()
+
+
+def make_http_handler(
+    agent: Agent,
+    settings: Settings | None = None,
+    aws: AwsSettings | None = None,
+    **runtime_options: Any,
+) -> HttpHandler:
+    """The Lambda handler serving `agent` over HTTP (API Gateway v1/v2, ALB, function URL).
+
+    Settings default to the `A2A_*` environment variables; `runtime_options` go to `Runtime`
+    (e.g. `store=`, `security=`, `observers=`).
+    """
+    return HttpHandler(agent, settings, aws, **runtime_options)

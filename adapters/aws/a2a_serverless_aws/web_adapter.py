@@ -1,0 +1,178 @@
+"""Live SSE on Lambda: the app under uvicorn, behind the AWS Lambda Web Adapter.
+
+Mangum buffers responses; a function URL in RESPONSE_STREAM mode can stream them, and the Lambda
+Web Adapter (a Lambda extension, attached as a layer) turns each invocation into an HTTP request
+to a web server inside the function and streams its response back. This module is that server:
+
+    # run.sh, the function's handler (with AWS_LAMBDA_EXEC_WRAPPER=/opt/bootstrap)
+    exec python -m a2a_serverless_aws.web_adapter my_agent:agent
+
+It serves `create_web_app(agent)` with uvicorn on 127.0.0.1:$AWS_LWA_PORT (else $PORT, else
+8080, the adapter's own defaults). The card tells the truth about streaming: `true` when
+AWS_LWA_INVOKE_MODE=response_stream, `false` when the adapter buffers (its default inside
+Lambda); outside Lambda (no AWS_LWA_INVOKE_MODE, no AWS_LAMBDA_FUNCTION_NAME) A2A_STREAMING
+decides. A live stream is bounded by the function's timeout: stream_timeout_s defaults to
+A2A_LAMBDA_TIMEOUT_S minus the margin (an explicit A2A_STREAM_TIMEOUT_S that does not fit is an
+error), so streams end cleanly and clients resubscribe with Last-Event-ID.
+
+Turns still go to SQS and run in the worker function; the stream follows the task's event log in
+the store, so it shows the worker's writes as they land.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from a2a_serverless.agent import Agent
+from a2a_serverless.asgi import A2AApplication
+from a2a_serverless.config import Settings
+from a2a_serverless.observability import Observer
+
+from .config import AwsSettings, check_http_timing, streaming_timeout
+from .container import service_name
+from .logs import configure_logging
+from .metrics import MetricsObserver
+from .sqs import SqsQueue
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools import Logger
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+# The header in which the Web Adapter passes the invocation's Lambda context (JSON).
+LAMBDA_CONTEXT_HEADER = b"x-amzn-lambda-context"
+DEFAULT_PORT = 8080
+
+
+def adapter_streams(environ: Mapping[str, str]) -> bool | None:
+    """Whether the Web Adapter streams responses: True, False, or None outside Lambda."""
+    mode = environ.get("AWS_LWA_INVOKE_MODE")
+    if mode:
+        return mode.strip().lower() == "response_stream"
+    if environ.get("AWS_LAMBDA_FUNCTION_NAME"):
+        return False  # the adapter's default mode is buffered
+    return None
+
+
+class WebAdapterApp:
+    """The A2A app plus, per request: the Lambda request id in the logs, metrics flushed."""
+
+    def __init__(self, app: A2AApplication, logger: Logger, metrics: MetricsObserver) -> None:
+        self.app = app
+        self.runtime = app.runtime
+        self.logger = logger
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        with self._request_keys(scope):
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                self.metrics.flush()
+
+    @contextlib.contextmanager
+    def _request_keys(self, scope: Scope) -> Iterator[None]:
+        keys = {}
+        for name, value in scope.get("headers", []):
+            if name == LAMBDA_CONTEXT_HEADER:
+                with contextlib.suppress(ValueError, AttributeError):
+                    request_id = json.loads(value).get("request_id")
+                    if request_id:
+                        keys["function_request_id"] = str(request_id)
+        if not keys:
+            yield
+            return
+        with self.logger.append_context_keys(**keys):
+            yield
+
+
+def create_web_app(
+    agent: Agent,
+    settings: Settings | None = None,
+    aws: AwsSettings | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    observers: Sequence[Observer] = (),
+    **runtime_options: Any,
+) -> WebAdapterApp:
+    """The ASGI app the Web Adapter forwards to (see the module docstring for the settings)."""
+    environ = os.environ if environ is None else environ
+    aws = aws if aws is not None else AwsSettings.from_env(environ)
+    settings = settings if settings is not None else Settings.from_env(environ)
+    # Set on purpose (by the variable, or to anything but the default): never silently lowered.
+    explicit = (
+        "A2A_STREAM_TIMEOUT_S" in environ or settings.stream_timeout_s != Settings.stream_timeout_s
+    )
+    streams = adapter_streams(environ)
+    settings = dataclasses.replace(
+        settings,
+        streaming=settings.streaming if streams is None else streams,
+        stream_timeout_s=streaming_timeout(settings, aws, explicit=explicit),
+    )
+    check_http_timing(settings, aws)
+    service = service_name(agent)
+    logger = configure_logging(service)
+    metrics = MetricsObserver(service)
+    if "queue" not in runtime_options:
+        runtime_options["queue"] = SqsQueue(
+            aws.require_queue_url(), webhook_queue_url=aws.sqs_webhook_queue_url
+        )
+    from a2a_serverless.runtime import Runtime
+
+    runtime = Runtime(agent, settings, observers=[metrics, *observers], **runtime_options)
+    return WebAdapterApp(A2AApplication(runtime), logger, metrics)
+
+
+def load_agent(target: str) -> Agent:
+    """The Agent named by "module:attribute" (the module is imported from the working dir)."""
+    module_name, sep, attribute = target.partition(":")
+    if not sep or not module_name or not attribute:
+        raise SystemExit(f"expected module:attribute naming an agent, got {target!r}")
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    value = getattr(importlib.import_module(module_name), attribute)
+    if not isinstance(value, Agent):
+        raise SystemExit(f"{target} is a {type(value).__name__}, not an Agent")
+    return value
+
+
+def port(environ: Mapping[str, str]) -> int:
+    """The port the Web Adapter forwards to: AWS_LWA_PORT, else PORT, else 8080."""
+    raw = environ.get("AWS_LWA_PORT") or environ.get("PORT") or str(DEFAULT_PORT)
+    return int(raw)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """`python -m a2a_serverless_aws.web_adapter module:agent`: serve it for the Web Adapter."""
+    import uvicorn
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        raise SystemExit("usage: python -m a2a_serverless_aws.web_adapter module:agent")
+    app = create_web_app(load_agent(args[0]))
+    # The adapter connects over loopback; uvicorn's access log would duplicate the JSON logs.
+    uvicorn.run(
+        app,
+        host=os.environ.get("AWS_LWA_HOST", "127.0.0.1"),
+        port=port(os.environ),
+        access_log=False,
+        log_level="warning",
+        timeout_graceful_shutdown=5,
+    )
+
+
+if __name__ == "__main__":
+    main()
