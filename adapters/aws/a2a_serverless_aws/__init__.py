@@ -10,6 +10,11 @@
     from my_agent import agent
     handler = make_worker_handler(agent)
 
+    # dead_letters.py: triggered by the dead-letter queue; fails the tasks of jobs that died there
+    from a2a_serverless_aws import make_dead_letter_handler
+    from my_agent import agent
+    handler = make_dead_letter_handler(agent)
+
 Live SSE through the Lambda Web Adapter: `python -m a2a_serverless_aws.web_adapter my_agent:agent`
 (see `a2a_serverless_aws.web_adapter`). The DynamoDB store is `a2a_serverless_aws.dynamodb`.
 
@@ -26,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .config import AwsSettings, ConfigurationError
     from .lambda_http import HttpHandler, make_http_handler
-    from .lambda_worker import WorkerHandler, make_worker_handler
+    from .lambda_worker import WorkerHandler, make_dead_letter_handler, make_worker_handler
     from .sqs import SqsQueue
     from .web_adapter import create_web_app
 
@@ -37,6 +42,7 @@ __all__ = [
     "SqsQueue",
     "WorkerHandler",
     "create_web_app",
+    "make_dead_letter_handler",
     "make_http_handler",
     "make_worker_handler",
 ]
@@ -48,6 +54,7 @@ _MODULES = {
     "make_http_handler": ".lambda_http",
     "WorkerHandler": ".lambda_worker",
     "make_worker_handler": ".lambda_worker",
+    "make_dead_letter_handler": ".lambda_worker",
     "SqsQueue": ".sqs",
     "create_web_app": ".web_adapter",
 }

@@ -27,6 +27,13 @@ Duplicate deliveries are safe: the core's worker claims each turn once (a second
 done, or running under a lease and comes back later). A job with a `notBefore` attribute (a
 delay past SQS's 900 s cap) that arrives early is sent on for the rest of its delay.
 
+A job can also reach the dead-letter queue without that last call: a worker that crashes or
+times out on every delivery never gets to make it. So the dead-letter queue gets a consumer
+too, `make_dead_letter_handler(agent)` (the same code, triggered by the dead-letter queue):
+for each message it logs the job at ERROR level and abandons it — the task fails with a
+reason instead of staying `working` — and the record succeeds, so SQS deletes the message
+(the log line keeps it). Abandoning a job whose task already ended changes nothing.
+
 Timing (see config.py): the agent's time budget defaults to A2A_LAMBDA_TIMEOUT_S minus the margin,
 and each invocation checks its real deadline against the budget and A2A_WORKER_LEASE_S. If the
 function's timeout does not fit, no job runs: the error is logged and every record fails with a
@@ -77,8 +84,11 @@ class WorkerHandler:
         aws: AwsSettings | None = None,
         *,
         observers: Sequence[Observer] = (),
+        dead_letters: bool = False,
         **runtime_options: Any,
     ) -> None:
+        # True: this handler consumes the dead-letter queue (abandon every job, run none).
+        self.dead_letters = dead_letters
         self.aws = aws if aws is not None else AwsSettings.from_env()
         self.settings = settings if settings is not None else Settings.from_env()
         self.time_budget_s = worker_time_budget(self.settings, self.aws, agent.time_budget_s)
@@ -153,6 +163,16 @@ class WorkerHandler:
                 record.message_id,
             )
             raise
+        if self.dead_letters:
+            log.error(
+                "job %s (%s) of task %s reached the dead-letter queue: %s",
+                job.id,
+                job.kind,
+                job.task_id,
+                record.body,
+            )
+            await self._abandon(job, None)
+            return
         due = not_before_ms(record.raw_event.get("messageAttributes") or {})
         now = _now_ms()
         if due is not None and due > now:
@@ -194,12 +214,12 @@ class WorkerHandler:
             log.exception("could not send job %s (%s) again", job.id, job.kind)
             raise
 
-    async def _abandon(self, job: Job, receive_count: int) -> None:
+    async def _abandon(self, job: Job, receive_count: int | None) -> None:
         # The reason reaches the task's client: no exception text (it stays in the logs).
-        reason = (
-            f"its job failed on {receive_count} deliveries in a row and was moved to the "
-            "dead-letter queue"
+        failed = (
+            "repeatedly" if receive_count is None else f"on {receive_count} deliveries in a row"
         )
+        reason = f"its job failed {failed} and was moved to the dead-letter queue"
         try:
             await self.runtime.worker.abandon(job, reason)
         except Exception:
@@ -269,6 +289,18 @@ def make_worker_handler(
     (e.g. `store=`, `observers=`).
     """
     return WorkerHandler(agent, settings, aws, **runtime_options)
+
+
+def make_dead_letter_handler(
+    agent: Agent,
+    settings: Settings | None = None,
+    aws: AwsSettings | None = None,
+    **runtime_options: Any,
+) -> WorkerHandler:
+    """The handler of a Lambda triggered by the dead-letter queue: abandons every job in it
+    (its task fails with a reason), so a job whose worker died on every delivery does not leave
+    its task `working` forever. Same settings as the worker."""
+    return WorkerHandler(agent, settings, aws, dead_letters=True, **runtime_options)
 
 
 def _now_ms() -> int:

@@ -18,7 +18,13 @@ from a2a_serverless.config import Settings
 from a2a_serverless.models import TaskStatusUpdateEvent
 from a2a_serverless.queue.base import RUN_AGENT, WEBHOOK_JOB, Job
 from a2a_serverless.store import open_store
-from a2a_serverless_aws import AwsSettings, ConfigurationError, SqsQueue, make_worker_handler
+from a2a_serverless_aws import (
+    AwsSettings,
+    ConfigurationError,
+    SqsQueue,
+    make_dead_letter_handler,
+    make_worker_handler,
+)
 from a2a_serverless_aws.sqs import not_before_ms
 from tests.aws.runtime.conftest import Queues
 from tests.aws.runtime.events import SqsTrigger, http_api_event, response_json
@@ -172,6 +178,45 @@ async def test_a_failing_job_is_abandoned_on_its_last_delivery_and_still_fails(
         later = await asyncio.to_thread(h.call_worker, {"Records": [record(body, receive_count=4)]})
         assert later == {"batchItemFailures": []}
         assert await states(store_url, task_id) == ["submitted", "failed"], "abandoned once"
+
+
+async def test_the_dead_letter_consumer_fails_tasks_whose_worker_died_every_time(
+    store_url: str, signing_keys: str, sqs: Any, make_queues: Callable[..., Queues]
+) -> None:
+    """A worker killed on every delivery never abandons its job; the DLQ's consumer does."""
+    queues = make_queues()
+    async with handlers_in_thread(subject, store_url, signing_keys, queues.url, sqs) as h:
+        task_id = await send(h, "hello")
+        body = run_agent_body(h, task_id)
+
+        def consume() -> dict[str, Any]:
+            dead = make_dead_letter_handler(
+                subject,
+                h.worker.settings,
+                AwsSettings(
+                    sqs_queue_url=queues.url, lambda_timeout_s=4, lambda_timeout_margin_s=1
+                ),
+            )
+            try:
+                dead_letter = record(body, receive_count=3)
+                first = dead({"Records": [dead_letter]}, FakeContext(remaining_ms=4_000))
+                again = dead({"Records": [dead_letter]}, FakeContext(remaining_ms=4_000))
+                return {"first": first, "again": again}
+            finally:
+                dead.close()
+
+        responses = await asyncio.to_thread(consume)
+        assert responses["first"] == {"batchItemFailures": []}, "consumed: SQS deletes it"
+        assert responses["again"] == {"batchItemFailures": []}
+        assert await states(store_url, task_id) == ["submitted", "failed"], "abandoned once"
+        store = open_store(store_url)
+        try:
+            stored = await store.get_task(task_id)
+        finally:
+            await store.close()
+        assert stored is not None and stored.task.status.message is not None
+        reason = stored.task.status.message.parts[0].text  # type: ignore[union-attr]
+        assert "moved to the dead-letter queue" in reason
 
 
 async def test_a_body_that_is_not_a_job_fails_its_record(
