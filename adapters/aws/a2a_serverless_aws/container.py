@@ -24,6 +24,7 @@ from a2a_serverless.observability import Observer
 from a2a_serverless.runtime import Runtime
 
 from .config import AwsSettings
+from .secrets import resolve_secrets
 from .sqs import SqsQueue
 
 T = TypeVar("T")
@@ -47,6 +48,8 @@ class Container:
         if queue is None:
             queue = SqsQueue(aws.require_queue_url(), webhook_queue_url=aws.sqs_webhook_queue_url)
         self.queue = queue
+        # Secrets named by reference (ssm:..., secretsmanager:...) are read once, here.
+        settings = resolve_secrets(settings)
         self.runtime = Runtime(agent, settings, queue=queue, observers=observers, **runtime_options)
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:

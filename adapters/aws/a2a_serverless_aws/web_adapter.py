@@ -132,6 +132,9 @@ def create_web_app(
         )
     from a2a_serverless.runtime import Runtime
 
+    from .secrets import resolve_secrets
+
+    settings = resolve_secrets(settings)
     runtime = Runtime(agent, settings, observers=[metrics, *observers], **runtime_options)
     return WebAdapterApp(A2AApplication(runtime), logger, metrics)
 
