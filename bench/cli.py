@@ -1,0 +1,637 @@
+"""`bench/run` (`python -m bench`): our figures next to the official SDK's, measured in one run.
+
+    bench/run                                   # everything (about 4 minutes)
+    bench/run --quick                           # fewer runs and calls, 3 s loads (~1.5 minutes)
+    bench/run --only cold-start,size --runs 30  # some sections
+    bench/run --only profile                    # where our warm request time goes (cProfile)
+
+Sections: size, cold-start, warm (latency and memory), throughput, storage, and profile (only
+when asked for). bench/README.md describes what each one measures, and how.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import fcntl
+import json
+import os
+import platform
+import subprocess
+import sys
+import traceback
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import median
+
+from . import cold, profiling, size, storage, throughput, warm
+from .dynamodb_local import (
+    CREDENTIALS,
+    REGION,
+    credentials,
+    dynamodb_local,
+    store_url,
+)
+from .environments import (
+    REPO,
+    WORK,
+    BenchSetupError,
+    Bundle,
+    ensure_peer_venv,
+    log,
+    ours_bundle,
+    peer_bundle,
+)
+from .processes import ProbeFailed, Variant, run_probe
+from .report import Report, Row, load_average
+
+SECTIONS = ("size", "cold-start", "warm", "throughput", "storage", "profile")
+DEFAULT_SECTIONS = ("size", "cold-start", "warm", "throughput", "storage")
+RESULTS = WORK / "results"
+
+# The peer's figures quoted in the issue (measured earlier on this kind of machine).
+ISSUE_COLD_MS = 335.0
+ISSUE_SEND_US = 539.0
+ISSUE_GET_US = 126.0
+ISSUE_REQ_S = 1044.0
+ISSUE_RSS_MIB = 81.0
+ISSUE_ZIP_MIB = 15.5
+
+ADAPTER = "ours: AWS adapter handler"
+MANGUM = "ours: create_app + Mangum"
+PEER = "peer: a2a-sdk + Mangum"
+DYNAMODB = "ours: adapter handler + DynamoDB Local"
+# References (bench/function/floor_*.py): the least a handler built like ours can cost.
+FLOORS = (
+    ("reference: asyncio handler, stdlib only", "floor_stdlib"),
+    ("reference: asyncio handler + pydantic models", "floor_pydantic"),
+)
+
+
+@dataclass(frozen=True)
+class Options:
+    sections: tuple[str, ...]
+    runs: int
+    calls: int
+    warmup: int
+    rounds: int
+    duration_s: float
+    warmup_s: float
+    connections: int
+    storage_repeats: int
+    profile_calls: int
+    json_path: Path | None
+
+
+@dataclass
+class Context:
+    options: Options
+    report: Report
+    ours: Bundle | None = None
+    peer: Bundle | None = None
+    # The variant standing for "ours" in the headline rows, and the others measured beside it.
+    primary: Variant | None = None
+    secondary: list[Variant] = field(default_factory=list)
+    peer_variant: Variant | None = None
+    floors: list[Variant] = field(default_factory=list)
+    dynamodb_url: str | None = None
+    dynamodb_note: str = ""
+    failed: bool = False
+
+
+def parse_args(argv: list[str] | None) -> Options:
+    parser = argparse.ArgumentParser(prog="bench/run", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer runs and calls, short loads")
+    parser.add_argument(
+        "--only",
+        default="",
+        help=f"comma-separated sections ({', '.join(SECTIONS)}); default: all but profile",
+    )
+    parser.add_argument("--runs", type=int, help="cold starts per variant (default 20; quick 5)")
+    parser.add_argument("--calls", type=int, help="warm calls per method (default 2000; quick 300)")
+    parser.add_argument("--rounds", type=int, help="warm rounds per variant (default 3; quick 1)")
+    parser.add_argument("--duration", type=float, help="seconds per load run (default 20; quick 3)")
+    parser.add_argument("--connections", type=int, default=32, help="wrk connections (32)")
+    parser.add_argument("--json", type=Path, help="also write the results as JSON to this file")
+    args = parser.parse_args(argv)
+    sections = tuple(s.strip() for s in args.only.split(",") if s.strip()) or DEFAULT_SECTIONS
+    unknown = [s for s in sections if s not in SECTIONS]
+    if unknown:
+        parser.error(f"unknown section(s): {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
+    quick = args.quick
+    return Options(
+        sections=sections,
+        runs=args.runs or (5 if quick else 20),
+        calls=args.calls or (300 if quick else 2000),
+        warmup=20 if quick else 50,
+        rounds=args.rounds or (1 if quick else 3),
+        duration_s=args.duration or (3.0 if quick else 20.0),
+        warmup_s=1.0 if quick else 2.0,
+        connections=args.connections,
+        storage_repeats=3 if quick else 10,
+        profile_calls=200 if quick else 1000,
+        json_path=args.json,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = parse_args(argv)
+    WORK.mkdir(parents=True, exist_ok=True)
+    with (WORK / ".lock").open("w") as lock:
+        # Two runs at once would rebuild the bundles under each other (and share the CPUs).
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _main(options)
+
+
+def _main(options: Options) -> int:
+    report = Report()
+    context = Context(options, report)
+    report.header = _header(options)
+    with contextlib.ExitStack() as stack:
+        try:
+            _prepare(context, stack)
+        except (BenchSetupError, ProbeFailed) as error:
+            report.notes.append(f"setup failed: {error}")
+            context.failed = True
+        else:
+            for section in SECTIONS:
+                if section in options.sections:
+                    _run_section(context, section)
+    output = report.render()
+    print(output)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "latest.txt").write_text(output + "\n")
+    if options.json_path is not None:
+        options.json_path.write_text(json.dumps(report.to_json(), indent=2) + "\n")
+    return 1 if context.failed else 0
+
+
+def _header(options: Options) -> list[str]:
+    commit = _git("rev-parse", "--short", "HEAD")
+    dirty = " + uncommitted changes" if _git("status", "--porcelain") else ""
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return [
+        f"a2a-serverless bench, {now}, commit {commit}{dirty}",
+        f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs "
+        f"(shared), load average at start {load_average()}",
+        f"sections: {', '.join(options.sections)}; cold starts {options.runs} per variant; "
+        f"warm calls {options.calls} x {options.rounds} round(s); loads {options.duration_s:g} s "
+        f"x {options.connections} connections",
+        "'better x' is how many times better ours is than the peer, both measured in this run.",
+    ]
+
+
+def _git(*args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else "unknown"
+
+
+def _prepare(context: Context, stack: contextlib.ExitStack) -> None:
+    sections = set(context.options.sections)
+    if sections & {"size", "cold-start", "warm", "profile"}:
+        context.ours = ours_bundle()
+        context.peer = peer_bundle()
+        context.peer_variant = Variant(PEER, context.peer, "handler_peer")
+        context.floors = [Variant(label, context.ours, module) for label, module in FLOORS]
+        adapter = Variant(ADAPTER, context.ours, "handler_ours")
+        mangum = Variant(MANGUM, context.ours, "handler_ours_mangum")
+        try:
+            run_probe(adapter, "cold")
+        except ProbeFailed as error:
+            context.primary, context.secondary = mangum, []
+            context.report.notes.append(
+                "the AWS adapter's handler (a2a_serverless_aws.lambda_http) did not serve the "
+                f"probe, so ours is create_app + Mangum only: {_first_line(error)}"
+            )
+        else:
+            context.primary, context.secondary = adapter, [mangum]
+    if sections & {"cold-start", "storage"}:
+        try:
+            stack.enter_context(credentials())
+            endpoint = stack.enter_context(dynamodb_local())
+            from a2a_serverless_aws.dynamodb import create_table
+
+            table = f"a2a-bench-{uuid.uuid4().hex[:8]}"
+            create_table(table, region=REGION, endpoint_url=endpoint)
+            context.dynamodb_url = store_url(table, endpoint)
+        except Exception as error:  # whatever stops the emulator or the table: rows left out
+            context.dynamodb_note = f"DynamoDB rows left out: {_first_line(error)}"
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    lines = text.splitlines()
+    last = lines[-1] if lines else ""
+    return f"{lines[0] if lines else type(error).__name__} ... {last}" if len(lines) > 1 else text
+
+
+def _run_section(context: Context, section: str) -> None:
+    log(f"section {section} (load average {load_average()})")
+    runner = {
+        "size": _size,
+        "cold-start": _cold_start,
+        "warm": _warm,
+        "throughput": _throughput,
+        "storage": _storage,
+        "profile": _profile,
+    }[section]
+    try:
+        runner(context)
+    except Exception as error:  # one broken section must not hide the others' figures
+        context.failed = True
+        context.report.notes.append(f"section {section} failed: {type(error).__name__}: {error}")
+        log(f"section {section} failed:\n{traceback.format_exc()}")
+
+
+def _variants(context: Context) -> Iterator[Variant]:
+    assert context.primary is not None
+    yield context.primary
+    yield from context.secondary
+
+
+# --- size ----------------------------------------------------------------------------------------
+
+
+def _size(context: Context) -> None:
+    assert context.ours is not None and context.peer is not None
+    load = load_average()
+    ours, peer = size.measure(context.ours), size.measure(context.peer)
+    mib = size.MIB
+    rows = [
+        Row(
+            "size",
+            "zip -9 (with .pyc)",
+            "MiB",
+            ours.zipped_bytes / mib,
+            peer.zipped_bytes / mib,
+            goal=2.0,
+            issue_target=ISSUE_ZIP_MIB,
+            load=load,
+        ),
+        Row(
+            "size",
+            "zip -9 without .pyc",
+            "MiB",
+            ours.zipped_without_pyc_bytes / mib,
+            peer.zipped_without_pyc_bytes / mib,
+            load=load,
+        ),
+        Row(
+            "size",
+            "unzipped (with .pyc)",
+            "MiB",
+            ours.unzipped_bytes / mib,
+            peer.unzipped_bytes / mib,
+            load=load,
+        ),
+    ]
+    for row in rows:
+        context.report.add(row)
+    context.report.notes.append(
+        "size: ours without boto3, botocore, s3transfer, jmespath, python-dateutil, six, urllib3 "
+        "(the Lambda Python runtime ships them)"
+    )
+    context.report.details += ["", *size.package_lines(ours), "", *size.package_lines(peer)]
+
+
+# --- cold start ----------------------------------------------------------------------------------
+
+
+def _cold_start(context: Context) -> None:
+    assert context.peer_variant is not None and context.primary is not None
+    variants = [*_variants(context), context.peer_variant, *context.floors]
+    dynamodb = None
+    if context.dynamodb_url is not None:
+        dynamodb = Variant(
+            DYNAMODB,
+            context.primary.bundle,
+            "handler_ours",
+            {**CREDENTIALS, "A2A_STORE_URL": context.dynamodb_url},
+        )
+        try:
+            run_probe(dynamodb, "cold")
+        except ProbeFailed as error:
+            context.dynamodb_note = f"the DynamoDB handler failed: {_first_line(error)}"
+            dynamodb = None
+        else:
+            variants.append(dynamodb)
+    stats, load = cold.measure(variants, context.options.runs)
+    peer = stats[PEER]
+    runs = context.options.runs
+    primary = stats[context.primary.label]
+    report = context.report
+    report.add(
+        Row(
+            "cold start",
+            f"median, {primary.label} (n={runs})",
+            "ms",
+            primary.median_ms,
+            peer.median_ms,
+            goal=3.0,
+            issue_target=ISSUE_COLD_MS,
+            load=load,
+        )
+    )
+    report.add(Row("cold start", "min", "ms", primary.min_ms, peer.min_ms, load=load))
+    report.add(Row("cold start", "max", "ms", primary.max_ms, peer.max_ms, load=load))
+    for name, title in (
+        ("import_ms", "imports + handler init"),
+        ("first_request_ms", "first request"),
+    ):
+        report.add(
+            Row(
+                "cold start",
+                f"{title} (median)",
+                "ms",
+                median(primary.field(name)),
+                median(peer.field(name)),
+                load=load,
+            )
+        )
+    report.add(
+        Row(
+            "cold start",
+            "peak RSS after the first request",
+            "MiB",
+            primary.rss_mib,
+            peer.rss_mib,
+            load=load,
+        )
+    )
+    for variant in context.secondary:
+        other = stats[variant.label]
+        report.add(
+            Row(
+                "cold start",
+                f"median, {variant.label}",
+                "ms",
+                other.median_ms,
+                peer.median_ms,
+                goal=3.0,
+                load=load,
+            )
+        )
+    if dynamodb is not None:
+        other = stats[dynamodb.label]
+        report.add(
+            Row(
+                "cold start",
+                f"median, {dynamodb.label}",
+                "ms",
+                other.median_ms,
+                peer.median_ms,
+                load=load,
+                note=(
+                    f"imports + init {median(other.field('import_ms')):.0f} ms, first request "
+                    f"{median(other.field('first_request_ms')):.0f} ms (botocore client, "
+                    "DynamoDB Local on loopback); the peer keeps its tasks in memory"
+                ),
+            )
+        )
+    else:
+        report.add(
+            Row(
+                "cold start",
+                f"median, {DYNAMODB}",
+                "ms",
+                None,
+                None,
+                note=context.dynamodb_note or "DynamoDB Local not started",
+            )
+        )
+    for variant in context.floors:
+        floor = stats[variant.label]
+        report.add(
+            Row(
+                "cold start",
+                f"median, {variant.label}",
+                "ms",
+                floor.median_ms,
+                peer.median_ms,
+                load=load,
+            )
+        )
+    for variant in [context.primary, context.peer_variant]:
+        report.details += ["", *cold.import_report(variant.label, cold.import_times(variant))]
+
+
+# --- warm latency and memory ---------------------------------------------------------------------
+
+
+def _warm(context: Context) -> None:
+    assert context.peer_variant is not None
+    options = context.options
+    variants = [*_variants(context), context.peer_variant, *context.floors]
+    pooled: dict[str, list[warm.WarmStats]] = {v.label: [] for v in variants}
+    for round_index in range(options.rounds):
+        for variant in variants:
+            pooled[variant.label].append(warm.measure(variant, options.calls, options.warmup))
+        log(f"warm: round {round_index + 1}/{options.rounds} done")
+    merged = {label: _merge(found) for label, found in pooled.items()}
+    peer = merged[PEER]
+    report = context.report
+    calls = options.calls * options.rounds
+    for index, variant in enumerate(_variants(context)):
+        ours = merged[variant.label]
+        name = variant.label if index == 0 else variant.label.removeprefix("ours: ")
+        for kind, method, target in (
+            ("send", "message/send", ISSUE_SEND_US),
+            ("get", "tasks/get", ISSUE_GET_US),
+        ):
+            mine, theirs = ours.summary(kind), peer.summary(kind)
+            report.add(
+                Row(
+                    "warm",
+                    f"{method} p50, {name} (n={calls})",
+                    "us",
+                    mine["p50"],
+                    theirs["p50"],
+                    goal=3.0,
+                    issue_target=target if index == 0 else None,
+                    load=ours.load,
+                )
+            )
+            if index == 0:
+                report.add(
+                    Row("warm", f"{method} p99", "us", mine["p99"], theirs["p99"], load=ours.load)
+                )
+        report.add(
+            Row(
+                "memory",
+                f"peak RSS after the warm calls, {name}",
+                "MiB",
+                ours.peak_rss_mib,
+                peer.peak_rss_mib,
+                issue_target=ISSUE_RSS_MIB if index == 0 else None,
+                load=ours.load,
+            )
+        )
+    for variant in context.floors:
+        floor = merged[variant.label]
+        for kind, method in (("send", "message/send"), ("get", "tasks/get")):
+            report.add(
+                Row(
+                    "warm",
+                    f"{method} p50, {variant.label}",
+                    "us",
+                    floor.summary(kind)["p50"],
+                    peer.summary(kind)["p50"],
+                    load=floor.load,
+                )
+            )
+
+
+def _merge(found: list[warm.WarmStats]) -> warm.WarmStats:
+    return warm.WarmStats(
+        label=found[0].label,
+        send_us=[v for s in found for v in s.send_us],
+        get_us=[v for s in found for v in s.get_us],
+        peak_rss_mib=max(s.peak_rss_mib for s in found),
+        rss_mib=max(s.rss_mib for s in found),
+        load=" / ".join(s.load.split()[0] for s in found),
+    )
+
+
+# --- throughput ----------------------------------------------------------------------------------
+
+
+def _throughput(context: Context) -> None:
+    options = context.options
+    throughput.require_wrk()
+    peer_python = str(ensure_peer_venv())
+    servers = [
+        throughput.Server(
+            "ours", sys.executable, "echo_ours:server_app", {"A2A_STORE_URL": "memory://"}
+        ),
+        throughput.Server("peer", peer_python, "echo_peer:build_app", {}),
+    ]
+    report = context.report
+    for method in ("message/send", "message/stream"):
+        results = throughput.run_pair(
+            servers, method, options.connections, options.duration_s, options.warmup_s
+        )
+        ours, peer = results["ours"], results["peer"]
+        load = " / ".join(ours.load.split())
+        errors = ours.errors + peer.errors
+        note = f"{ours.errors} failed requests (ours), {peer.errors} (peer)" if errors else ""
+        report.add(
+            Row(
+                "throughput",
+                f"{method} requests/s",
+                "req/s",
+                ours.requests_per_s,
+                peer.requests_per_s,
+                better="higher",
+                goal=3.0,
+                issue_target=ISSUE_REQ_S if method == "message/send" else None,
+                load=load,
+                note=note,
+            )
+        )
+        report.add(
+            Row("throughput", f"{method} latency p50", "ms", ours.p50_ms, peer.p50_ms, load=load)
+        )
+        report.add(
+            Row("throughput", f"{method} latency p99", "ms", ours.p99_ms, peer.p99_ms, load=load)
+        )
+        report.add(
+            Row(
+                "throughput",
+                f"{method} server peak RSS",
+                "MiB",
+                ours.server_peak_rss_mib,
+                peer.server_peak_rss_mib,
+                load=load,
+            )
+        )
+    report.notes.append(
+        "throughput: uvicorn (asyncio loop, h11), one process per side, wrk -t1 on loopback, "
+        "ours and the peer loaded in alternating slices of about 5 s; p50 is the median of the "
+        "slices' p50s, p99 the worst slice's; load avg is at the start of each slice of ours"
+    )
+
+
+# --- storage -------------------------------------------------------------------------------------
+
+
+def _storage(context: Context) -> None:
+    report = context.report
+    if context.dynamodb_url is None:
+        report.add(
+            Row(
+                "storage",
+                "DynamoDB $ per 1M tasks",
+                "$",
+                None,
+                None,
+                note=context.dynamodb_note or "DynamoDB Local not started",
+            )
+        )
+        return
+    load = load_average()
+    result = storage.measure(context.dynamodb_url, context.options.storage_repeats)
+    per_task = result.per_task()
+    report.add(
+        Row(
+            "storage",
+            "DynamoDB requests: $ per 1M tasks",
+            "$",
+            round(per_task.dollars_per_million, 2),
+            None,
+            load=load,
+            note=f"a task = one blocking message/send + one tasks/get: "
+            f"{per_task.read_units:.1f} read + {per_task.write_units:.1f} write units; "
+            f"on-demand us-east-1 prices of {storage.PRICES_DATE} "
+            f"(${storage.PRICE_PER_MILLION_WRITE_UNITS}/M writes, "
+            f"${storage.PRICE_PER_MILLION_READ_UNITS}/M reads)",
+        )
+    )
+    report.add(
+        Row(
+            "storage",
+            "DynamoDB storage: $ per 1M tasks per month",
+            "$",
+            round(result.storage_dollars_per_million_month, 2),
+            None,
+            load=load,
+            note=f"about {result.bytes_per_task:.0f} bytes per finished echo task, "
+            f"indexes included, at ${storage.PRICE_PER_GB_MONTH}/GB-month",
+        )
+    )
+    lines = [
+        "",
+        f"DynamoDB per A2A method (DynamoDB Local, mean of {context.options.storage_repeats}; "
+        "RRU/WRU = read/write request units):",
+        f"  {'method':<18} {'RRU':>5} {'WRU':>5} {'$/1M calls':>10}  requests; units by target",
+    ]
+    for cost in result.methods:
+        usage = cost.usage
+        calls = ", ".join(f"{n} x{c:.3g}" for n, c in sorted(usage.calls.items()))
+        targets = ", ".join(f"{n} {u:.3g}" for n, u in sorted(usage.units_by_target.items()))
+        lines.append(
+            f"  {cost.method:<18} {usage.read_units:5.1f} {usage.write_units:5.1f} "
+            f"{usage.dollars_per_million:10.2f}  {calls}; {targets}"
+        )
+        if cost.note:
+            lines.append(f"  {'':<18} ({cost.note})")
+    report.details += lines
+
+
+# --- profile -------------------------------------------------------------------------------------
+
+
+def _profile(context: Context) -> None:
+    options = context.options
+    for variant in _variants(context):
+        context.report.details += [
+            "",
+            *profiling.profile(variant, options.profile_calls, options.warmup, RESULTS),
+        ]
+        break  # the primary variant; the others share its core code paths
+
+
+if __name__ == "__main__":
+    sys.exit(main())

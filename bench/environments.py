@@ -1,0 +1,225 @@
+"""Where each side runs: the peer's virtualenv and the Lambda bundles (pip install --target).
+
+Layout, all under `.bench/` (git-ignored):
+
+- `peer-venv/`: a virtualenv with the official `a2a-sdk[http-server]==0.3.26`, and the same
+  Mangum and uvicorn versions as ours. uvicorn serves the peer from here (throughput).
+- `lambda/peer/`: `pip install --target` of the peer's Lambda dependencies (SDK + Mangum).
+- `lambda/ours/`: `pip install --target` of the core and the AWS adapter. The packages installed
+  from this checkout (`a2a_serverless`, `a2a_serverless_aws`) are replaced by fresh copies of
+  the working tree (and byte-compiled, as pip does) on every run, so the bench always measures
+  the code as it is now; the third-party packages are reinstalled only when a pyproject.toml
+  changes.
+- `lambda/aws-runtime/`: what the Lambda Python runtime already ships (boto3, botocore and
+  their dependencies), moved out of ours: not part of the bundle's size, but on `sys.path`
+  after the bundle, as in Lambda (/var/task, then /var/runtime).
+
+Each bundle also gets the files of `bench/function/` (the handlers, the probe), as a
+deployment's own handler module sits next to its packages; they are left out of the sizes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+WORK = REPO / ".bench"
+FUNCTION_DIR = Path(__file__).resolve().parent / "function"
+PEER_VENV = WORK / "peer-venv"
+LAMBDA_DIR = WORK / "lambda"
+OURS_BUNDLE = LAMBDA_DIR / "ours"
+PEER_BUNDLE = LAMBDA_DIR / "peer"
+AWS_RUNTIME = LAMBDA_DIR / "aws-runtime"
+
+PEER_SDK = "a2a-sdk[http-server]==0.3.26"
+# Our packages installed from this checkout: refreshed from the working tree on every run.
+OUR_PACKAGES = {
+    "a2a_serverless": REPO / "a2a_serverless",
+    "a2a_serverless_aws": REPO / "adapters" / "aws" / "a2a_serverless_aws",
+}
+# Top-level names the Lambda Python runtime provides (boto3, botocore and their dependencies).
+RUNTIME_PROVIDED = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six", "urllib3")
+RUNTIME_DISTRIBUTIONS = (
+    "boto3",
+    "botocore",
+    "s3transfer",
+    "jmespath",
+    "python_dateutil",
+    "six",
+    "urllib3",
+)
+
+
+class BenchSetupError(RuntimeError):
+    """An environment the bench needs could not be built (the message carries pip's output)."""
+
+
+@dataclass(frozen=True)
+class Bundle:
+    name: str
+    path: Path
+    # Extra sys.path entries after the bundle (the runtime's own packages).
+    runtime_path: tuple[Path, ...] = ()
+
+    @property
+    def python_path(self) -> str:
+        return os.pathsep.join(str(p) for p in (self.path, *self.runtime_path))
+
+
+def python() -> str:
+    """The interpreter every measured process runs on (the one running the bench)."""
+    return sys.executable
+
+
+def shared_pins() -> list[str]:
+    """Mangum and uvicorn pinned to the versions ours uses, so both sides run the same ones."""
+    return [f"{name}=={importlib.metadata.version(name)}" for name in ("mangum", "uvicorn")]
+
+
+def log(message: str) -> None:
+    print(f"[bench] {message}", file=sys.stderr, flush=True)
+
+
+def _run(args: Sequence[str], what: str) -> None:
+    done = subprocess.run(list(args), capture_output=True, text=True)
+    if done.returncode != 0:
+        # pip warns about configured but absent local indexes on every call: not the error.
+        noise = "WARNING: Location"
+        output = "\n".join(
+            line for line in (done.stdout + done.stderr).splitlines() if not line.startswith(noise)
+        )
+        raise BenchSetupError(f"{what} failed (exit {done.returncode}):\n{output[-4000:]}")
+
+
+def _stamp_matches(stamp: Path, wanted: str) -> bool:
+    return stamp.is_file() and stamp.read_text() == wanted
+
+
+def _pip_target(target: Path, requirements: Sequence[str], what: str) -> None:
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    pip = [python(), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    _run([*pip, "--target", str(target), *requirements], what)
+    # Console scripts (bin/) are of no use in a Lambda bundle and hold absolute paths.
+    shutil.rmtree(target / "bin", ignore_errors=True)
+
+
+def ensure_peer_venv() -> Path:
+    """The peer's virtualenv (created or updated when its requirements change); its python."""
+    requirements = [PEER_SDK, *shared_pins()]
+    wanted = json.dumps(requirements)
+    stamp = PEER_VENV / ".bench-requirements"
+    venv_python = PEER_VENV / "bin" / "python"
+    if venv_python.exists() and _stamp_matches(stamp, wanted):
+        return venv_python
+    log(f"creating {PEER_VENV.relative_to(REPO)} with {', '.join(requirements)}")
+    if PEER_VENV.exists():
+        shutil.rmtree(PEER_VENV)
+    base = getattr(sys, "_base_executable", sys.executable)
+    _run([base, "-m", "venv", str(PEER_VENV)], "creating the peer's virtualenv")
+    pip = [str(venv_python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    _run([*pip, *requirements], "installing the peer into its virtualenv")
+    stamp.write_text(wanted)
+    return venv_python
+
+
+def peer_bundle() -> Bundle:
+    requirements = [PEER_SDK, shared_pins()[0]]
+    wanted = json.dumps(requirements)
+    stamp = LAMBDA_DIR / ".peer-requirements"
+    if not (PEER_BUNDLE.is_dir() and _stamp_matches(stamp, wanted)):
+        log(f"pip install --target {PEER_BUNDLE.relative_to(REPO)} {' '.join(requirements)}")
+        _pip_target(PEER_BUNDLE, requirements, "installing the peer's Lambda bundle")
+        stamp.write_text(wanted)
+    _add_function_files(PEER_BUNDLE)
+    return Bundle("peer", PEER_BUNDLE)
+
+
+def ours_bundle() -> Bundle:
+    projects = [REPO, REPO / "adapters" / "aws"]
+    digest = hashlib.sha256()
+    for project in projects:
+        digest.update((project / "pyproject.toml").read_bytes())
+    wanted = digest.hexdigest()
+    stamp = LAMBDA_DIR / ".ours-requirements"
+    if not (OURS_BUNDLE.is_dir() and AWS_RUNTIME.is_dir() and _stamp_matches(stamp, wanted)):
+        log(f"pip install --target {OURS_BUNDLE.relative_to(REPO)} . adapters/aws")
+        _pip_target(OURS_BUNDLE, [str(p) for p in projects], "installing our Lambda bundle")
+        _move_runtime_packages()
+        stamp.write_text(wanted)
+    _refresh_our_packages()
+    _add_function_files(OURS_BUNDLE)
+    return Bundle("ours", OURS_BUNDLE, (AWS_RUNTIME,))
+
+
+def _move_runtime_packages() -> None:
+    if AWS_RUNTIME.exists():
+        shutil.rmtree(AWS_RUNTIME)
+    AWS_RUNTIME.mkdir(parents=True)
+    for entry in sorted(OURS_BUNDLE.iterdir()):
+        name = entry.name
+        top = name.removesuffix(".py")
+        distribution = name.split("-")[0] if name.endswith(".dist-info") else None
+        if top in RUNTIME_PROVIDED or distribution in RUNTIME_DISTRIBUTIONS:
+            shutil.move(str(entry), AWS_RUNTIME / name)
+
+
+def _refresh_our_packages() -> None:
+    """Replace the installed copies of our packages with the working tree, byte-compiled."""
+    for name, source in OUR_PACKAGES.items():
+        target = OURS_BUNDLE / name
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        _compile(target)
+
+
+def _add_function_files(bundle: Path) -> None:
+    for source in FUNCTION_DIR.glob("*.py"):
+        shutil.copy2(source, bundle / source.name)
+    _compile(bundle, only=[bundle / p.name for p in FUNCTION_DIR.glob("*.py")])
+
+
+def function_files() -> list[str]:
+    """The bench's own files in a bundle, left out of its size."""
+    return sorted(p.name for p in FUNCTION_DIR.glob("*.py"))
+
+
+def _compile(path: Path, only: Sequence[Path] = ()) -> None:
+    # As pip does after installing: the bundle ships .pyc files, and Lambda's /var/task is
+    # read-only, so a bundle without them would compile every module on every cold start.
+    targets = [str(p) for p in only] if only else [str(path)]
+    _run([python(), "-m", "compileall", "-q", *targets], f"byte-compiling {path}")
+
+
+def child_env(bundle: Bundle, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a process measured on a bundle: Lambda's variables, nothing else of
+    ours (no site-packages: processes run with `python -S`)."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "TZ": ":UTC",
+        "PYTHONPATH": bundle.python_path,
+        # /var/task is read-only in Lambda: nothing gets byte-compiled at run time.
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "LAMBDA_TASK_ROOT": str(bundle.path),
+        "AWS_EXECUTION_ENV": "AWS_Lambda_python3.11",
+        "AWS_LAMBDA_FUNCTION_NAME": "a2a-bench",
+        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1024",
+        "AWS_LAMBDA_FUNCTION_VERSION": "$LATEST",
+        "AWS_REGION": "us-east-1",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "A2A_STORE_URL": "memory://",
+    }
+    env.update(extra or {})
+    return env

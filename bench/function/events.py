@@ -1,0 +1,109 @@
+"""API Gateway HTTP API (payload 2.0) events and a Lambda context, as Lambda hands them over.
+
+Standard library only: this module runs inside the Lambda bundles, next to the handler.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+HOST = "abcdef1234.execute-api.us-east-1.amazonaws.com"
+
+
+def http_api_event(body: str, *, path: str = "/", method: str = "POST") -> dict[str, Any]:
+    """An API Gateway v2 ($default route, $default stage) event carrying a JSON body."""
+    now = time.time()
+    return {
+        "version": "2.0",
+        "routeKey": "$default",
+        "rawPath": path,
+        "rawQueryString": "",
+        "headers": {
+            "accept": "application/json",
+            "content-length": str(len(body.encode())),
+            "content-type": "application/json",
+            "host": HOST,
+            "user-agent": "a2a-bench",
+            "x-forwarded-for": "203.0.113.7",
+            "x-forwarded-port": "443",
+            "x-forwarded-proto": "https",
+        },
+        "requestContext": {
+            "accountId": "123456789012",
+            "apiId": "abcdef1234",
+            "domainName": HOST,
+            "domainPrefix": "abcdef1234",
+            "http": {
+                "method": method,
+                "path": path,
+                "protocol": "HTTP/1.1",
+                "sourceIp": "203.0.113.7",
+                "userAgent": "a2a-bench",
+            },
+            "requestId": uuid.uuid4().hex[:16],
+            "routeKey": "$default",
+            "stage": "$default",
+            "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
+            "timeEpoch": int(now * 1000),
+        },
+        "body": body,
+        "isBase64Encoded": False,
+    }
+
+
+class LambdaContext:
+    """The attributes of Lambda's context object that handlers and powertools read."""
+
+    def __init__(self, timeout_s: float = 60.0) -> None:
+        self.function_name = "a2a-bench"
+        self.function_version = "$LATEST"
+        self.invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:a2a-bench"
+        self.memory_limit_in_mb = 1024
+        self.aws_request_id = str(uuid.uuid4())
+        self.log_group_name = "/aws/lambda/a2a-bench"
+        self.log_stream_name = "2025/01/01/[$LATEST]bench"
+        self._deadline = time.monotonic() + timeout_s
+
+    def get_remaining_time_in_millis(self) -> int:
+        return max(0, int((self._deadline - time.monotonic()) * 1000))
+
+
+def send_body(text: str, *, request_id: int = 1) -> str:
+    """A JSON-RPC message/send request with a fresh messageId (every send is a new task)."""
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "message/send",
+            "params": {
+                "message": {
+                    "kind": "message",
+                    "role": "user",
+                    "messageId": str(uuid.uuid4()),
+                    "parts": [{"kind": "text", "text": text}],
+                }
+            },
+        }
+    )
+
+
+def get_body(task_id: str, *, request_id: int = 1) -> str:
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": request_id, "method": "tasks/get", "params": {"id": task_id}}
+    )
+
+
+def task_of(response: dict[str, Any]) -> dict[str, Any]:
+    """The Task in a handler's JSON-RPC response; ValueError if the call did not succeed."""
+    status = response.get("statusCode")
+    body = response.get("body") or ""
+    if status != 200:
+        raise ValueError(f"HTTP {status}: {body[:500]}")
+    reply = json.loads(body)
+    result = reply.get("result")
+    if not isinstance(result, dict) or result.get("kind") != "task":
+        raise ValueError(f"not a task result: {body[:500]}")
+    return result

@@ -1,0 +1,9 @@
+"""The peer on Lambda as users put it there today: the SDK's Starlette app wrapped in Mangum."""
+
+from __future__ import annotations
+
+from echo_peer import build_app
+from mangum import Mangum
+
+app = build_app()
+handler = Mangum(app, lifespan="off")

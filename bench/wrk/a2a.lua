@@ -1,0 +1,56 @@
+-- wrk script for the throughput section (bench/throughput.py): every request is a JSON-RPC
+-- message/send or message/stream (the first script argument) with a fresh messageId, since a
+-- repeated messageId is an idempotent retry and would not run the agent again. A response
+-- whose body does not show the task completed is counted as bad. `done` prints one line,
+-- "BENCH {json}", that the bench parses.
+--
+--   wrk -c32 -d20s -s a2a.lua http://127.0.0.1:8000/ -- message/send
+
+local threads = {}
+local thread_count = 0
+
+function setup(thread)
+  thread_count = thread_count + 1
+  thread:set("tid", thread_count)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  method = args[1] or "message/send"
+  accept = method == "message/stream" and "text/event-stream" or "application/json"
+  prefix = string.format("bench-%d-%d-", os.time(), tid)
+  counter = 0
+  bad = 0
+end
+
+function request()
+  counter = counter + 1
+  local body = string.format(
+    '{"jsonrpc":"2.0","id":%d,"method":"%s","params":{"message":{"kind":"message",' ..
+    '"role":"user","messageId":"%s%d","parts":[{"kind":"text","text":"hello, bench"}]}}}',
+    counter, method, prefix, counter)
+  return wrk.format("POST", "/", {["Content-Type"] = "application/json", ["Accept"] = accept},
+    body)
+end
+
+function response(status, headers, body)
+  if status ~= 200 or not string.find(body, '"state":"completed"', 1, true) then
+    bad = bad + 1
+  end
+end
+
+function done(summary, latency, requests)
+  local bad_total = 0
+  for _, thread in ipairs(threads) do
+    bad_total = bad_total + (thread:get("bad") or 0)
+  end
+  local errors = summary.errors
+  io.write(string.format(
+    'BENCH {"requests":%d,"duration_us":%d,"bytes":%d,"connect_errors":%d,' ..
+    '"read_errors":%d,"write_errors":%d,"status_errors":%d,"timeouts":%d,"bad":%d,' ..
+    '"p50_us":%d,"p90_us":%d,"p99_us":%d,"mean_us":%.1f,"max_us":%d}\n',
+    summary.requests, summary.duration, summary.bytes, errors.connect, errors.read,
+    errors.write, errors.status, errors.timeout, bad_total,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.mean,
+    latency.max))
+end

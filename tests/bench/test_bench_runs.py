@@ -1,0 +1,35 @@
+"""The bench command runs (bench/README.md): a quick cold-start pass exits 0 and prints its table.
+
+Not a timed test: it checks that the harness works end to end (bundles built, fresh processes
+serving an API Gateway event on both sides, the table printed), never how fast anything is.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_quick_cold_start_prints_the_table(tmp_path: Path) -> None:
+    results = tmp_path / "bench.json"
+    command = [sys.executable, "-m", "bench", "--quick", "--only", "cold-start", "--runs", "2"]
+    done = subprocess.run(
+        [*command, "--json", str(results)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    assert "section" in done.stdout and "cold start" in done.stdout
+
+    rows = json.loads(results.read_text())["rows"]
+    headline = rows[0]
+    assert headline["section"] == "cold start"
+    assert headline["metric"].startswith("median, ours:")
+    assert headline["ours"] > 0 and headline["peer"] > 0
+    assert headline["ratio"] is not None
