@@ -1,0 +1,116 @@
+# One role per function, each allowed only what its function does:
+#
+#   function      table (+ indexes)       queues                                     its log group
+#   http          read/write (the Store)  SendMessage                                write
+#   stream        read/write              SendMessage                                write
+#   worker        read/write              SendMessage; Receive/Delete/GetAttr (jobs) write
+#   dead-letters  read/write              SendMessage; Receive/Delete/GetAttr (DLQs) write
+#
+# The table actions are the ones the DynamoDB store documents (adapters/aws/README.md): it never
+# describes or scans the table, and TransactWriteItems is authorised by the actions inside it.
+
+locals {
+  table_actions = [
+    "dynamodb:GetItem",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:Query",
+    "dynamodb:BatchGetItem",
+    "dynamodb:BatchWriteItem",
+  ]
+
+  table_statement = {
+    Sid      = "TaskTable"
+    Effect   = "Allow"
+    Action   = local.table_actions
+    Resource = [aws_dynamodb_table.tasks.arn, "${aws_dynamodb_table.tasks.arn}/index/*"]
+  }
+
+  send_statement = {
+    Sid      = "EnqueueJobs"
+    Effect   = "Allow"
+    Action   = ["sqs:SendMessage"]
+    Resource = local.queue_arns
+  }
+
+  # What an event source mapping polls with (the AWSLambdaSQSQueueExecutionRole actions).
+  consume_actions = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"]
+
+  # The table, the queues and the environment variables are encrypted with this key when given.
+  kms_statements = var.kms_key_arn == null ? [] : [{
+    Sid      = "UseDataKey"
+    Effect   = "Allow"
+    Action   = ["kms:Decrypt", "kms:Encrypt", "kms:GenerateDataKey", "kms:DescribeKey"]
+    Resource = [var.kms_key_arn]
+  }]
+
+  # Each function and the queues it consumes (sending jobs is common to all: a failed or
+  # abandoned task notifies its webhooks).
+  functions = merge(
+    {
+      http   = { name = local.http_function, consumes = [] }
+      worker = { name = local.worker, consumes = local.queue_arns }
+    },
+    var.streaming ? { stream = { name = local.stream, consumes = [] } } : {},
+    var.dead_letter_handler != null ? { dead_letters = { name = local.dead_letters, consumes = local.dlq_arns } } : {},
+  )
+
+  function_policies = {
+    for key, f in local.functions : key => jsonencode({
+      Version = "2012-10-17"
+      Statement = concat(
+        [
+          local.table_statement,
+          local.send_statement,
+          {
+            Sid      = "Logs"
+            Effect   = "Allow"
+            Action   = ["logs:CreateLogStream", "logs:PutLogEvents"]
+            Resource = ["${aws_cloudwatch_log_group.function[key].arn}:*"]
+          },
+        ],
+        length(f.consumes) > 0 ? [{
+          Sid      = "ConsumeJobs"
+          Effect   = "Allow"
+          Action   = local.consume_actions
+          Resource = f.consumes
+        }] : [],
+        local.kms_statements,
+      )
+    })
+  }
+}
+
+resource "aws_iam_role" "function" {
+  for_each = local.functions
+
+  name = "${each.value.name}-role"
+  assume_role_policy = jsonencode({
+    Version = "2012-10-17"
+    Statement = [{
+      Effect    = "Allow"
+      Principal = { Service = "lambda.amazonaws.com" }
+      Action    = "sts:AssumeRole"
+    }]
+  })
+
+  tags = var.tags
+}
+
+resource "aws_iam_role_policy" "function" {
+  for_each = local.functions
+
+  name   = "${each.value.name}-access"
+  role   = aws_iam_role.function[each.key].id
+  policy = local.function_policies[each.key]
+}
+
+# X-Ray's write actions take no resource-level permissions; AWS's managed policy holds exactly
+# them, which keeps "Resource": "*" out of this module's own policies.
+resource "aws_iam_role_policy_attachment" "xray" {
+  for_each = var.xray_tracing ? local.functions : {}
+
+  role       = aws_iam_role.function[each.key].name
+  policy_arn = "arn:aws:iam::aws:policy/AWSXRayDaemonWriteAccess"
+}
