@@ -114,8 +114,14 @@ class TaskUpdater:
         event = status_event(self.task, state, self._message(message))
         await self._emit([event], ends_turn=event.final)
 
-    async def complete(self, message: Content | Message | None = None) -> None:
-        await self.update_status(TaskState.COMPLETED, message)
+    async def complete(
+        self, message: Content | Message | None = None, *, artifacts: Sequence[Artifact] = ()
+    ) -> None:
+        """End the turn `completed`. `artifacts` are added in the same write: one store write
+        (and one wake-up of waiting readers) instead of one per artifact plus one."""
+        events: list[TaskEventPayload] = [self._artifact_event(a) for a in artifacts]
+        events.append(status_event(self.task, TaskState.COMPLETED, self._message(message)))
+        await self._emit(events, ends_turn=True)
 
     async def fail(self, message: Content | Message | None = None) -> None:
         await self.update_status(TaskState.FAILED, message)
@@ -153,15 +159,20 @@ class TaskUpdater:
                 description=description,
                 metadata=metadata,
             )
-        event = TaskArtifactUpdateEvent(
+        event = self._artifact_event(artifact, append=append, last_chunk=last_chunk)
+        await self._emit([event], ends_turn=False)
+        return artifact.artifact_id
+
+    def _artifact_event(
+        self, artifact: Artifact, *, append: bool = False, last_chunk: bool | None = None
+    ) -> TaskArtifactUpdateEvent:
+        return TaskArtifactUpdateEvent(
             task_id=self.task_id,
             context_id=self.context_id,
             artifact=artifact,
             append=append or None,
             last_chunk=last_chunk,
         )
-        await self._emit([event], ends_turn=False)
-        return artifact.artifact_id
 
     # --- the write ------------------------------------------------------------------------------
 

@@ -31,6 +31,8 @@ def requested(header_value: str | None) -> list[str]:
 
 def activate(declared: Sequence[AgentExtension], header_value: str | None) -> tuple[str, ...]:
     """The declared extensions this request activates; refuses one missing a required one."""
+    if not declared:
+        return ()  # the common case, on every request: nothing to activate or require
     asked = requested(header_value)
     known = {extension.uri for extension in declared}
     missing = [e.uri for e in declared if e.required and e.uri not in asked]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import typing
+import uuid
 from collections.abc import AsyncIterator, Callable, Generator
 from dataclasses import dataclass
 from typing import Any
@@ -104,15 +105,14 @@ class FunctionExecutor:
         elif isinstance(result, Message):
             await updater.complete(result)
         elif isinstance(result, Artifact):
-            await updater.add_artifact(result)
-            await updater.complete()
+            await updater.complete(artifacts=[result])
         elif isinstance(result, list) and result and all(isinstance(a, Artifact) for a in result):
-            for artifact in result:
-                await updater.add_artifact(artifact)
-            await updater.complete()
+            await updater.complete(artifacts=result)
         else:
-            await updater.add_artifact(_parts(result), name="response")
-            await updater.complete()
+            artifact = Artifact(
+                artifact_id=str(uuid.uuid4()), parts=_parts(result), name="response"
+            )
+            await updater.complete(artifacts=[artifact])
 
 
 def _parts(value: Any) -> list[Any]:

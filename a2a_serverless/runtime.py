@@ -90,9 +90,17 @@ def _modes(default: list[str], per_skill: Iterable[list[str] | None]) -> list[st
 
 
 def _make_notifier(runtime: Runtime) -> PushNotifier | None:
+    settings = runtime.settings
+    if not settings.push_signing_keys and not settings.dev_mode:
+        # Decided before importing the push package (JWT, crypto, httpx): a deployment without
+        # keys does not pay for them on its cold start.
+        log.warning(
+            "push notifications are off: push notifications need signing keys outside dev "
+            "mode: set A2A_PUSH_SIGNING_KEYS to the output of `a2a-serverless keys generate`"
+        )
+        return None
     from .push import WEBHOOK_JOB, PushNotifier, PushUnavailable
 
-    settings = runtime.settings
     try:
         notifier = PushNotifier(
             runtime.journal, runtime.queue, settings, issuer=settings.public_url

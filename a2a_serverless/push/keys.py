@@ -19,7 +19,6 @@ material is only loaded when the first notification is signed (or a key is gener
 
 from __future__ import annotations
 
-import argparse
 import base64
 import hashlib
 import json
@@ -233,6 +232,8 @@ def generate_keys_json(alg: str = "ES256", existing: str | None = None) -> str:
 
 def keys_main(argv: Sequence[str] | None = None) -> int:
     """`a2a-serverless keys generate [--alg ES256|RS256] [--add-to FILE]`."""
+    import argparse  # the CLI only: not on a function's cold start
+
     parser = argparse.ArgumentParser(
         prog="a2a-serverless keys", description="Manage the keys that sign push notifications."
     )

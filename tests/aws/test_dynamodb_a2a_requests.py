@@ -31,7 +31,6 @@ EXPECTED: dict[str, list[str]] = {
         "UpdateItem",
         "TransactWriteItems",
         "TransactWriteItems",
-        "TransactWriteItems",
         "Query",
         "BatchWriteItem",
         "UpdateItem",
