@@ -6,6 +6,10 @@
 #   worker        read/write              SendMessage; Receive/Delete/GetAttr (jobs) write
 #   dead-letters  read/write              SendMessage; Receive/Delete/GetAttr (DLQs) write
 #
+# Every function builds a runtime, so with signing keys each also may read that one parameter
+# (ssm:GetParameter) or secret (secretsmanager:GetSecretValue), and decrypt with its customer
+# managed key when push_signing_keys_kms_key_arn names one (secrets.tf).
+#
 # The table actions are the ones the DynamoDB store documents (adapters/aws/README.md): it never
 # describes or scans the table, and TransactWriteItems is authorised by the actions inside it.
 
@@ -45,6 +49,26 @@ locals {
     Resource = [var.kms_key_arn]
   }]
 
+  # The keys are read at start-up (secrets.tf): the one parameter or secret, nothing around it.
+  signing_keys_statements = local.push_signing_keys == null ? [] : [{
+    Sid      = "ReadSigningKeys"
+    Effect   = "Allow"
+    Action   = [local.push_signing_keys.action]
+    Resource = [local.push_signing_keys.arn]
+  }]
+
+  # With the AWS managed key (aws/ssm, aws/secretsmanager) the key's own policy lets the service
+  # decrypt for any principal of the account, so no grant is needed. A customer managed key is
+  # used only through that service (in the ARN's region): the grant above already limits which
+  # parameter or secret the service will decrypt for the role.
+  signing_keys_kms_statements = local.push_signing_keys == null || var.push_signing_keys_kms_key_arn == null ? [] : [{
+    Sid       = "DecryptSigningKeys"
+    Effect    = "Allow"
+    Action    = ["kms:Decrypt"]
+    Resource  = [var.push_signing_keys_kms_key_arn]
+    Condition = { StringEquals = { "kms:ViaService" = "${local.push_signing_keys.service}.${split(":", local.push_signing_keys.arn)[3]}.amazonaws.com" } }
+  }]
+
   # Each function and the queues it consumes (sending jobs is common to all: a failed or
   # abandoned task notifies its webhooks).
   functions = merge(
@@ -77,6 +101,8 @@ locals {
           Resource = f.consumes
         }] : [],
         local.kms_statements,
+        local.signing_keys_statements,
+        local.signing_keys_kms_statements,
       )
     })
   }

@@ -19,12 +19,6 @@ locals {
   # The lease must outlive the worker's timeout (a2a_serverless_aws.config checks it at init).
   worker_lease_s = coalesce(var.worker_lease_s, max(900, var.worker_timeout + 60))
 
-  push_signing_keys = (
-    var.push_signing_keys_ssm_parameter != null ? data.aws_ssm_parameter.push_signing_keys[0].value :
-    var.push_signing_keys_secret_id != null ? data.aws_secretsmanager_secret_version.push_signing_keys[0].secret_string :
-    null
-  )
-
   queue_arns = [for q in local.queue_names : aws_sqs_queue.queue[q].arn]
   dlq_arns   = [for q in local.queue_names : aws_sqs_queue.dead_letter[q].arn]
 
@@ -41,7 +35,8 @@ locals {
     },
     var.webhook_queue ? { A2A_SQS_WEBHOOK_QUEUE_URL = aws_sqs_queue.queue["webhooks"].url } : {},
     var.finished_task_ttl_s != null ? { A2A_FINISHED_TASK_TTL_S = tostring(var.finished_task_ttl_s) } : {},
-    local.push_signing_keys != null ? { A2A_PUSH_SIGNING_KEYS = local.push_signing_keys } : {},
+    # A reference (secrets.tf): each function reads the keys at start-up.
+    local.push_signing_keys != null ? { A2A_PUSH_SIGNING_KEYS = local.push_signing_keys.reference } : {},
   )
 
   tracing_mode = var.xray_tracing ? "Active" : "PassThrough"

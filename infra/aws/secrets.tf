@@ -1,20 +1,67 @@
-# The webhook signing keys (a JWK set), read at deploy time.
+# The webhook signing keys (a JWK set): a reference, resolved by the functions at start-up.
 #
-# The core reads A2A_PUSH_SIGNING_KEYS from the environment (or from a file, `file:/path`); the
-# AWS adapter has no run-time lookup of SSM or Secrets Manager yet. So the value is resolved here
-# and lands in the functions' environment (encrypted at rest, with kms_key_arn when given) and in
-# the Terraform state (keep the state encrypted and private). Rotating the keys means updating
-# the parameter or secret and applying again.
+# A2A_PUSH_SIGNING_KEYS carries `ssm:<parameter name>` or `secretsmanager:<secret name or ARN>`,
+# never the keys: the AWS adapter (a2a_serverless_aws.secrets) reads the parameter or secret once
+# per container, when the handler is built, and a function that cannot read it fails its start.
+# So the value stays out of the functions' configuration and out of the Terraform state, and
+# nothing here reads it: no aws_ssm_parameter or aws_secretsmanager_secret_version data source.
+# Terraform only needs the ARN of the one parameter or secret, for the roles' grants (iam.tf):
+#
+# - SSM: built from the name (there is no metadata-only data source for a parameter; the
+#   aws_ssm_parameter data source always fetches the value). The region and account are the
+#   provider's, which is where the functions look the name up too.
+# - Secrets Manager: looked up with aws_secretsmanager_secret, which describes the secret (name,
+#   ARN, key id) without reading its value. Its ARN carries the random suffix Secrets Manager
+#   adds, so the grant names exactly this secret, not `name-*`.
+#
+# The key that encrypts the parameter or secret is not something the module can see (the
+# parameter is made outside it), so push_signing_keys_kms_key_arn names it; see variables.tf.
 
-data "aws_ssm_parameter" "push_signing_keys" {
+data "aws_partition" "current" {
   count = var.push_signing_keys_ssm_parameter != null ? 1 : 0
-
-  name            = var.push_signing_keys_ssm_parameter
-  with_decryption = true
 }
 
-data "aws_secretsmanager_secret_version" "push_signing_keys" {
+data "aws_region" "current" {
+  count = var.push_signing_keys_ssm_parameter != null ? 1 : 0
+}
+
+# Only with SSM: an offline plan (skip_requesting_account_id) has no account to ask for.
+data "aws_caller_identity" "current" {
+  count = var.push_signing_keys_ssm_parameter != null ? 1 : 0
+}
+
+data "aws_secretsmanager_secret" "push_signing_keys" {
   count = var.push_signing_keys_secret_id != null ? 1 : 0
 
-  secret_id = var.push_signing_keys_secret_id
+  # The data source takes a name or an ARN, in different arguments.
+  arn  = startswith(var.push_signing_keys_secret_id, "arn:") ? var.push_signing_keys_secret_id : null
+  name = startswith(var.push_signing_keys_secret_id, "arn:") ? null : var.push_signing_keys_secret_id
+}
+
+locals {
+  # "/agent/keys" and "agent-keys" are both names; the ARN has exactly one "/" after "parameter".
+  push_signing_keys_parameter_arn = var.push_signing_keys_ssm_parameter == null ? null : format(
+    "arn:%s:ssm:%s:%s:parameter/%s",
+    data.aws_partition.current[0].partition,
+    data.aws_region.current[0].name,
+    data.aws_caller_identity.current[0].account_id,
+    trimprefix(var.push_signing_keys_ssm_parameter, "/"),
+  )
+
+  # What A2A_PUSH_SIGNING_KEYS says, and the one grant each role gets to make it work.
+  push_signing_keys = (
+    var.push_signing_keys_ssm_parameter != null ? {
+      reference = "ssm:${var.push_signing_keys_ssm_parameter}"
+      action    = "ssm:GetParameter"
+      arn       = local.push_signing_keys_parameter_arn
+      service   = "ssm"
+    } :
+    var.push_signing_keys_secret_id != null ? {
+      reference = "secretsmanager:${var.push_signing_keys_secret_id}"
+      action    = "secretsmanager:GetSecretValue"
+      arn       = data.aws_secretsmanager_secret.push_signing_keys[0].arn
+      service   = "secretsmanager"
+    } :
+    null
+  )
 }

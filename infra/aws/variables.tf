@@ -277,13 +277,19 @@ variable "table_deletion_protection" {
 # --- push notification signing keys -----------------------------------------------------------
 
 variable "push_signing_keys_ssm_parameter" {
-  description = "Name of an SSM Parameter Store SecureString holding the JWK set (`a2a-serverless keys generate`). Resolved at deploy time into A2A_PUSH_SIGNING_KEYS."
+  description = "Name of an SSM Parameter Store SecureString holding the JWK set (`a2a-serverless keys generate`), with or without a leading \"/\", in the deployment's region and account. The functions get A2A_PUSH_SIGNING_KEYS=ssm:<name> and read it at start-up; their roles may ssm:GetParameter it. Terraform never reads the value."
   type        = string
   default     = null
+
+  validation {
+    # The name goes into the grant's ARN: an ARN or a version selector (name:3) here would not.
+    condition     = var.push_signing_keys_ssm_parameter == null || can(regex("^[a-zA-Z0-9_./-]+$", var.push_signing_keys_ssm_parameter))
+    error_message = "push_signing_keys_ssm_parameter must be a parameter name (letters, digits, _ . - /), not an ARN or a version selector."
+  }
 }
 
 variable "push_signing_keys_secret_id" {
-  description = "Name or ARN of a Secrets Manager secret holding the JWK set, as an alternative to push_signing_keys_ssm_parameter. Resolved at deploy time into A2A_PUSH_SIGNING_KEYS."
+  description = "Name or ARN of a Secrets Manager secret holding the JWK set, as an alternative to push_signing_keys_ssm_parameter. The functions get A2A_PUSH_SIGNING_KEYS=secretsmanager:<this> and read it at start-up; their roles may secretsmanager:GetSecretValue that secret (its ARN looked up with aws_secretsmanager_secret, which does not read the value)."
   type        = string
   default     = null
 
@@ -293,10 +299,25 @@ variable "push_signing_keys_secret_id" {
   }
 }
 
+variable "push_signing_keys_kms_key_arn" {
+  description = "ARN of the customer managed KMS key that encrypts the signing keys' parameter or secret: every role may kms:Decrypt with it through SSM or Secrets Manager. null: the AWS managed key (aws/ssm, aws/secretsmanager), which needs no grant, or the parameter uses kms_key_arn, which every role may already use."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.push_signing_keys_kms_key_arn == null || can(regex("^arn:[^:]+:kms:[^:]+:[0-9]{12}:key/.+$", var.push_signing_keys_kms_key_arn))
+    error_message = "push_signing_keys_kms_key_arn must be a key ARN (arn:<partition>:kms:<region>:<account>:key/<id>): IAM grants on an alias do not authorise Decrypt."
+  }
+  validation {
+    condition     = var.push_signing_keys_kms_key_arn == null || var.push_signing_keys_ssm_parameter != null || var.push_signing_keys_secret_id != null
+    error_message = "push_signing_keys_kms_key_arn is the key of the signing keys' parameter or secret: give push_signing_keys_ssm_parameter or push_signing_keys_secret_id too."
+  }
+}
+
 # --- encryption, logs, tracing ------------------------------------------------------------------
 
 variable "kms_key_arn" {
-  description = "Customer managed KMS key for the table, the queues and the functions' environment variables (which hold the signing keys). null: AWS managed encryption. The key policy must let the account's IAM policies grant its use."
+  description = "Customer managed KMS key for the table, the queues and the functions' environment variables. null: AWS managed encryption. The key policy must let the account's IAM policies grant its use. Every role may use it, so a signing keys' parameter or secret encrypted with it needs no push_signing_keys_kms_key_arn."
   type        = string
   default     = null
 }

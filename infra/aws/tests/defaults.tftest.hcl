@@ -165,6 +165,10 @@ run "defaults" {
     error_message = "no signing keys unless a parameter or secret is given"
   }
   assert {
+    condition     = length(data.aws_secretsmanager_secret.push_signing_keys) == 0 && length(data.aws_caller_identity.current) == 0
+    error_message = "nothing is looked up for signing keys that are not given"
+  }
+  assert {
     condition     = aws_lambda_function.http.handler == "handler.handler" && aws_lambda_function.worker.handler == "worker.handler"
     error_message = "default handlers"
   }

@@ -1,5 +1,5 @@
-# The optional features: a webhook queue of its own, a customer managed key, signing keys from
-# SSM or Secrets Manager, X-Ray, and timings derived from a longer worker timeout.
+# The optional features: a webhook queue of its own, a customer managed key, signing keys read at
+# start-up from SSM or Secrets Manager, X-Ray, and timings derived from a longer worker timeout.
 
 mock_provider "aws" {
   source = "./tests/mocks"
@@ -77,22 +77,98 @@ run "customer_managed_key" {
   }
 }
 
+# The keys stay where they are: the functions get a reference and read it at start-up, and each
+# role may read that one parameter or secret. Streaming and the dead-letter function are on, so
+# all four functions (each builds a runtime) are checked.
 run "signing_keys_from_ssm" {
   command = apply
 
   variables {
     push_signing_keys_ssm_parameter = "/agents/test-agent/push-signing-keys"
+    streaming                       = true
+    web_adapter_layer_arn           = "arn:aws:lambda:eu-west-1:753240598075:layer:LambdaAdapterLayerX86:25"
+    dead_letter_handler             = "examples.aws_lambda.dead_letters"
   }
 
   assert {
-    condition     = data.aws_ssm_parameter.push_signing_keys[0].with_decryption
-    error_message = "the SecureString is decrypted"
+    condition = alltrue([
+      for f in [aws_lambda_function.http, aws_lambda_function.worker, aws_lambda_function.stream[0], aws_lambda_function.dead_letters[0]] :
+      f.environment[0].variables.A2A_PUSH_SIGNING_KEYS == "ssm:/agents/test-agent/push-signing-keys"
+    ])
+    error_message = "every function gets the reference, not the keys (the worker signs, the HTTP and streaming functions publish the JWKS, the dead-letter function notifies)"
   }
   assert {
-    condition = alltrue([for f in [aws_lambda_function.http, aws_lambda_function.worker] :
-      jsondecode(f.environment[0].variables.A2A_PUSH_SIGNING_KEYS)[0].kid == "from-ssm"
-    ])
-    error_message = "both functions get the keys (the worker signs, the HTTP function publishes the JWKS)"
+    condition     = keys(aws_iam_role_policy.function) == ["dead_letters", "http", "stream", "worker"]
+    error_message = "four functions, four policies"
+  }
+  assert {
+    condition = alltrue([for key, p in aws_iam_role_policy.function : (
+      jsonencode([for s in jsondecode(p.policy).Statement : s if s.Sid == "ReadSigningKeys"]) == jsonencode([{
+        Action   = ["ssm:GetParameter"]
+        Effect   = "Allow"
+        Resource = ["arn:aws:ssm:eu-west-1:123456789012:parameter/agents/test-agent/push-signing-keys"]
+        Sid      = "ReadSigningKeys"
+      }])
+    )])
+    error_message = "every role may ssm:GetParameter that one parameter (its ARN has a single / after parameter)"
+  }
+  assert {
+    condition = alltrue(flatten([for key, p in aws_iam_role_policy.function : [
+      for s in jsondecode(p.policy).Statement : [
+        for a in s.Action : s.Sid == "ReadSigningKeys" || !(startswith(a, "ssm:") || startswith(a, "secretsmanager:") || startswith(a, "kms:"))
+      ]
+    ]]))
+    error_message = "no other SSM, Secrets Manager or KMS action: the parameter uses the AWS managed key here"
+  }
+  assert {
+    condition     = length(data.aws_secretsmanager_secret.push_signing_keys) == 0
+    error_message = "Secrets Manager is not looked up"
+  }
+  # What makes the value land in the state or the configuration: a data source that reads it.
+  assert {
+    condition = alltrue([for f in fileset(path.module, "*.tf") : length(regexall(
+      "data\\s+\"(aws_ssm_parameter|aws_ssm_parameters_by_path|aws_secretsmanager_secret_version|aws_secretsmanager_secrets)\"",
+      file("${path.module}/${f}"),
+    )) == 0])
+    error_message = "the module must not read the keys' value (no aws_ssm_parameter or aws_secretsmanager_secret_version data source)"
+  }
+}
+
+# A name without a leading "/", on a customer managed key of its own.
+run "signing_keys_from_ssm_with_their_own_key" {
+  command = apply
+
+  variables {
+    push_signing_keys_ssm_parameter = "test-agent-push-signing-keys"
+    push_signing_keys_kms_key_arn   = "arn:aws:kms:eu-west-1:123456789012:key/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
+  }
+
+  assert {
+    condition     = aws_lambda_function.http.environment[0].variables.A2A_PUSH_SIGNING_KEYS == "ssm:test-agent-push-signing-keys" && aws_lambda_function.worker.environment[0].variables.A2A_PUSH_SIGNING_KEYS == "ssm:test-agent-push-signing-keys"
+    error_message = "the reference names the parameter as given"
+  }
+  assert {
+    condition = alltrue([for key, p in aws_iam_role_policy.function : (
+      jsonencode([for s in jsondecode(p.policy).Statement : s.Resource if s.Sid == "ReadSigningKeys"]) ==
+      jsonencode([["arn:aws:ssm:eu-west-1:123456789012:parameter/test-agent-push-signing-keys"]])
+    )])
+    error_message = "a name without a leading / gets one in the ARN"
+  }
+  assert {
+    condition = alltrue([for key, p in aws_iam_role_policy.function : (
+      jsonencode([for s in jsondecode(p.policy).Statement : s if s.Sid == "DecryptSigningKeys"]) == jsonencode([{
+        Action    = ["kms:Decrypt"]
+        Condition = { StringEquals = { "kms:ViaService" = "ssm.eu-west-1.amazonaws.com" } }
+        Effect    = "Allow"
+        Resource  = [var.push_signing_keys_kms_key_arn]
+        Sid       = "DecryptSigningKeys"
+      }])
+    )])
+    error_message = "every role may decrypt with the parameter's key, through SSM only"
+  }
+  assert {
+    condition     = alltrue([for p in aws_iam_role_policy.function : length([for s in jsondecode(p.policy).Statement : s if s.Sid == "UseDataKey"]) == 0])
+    error_message = "the parameter's key is not kms_key_arn: the module's own key grant stays off"
   }
 }
 
@@ -101,15 +177,74 @@ run "signing_keys_from_secrets_manager" {
 
   variables {
     push_signing_keys_secret_id = "agents/test-agent/push-signing-keys"
+    streaming                   = true
+    web_adapter_layer_arn       = "arn:aws:lambda:eu-west-1:753240598075:layer:LambdaAdapterLayerX86:25"
+    dead_letter_handler         = "examples.aws_lambda.dead_letters"
   }
 
   assert {
-    condition     = jsondecode(aws_lambda_function.worker.environment[0].variables.A2A_PUSH_SIGNING_KEYS)[0].kid == "from-secrets-manager"
-    error_message = "the keys come from the secret"
+    condition = alltrue([
+      for f in [aws_lambda_function.http, aws_lambda_function.worker, aws_lambda_function.stream[0], aws_lambda_function.dead_letters[0]] :
+      f.environment[0].variables.A2A_PUSH_SIGNING_KEYS == "secretsmanager:agents/test-agent/push-signing-keys"
+    ])
+    error_message = "every function gets the reference to the secret"
   }
   assert {
-    condition     = length(data.aws_ssm_parameter.push_signing_keys) == 0
-    error_message = "SSM is not read"
+    condition     = data.aws_secretsmanager_secret.push_signing_keys[0].name == "agents/test-agent/push-signing-keys" && data.aws_secretsmanager_secret.push_signing_keys[0].arn == "arn:aws:secretsmanager:eu-west-1:123456789012:secret:agents/test-agent/push-signing-keys-AbCdEf"
+    error_message = "the secret's metadata is looked up by name"
+  }
+  assert {
+    condition = alltrue([for key, p in aws_iam_role_policy.function : (
+      jsonencode([for s in jsondecode(p.policy).Statement : s if s.Sid == "ReadSigningKeys"]) == jsonencode([{
+        Action   = ["secretsmanager:GetSecretValue"]
+        Effect   = "Allow"
+        Resource = [data.aws_secretsmanager_secret.push_signing_keys[0].arn]
+        Sid      = "ReadSigningKeys"
+      }])
+    )]) && length(aws_iam_role_policy.function) == 4
+    error_message = "every role may secretsmanager:GetSecretValue that one secret, by its full ARN"
+  }
+  assert {
+    condition     = length(data.aws_caller_identity.current) == 0 && length(data.aws_region.current) == 0
+    error_message = "SSM's ARN is not built"
+  }
+}
+
+run "signing_keys_from_a_secret_arn_with_their_own_key" {
+  command = apply
+
+  variables {
+    push_signing_keys_secret_id   = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:agents/other-keys-XyZ123"
+    push_signing_keys_kms_key_arn = "arn:aws:kms:eu-west-1:123456789012:key/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
+  }
+
+  assert {
+    condition     = data.aws_secretsmanager_secret.push_signing_keys[0].arn == var.push_signing_keys_secret_id
+    error_message = "the secret's metadata is looked up by ARN"
+  }
+  assert {
+    condition     = aws_lambda_function.worker.environment[0].variables.A2A_PUSH_SIGNING_KEYS == "secretsmanager:${var.push_signing_keys_secret_id}"
+    error_message = "the reference carries the ARN"
+  }
+  assert {
+    condition = jsonencode([
+      for s in jsondecode(aws_iam_role_policy.function["worker"].policy).Statement : s if contains(["ReadSigningKeys", "DecryptSigningKeys"], s.Sid)
+      ]) == jsonencode([
+      {
+        Action   = ["secretsmanager:GetSecretValue"]
+        Effect   = "Allow"
+        Resource = [var.push_signing_keys_secret_id]
+        Sid      = "ReadSigningKeys"
+      },
+      {
+        Action    = ["kms:Decrypt"]
+        Condition = { StringEquals = { "kms:ViaService" = "secretsmanager.eu-west-1.amazonaws.com" } }
+        Effect    = "Allow"
+        Resource  = [var.push_signing_keys_kms_key_arn]
+        Sid       = "DecryptSigningKeys"
+      },
+    ])
+    error_message = "the role may read that secret and decrypt with its key, through Secrets Manager only"
   }
 }
 

@@ -94,6 +94,37 @@ run "signing_keys_from_one_place" {
   expect_failures = [var.push_signing_keys_secret_id]
 }
 
+run "signing_keys_parameter_is_a_name" {
+  command = plan
+
+  variables {
+    push_signing_keys_ssm_parameter = "arn:aws:ssm:eu-west-1:123456789012:parameter/a"
+  }
+
+  expect_failures = [var.push_signing_keys_ssm_parameter]
+}
+
+run "signing_keys_kms_key_is_a_key_arn" {
+  command = plan
+
+  variables {
+    push_signing_keys_ssm_parameter = "/a"
+    push_signing_keys_kms_key_arn   = "alias/aws/ssm"
+  }
+
+  expect_failures = [var.push_signing_keys_kms_key_arn]
+}
+
+run "signing_keys_kms_key_without_keys" {
+  command = plan
+
+  variables {
+    push_signing_keys_kms_key_arn = "arn:aws:kms:eu-west-1:123456789012:key/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
+  }
+
+  expect_failures = [var.push_signing_keys_kms_key_arn]
+}
+
 run "name_fits_lambda_limits" {
   command = plan
 

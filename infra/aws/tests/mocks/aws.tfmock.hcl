@@ -47,14 +47,28 @@ mock_resource "aws_apigatewayv2_api" {
   }
 }
 
-mock_data "aws_ssm_parameter" {
+# What the SSM parameter's ARN is built from (secrets.tf).
+mock_data "aws_partition" {
   defaults = {
-    value = "[{\"kty\":\"EC\",\"crv\":\"P-256\",\"kid\":\"from-ssm\",\"alg\":\"ES256\",\"iat\":1}]"
+    partition = "aws"
   }
 }
 
-mock_data "aws_secretsmanager_secret_version" {
+mock_data "aws_region" {
   defaults = {
-    secret_string = "[{\"kty\":\"EC\",\"crv\":\"P-256\",\"kid\":\"from-secrets-manager\",\"alg\":\"ES256\",\"iat\":1}]"
+    name = "eu-west-1"
+  }
+}
+
+mock_data "aws_caller_identity" {
+  defaults = {
+    account_id = "123456789012"
+  }
+}
+
+# The secret's metadata, looked up by name; an ARN given as the secret id is kept as it is.
+mock_data "aws_secretsmanager_secret" {
+  defaults = {
+    arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:agents/test-agent/push-signing-keys-AbCdEf"
   }
 }
