@@ -2,6 +2,8 @@
 
     a2a-serverless dev [module:attribute]   serve an agent on http://127.0.0.1:8000
     a2a-serverless keys generate [...]      make a webhook signing key (see `keys -h`)
+    a2a-serverless new NAME [--cloud aws|gcp|none] [--output-dir DIR] [--kit-path PATH]
+                       [--no-input]         create an agent project from the template
 
 `module:attribute` names an `Agent` (or an app from `create_app`), imported with the current
 directory on the path. Without it, `dev` serves the example agent in `examples/` (streaming and
@@ -19,6 +21,12 @@ from pathlib import Path
 from typing import Any
 
 EXAMPLE_PATH = Path(__file__).resolve().parent.parent / "examples" / "trip_planner.py"
+CLOUDS = ("aws", "gcp", "none")
+# The project template: inside the package in a wheel, at templates/agent in a checkout.
+TEMPLATE_PATHS = (
+    Path(__file__).resolve().parent / "templates" / "agent",
+    Path(__file__).resolve().parent.parent / "templates" / "agent",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,6 +44,17 @@ def main(argv: list[str] | None = None) -> int:
     keys = commands.add_parser("keys", help="webhook signing keys", add_help=False)
     keys.add_argument("rest", nargs=argparse.REMAINDER)
 
+    new = commands.add_parser("new", help="create an agent project (cookiecutter template)")
+    new.add_argument("name", help="the project's name, e.g. weather-agent")
+    new.add_argument("--cloud", choices=CLOUDS, help="where it deploys (asked if not given)")
+    new.add_argument("--output-dir", default=".", help="where the project directory goes")
+    new.add_argument(
+        "--kit-path",
+        help="the a2a-serverless source checkout the project installs the kit from and takes "
+        "the Terraform module from (default: this one, when running from a checkout)",
+    )
+    new.add_argument("--no-input", action="store_true", help="ask nothing; use the defaults")
+
     args = parser.parse_args(argv)
     if args.command == "keys":
         from .push.keys import keys_main
@@ -43,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         return keys_main(args.rest)
     if args.command == "dev":
         return _dev(args)
+    if args.command == "new":
+        return _new(args)
     return 2
 
 
@@ -74,6 +95,86 @@ def _dev(args: argparse.Namespace) -> int:
     print(f"  store:      {settings.store_url}")
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
+
+
+def _new(args: argparse.Namespace) -> int:
+    try:
+        from cookiecutter.exceptions import (  # type: ignore[import-untyped]
+            CookiecutterException,
+            FailedHookException,
+            OutputDirExistsException,
+        )
+        from cookiecutter.main import cookiecutter  # type: ignore[import-untyped]
+    except ImportError:
+        print("`new` needs cookiecutter: pip install 'a2a-serverless[new]'", file=sys.stderr)
+        return 1
+    template = next((p for p in TEMPLATE_PATHS if (p / "cookiecutter.json").is_file()), None)
+    if template is None:
+        print("a2a-serverless new: this install has no project template", file=sys.stderr)
+        return 1
+    context: dict[str, str] = {"project_name": args.name}
+    if args.cloud is not None:
+        context["cloud"] = args.cloud
+    kit = Path(args.kit_path).resolve() if args.kit_path else _source_checkout()
+    if kit is not None:
+        context["kit_path"] = str(kit)
+    import json
+    import shutil
+    import tempfile
+
+    # Render from a scratch copy, with cookiecutter's replay file and clone cache kept there too:
+    # byte code an installer compiled next to the template is not copied into the project, and
+    # nothing is written to the user's home directory.
+    with tempfile.TemporaryDirectory(prefix="a2a-serverless-new-") as scratch:
+        copy = Path(scratch) / "agent"
+        shutil.copytree(template, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        config = Path(scratch) / "config.yaml"
+        config.write_text(
+            f"cookiecutters_dir: {json.dumps(str(Path(scratch) / 'cookiecutters'))}\n"
+            f"replay_dir: {json.dumps(str(Path(scratch) / 'replay'))}\n"
+        )
+        try:
+            project = cookiecutter(
+                str(copy),
+                no_input=args.no_input,
+                extra_context=context,
+                output_dir=args.output_dir,
+                config_file=str(config),
+            )
+        except OutputDirExistsException as exc:
+            print(f"a2a-serverless new: {exc}", file=sys.stderr)
+            return 1
+        except FailedHookException:
+            # The hook has said what is wrong; cookiecutter removed what it had written.
+            return 1
+        except (CookiecutterException, KeyboardInterrupt, EOFError) as exc:
+            print(f"a2a-serverless new: {exc or 'no answer'}", file=sys.stderr)
+            return 1
+        # What was chosen, prompts included, as cookiecutter recorded it.
+        replay = json.loads((Path(scratch) / "replay" / "agent.json").read_text())
+    _print_next_steps(Path(project), replay["cookiecutter"])
+    return 0
+
+
+def _source_checkout() -> Path | None:
+    """The a2a-serverless checkout this package runs from, if it runs from one."""
+    root = Path(__file__).resolve().parent.parent
+    if (root / "pyproject.toml").is_file() and (root / "infra" / "aws").is_dir():
+        return root
+    return None
+
+
+def _print_next_steps(project: Path, context: dict[str, str]) -> None:
+    cloud, kit, module = context["cloud"], context["kit_path"], context["module_name"]
+    adapter = f" -e {kit}/adapters/{cloud}" if cloud != "none" else ""
+    print(f"Created {project} (cloud: {cloud}). Next:")
+    print(f"  cd {project}")
+    print("  python -m venv .venv && . .venv/bin/activate")
+    print(f"  pip install -e {kit}{adapter} -e '.[dev]'")
+    print("  pytest")
+    print(f"  a2a-serverless dev {module}.agent:echo")
+    if cloud != "none":
+        print("Deploying: see README.md.")
 
 
 def _load(target: str | None) -> Any:

@@ -1,0 +1,37 @@
+"""Keep only the files of the chosen cloud: infra/<cloud>/ becomes infra/."""
+
+import shutil
+from pathlib import Path
+
+CLOUD = "{{ cookiecutter.cloud }}"
+MODULE = "{{ cookiecutter.module_name }}"
+
+FILES = {
+    "aws": [
+        "serverless.yml",
+        "package.json",
+        f"{MODULE}/aws_lambda.py",
+        "tests/test_aws_lambda.py",
+        "package_aws.py",
+    ],
+    "gcp": ["main.py", "tests/test_gcp_main.py", "package_gcp.py"],
+}
+
+project = Path.cwd()
+for cloud, files in FILES.items():
+    if cloud != CLOUD:
+        for name in files:
+            (project / name).unlink()
+
+infra = project / "infra"
+chosen = infra / CLOUD
+if chosen.is_dir():
+    for path in chosen.iterdir():
+        path.rename(infra / path.name)
+for cloud in FILES:
+    shutil.rmtree(infra / cloud, ignore_errors=True)
+if not any(infra.iterdir()):
+    infra.rmdir()
+
+if CLOUD in FILES:
+    (project / f"package_{CLOUD}.py").rename(project / "package.py")

@@ -1,0 +1,1 @@
+"""{{ cookiecutter.agent_name }}: {{ cookiecutter.description }}"""

@@ -1,0 +1,434 @@
+"""`a2a-serverless new`: the cookiecutter template (templates/agent) rendered for each cloud.
+
+- The projects hold exactly their cloud's files, pass their own tests (run in a subprocess with
+  this virtualenv's Python, where a2a-serverless and both adapters are installed) and ruff.
+- Bad names and existing directories are refused with a message; without cookiecutter, `new`
+  says how to install it; importing the CLI does not import cookiecutter.
+- A built wheel carries the template, and `new` renders from the wheel's copy.
+- Deployment files, with the real tools (marker `deploy`): `terraform fmt -check` of both
+  Terraform root modules; the AWS one through `init -plugin-dir`, `validate` and an offline
+  `plan` against this repository's infra/aws; `serverless package` of serverless.yml, cfn-lint,
+  and the adapter's timing rules on each function's settings; package.py building the Lambda
+  zip and the Cloud Functions bundle (needs PyPI).
+
+There is no google provider offline, so the GCP root module is only formatted, never validated.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from a2a_serverless.cli import main
+from a2a_serverless.config import Settings
+from tests.deploy.serverless_support import cfn_lint, serverless, tool_env
+
+ROOT = Path(__file__).resolve().parents[2]
+TEMPLATE = ROOT / "templates" / "agent"
+CLOUDS = ("aws", "gcp", "none")
+BIN = Path(sys.executable).parent
+TF_PLUGIN_DIR = os.environ.get("A2A_TF_PLUGIN_DIR", "/opt/tf-plugins")
+
+COMMON = {
+    ".gitignore",
+    "README.md",
+    "pyproject.toml",
+    "tests/conftest.py",
+    "tests/test_agent.py",
+    "{module}/__init__.py",
+    "{module}/agent.py",
+}
+FILES = {
+    "none": COMMON,
+    "aws": COMMON
+    | {
+        "package.json",
+        "package.py",
+        "serverless.yml",
+        "infra/main.tf",
+        "infra/outputs.tf",
+        "infra/variables.tf",
+        "tests/test_aws_lambda.py",
+        "{module}/aws_lambda.py",
+    },
+    "gcp": COMMON
+    | {
+        "main.py",
+        "package.py",
+        "infra/main.tf",
+        "infra/outputs.tf",
+        "infra/variables.tf",
+        "tests/test_gcp_main.py",
+    },
+}
+# Tests of each generated project: the agent's 3, plus 2 of its cloud's entry points.
+TEST_COUNTS = {"none": 3, "aws": 5, "gcp": 5}
+# cfn-lint rules not applied to the packaged template, with the reason.
+CFN_LINT_IGNORED = {
+    "W3005": "the Serverless Framework adds DependsOn next to a GetAtt/Ref already implying it",
+}
+OFFLINE_PROVIDER = """
+provider "aws" {
+  access_key                  = "offline"
+  secret_key                  = "offline"
+  skip_credentials_validation = true
+  skip_requesting_account_id  = true
+  skip_metadata_api_check     = true
+  skip_region_validation      = true
+}
+"""
+
+
+def run(
+    command: Sequence[str | Path],
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    timeout_s: float = 300,
+) -> str:
+    """Run `command` and return its stdout; fail the test with its output unless it succeeds."""
+    result = subprocess.run(
+        [str(part) for part in command],
+        cwd=cwd,
+        env=None if env is None else dict(env),
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        check=False,
+    )
+    if result.returncode != 0:
+        pytest.fail(
+            f"{' '.join(map(str, command))} exited with {result.returncode} in {cwd}\n"
+            f"--- stdout\n{result.stdout[-6000:]}\n--- stderr\n{result.stderr[-6000:]}"
+        )
+    return result.stdout
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """This environment without settings that would change what a generated project does."""
+    prefixes = ("A2A_", "AWS_", "GOOGLE_", "FIRESTORE_", "PUBSUB_", "PYTEST_", "FUNCTION_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
+    env.update(extra)
+    return env
+
+
+def terraform() -> str:
+    found = shutil.which("terraform")
+    if found is None:
+        pytest.fail("terraform is not installed: get Terraform >= 1.9 (developer.hashicorp.com)")
+    if not (Path(TF_PLUGIN_DIR) / "registry.terraform.io" / "hashicorp" / "aws").is_dir():
+        pytest.fail(
+            f"no hashicorp/aws provider under {TF_PLUGIN_DIR}: set A2A_TF_PLUGIN_DIR to a "
+            "provider plugin directory (terraform providers mirror)"
+        )
+    return found
+
+
+def new(*args: str) -> int:
+    return main(["new", *args])
+
+
+def rendered_files(project: Path) -> set[str]:
+    return {
+        p.relative_to(project).as_posix()
+        for p in project.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and ".pytest_cache" not in p.parts
+    }
+
+
+@pytest.fixture(scope="module")
+def projects(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("new")
+    for cloud in CLOUDS:
+        options = ["--cloud", cloud, "--output-dir", str(out), "--kit-path", str(ROOT)]
+        assert new(f"Echo {cloud}", *options, "--no-input") == 0
+    return {cloud: out / f"echo-{cloud}" for cloud in CLOUDS}
+
+
+# --- the projects ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_each_cloud_gets_its_own_files(projects: dict[str, Path], cloud: str) -> None:
+    project = projects[cloud]
+    expected = {name.format(module=f"echo_{cloud}") for name in FILES[cloud]}
+    assert rendered_files(project) == expected
+    assert os.access(project / "package.py", os.X_OK) or cloud == "none"
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_generated_project_passes_its_own_tests(projects: dict[str, Path], cloud: str) -> None:
+    out = run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        projects[cloud],
+        clean_env(PYTHONDONTWRITEBYTECODE="1"),
+    )
+    assert f"{TEST_COUNTS[cloud]} passed" in out, out
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_generated_code_is_ruff_clean(projects: dict[str, Path], cloud: str) -> None:
+    run([BIN / "ruff", "check", "--no-cache", "."], projects[cloud], clean_env())
+    run([BIN / "ruff", "format", "--check", "--no-cache", "."], projects[cloud], clean_env())
+
+
+def test_the_project_points_at_the_kit(projects: dict[str, Path]) -> None:
+    aws, gcp = projects["aws"], projects["gcp"]
+    assert f'KIT = "{ROOT}"' in (aws / "package.py").read_text()
+    assert f'source = "{ROOT}/infra/aws"' in (aws / "infra" / "main.tf").read_text()
+    assert f'source = "{ROOT}/infra/gcp"' in (gcp / "infra" / "main.tf").read_text()
+    readme = (aws / "README.md").read_text()
+    assert f"pip install -e {ROOT} -e {ROOT}/adapters/aws -e '.[dev]'" in readme
+    assert "a2a-serverless dev echo_aws.agent:echo" in readme
+    assert "a2a-serverless-aws>=0.1.0" in (aws / "pyproject.toml").read_text()
+    assert "a2a-serverless-gcp>=0.1.0" in (gcp / "pyproject.toml").read_text()
+    none = (projects["none"] / "pyproject.toml").read_text()
+    assert "a2a-serverless-aws" not in none and "a2a-serverless-gcp" not in none
+
+
+def test_every_setting_the_projects_name_exists(projects: dict[str, Path]) -> None:
+    setting = re.compile(r"A2A_[A-Z][A-Z0-9_]*[A-Z0-9](_\*)?")
+    reference = (ROOT / "docs" / "configuration.md").read_text()
+    documented = {m.group(0) for m in setting.finditer(reference)}
+
+    def known(name: str) -> bool:  # a family written A2A_AUTH_* names documented settings
+        family = name.removesuffix("*")
+        return name in documented or (
+            family != name and any(d.startswith(family) for d in documented)
+        )
+
+    unknown = {
+        f"{path.relative_to(project.parent)}: {match.group(0)}"
+        for project in projects.values()
+        for path in project.rglob("*")
+        if path.is_file()
+        for match in setting.finditer(path.read_text())
+        if not known(match.group(0))
+    }
+    assert not unknown, f"settings docs/configuration.md does not know: {sorted(unknown)}"
+
+
+# --- the command ------------------------------------------------------------------------------
+
+
+def test_a_bad_name_is_refused_and_nothing_is_written(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    assert new("9 lives", "--output-dir", str(tmp_path), "--no-input") == 1
+    assert "project_slug '9-lives' must be" in capfd.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_directory_is_left_alone(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "mine.txt").write_text("keep me")
+    assert new("taken", "--output-dir", str(tmp_path), "--no-input") == 1
+    assert "already exists" in capfd.readouterr().err
+    assert [p.name for p in (tmp_path / "taken").iterdir()] == ["mine.txt"]
+
+
+def test_without_cookiecutter_new_says_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "cookiecutter.exceptions", None)
+    monkeypatch.setitem(sys.modules, "cookiecutter.main", None)
+    assert new("anything", "--output-dir", str(tmp_path), "--no-input") == 1
+    assert "pip install 'a2a-serverless[new]'" in capsys.readouterr().err
+
+
+def test_the_cli_imports_cookiecutter_only_for_new() -> None:
+    code = "import sys, a2a_serverless.cli; print(sorted(m for m in sys.modules if 'cookie' in m))"
+    assert run([sys.executable, "-c", code], ROOT).strip() == "[]"
+
+
+def test_a_wheel_carries_the_template_and_new_renders_from_it(tmp_path: Path) -> None:
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp_path, ROOT], ROOT)
+    (wheel,) = tmp_path.glob("a2a_serverless-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        archive.extractall(tmp_path / "site")
+    prefix = "a2a_serverless/templates/agent/"
+    shipped = {n.removeprefix(prefix) for n in names if n.startswith(prefix)}
+    template = {
+        p.relative_to(TEMPLATE).as_posix()
+        for p in TEMPLATE.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    assert shipped == template
+
+    # A Python that finds the package in the unpacked wheel, not in this checkout: `new` takes
+    # the template from the package and, with no checkout around, the template's default for
+    # where the kit's source is.
+    site, out = tmp_path / "site", tmp_path / "out"
+    code = (
+        "import sys, a2a_serverless.cli as cli\n"
+        f"assert cli.__file__.startswith({str(site)!r}), cli.__file__\n"
+        f"sys.exit(cli.main(['new', 'from-wheel', '--cloud', 'gcp', '--output-dir', {str(out)!r},"
+        " '--no-input']))\n"
+    )
+    run([sys.executable, "-c", code], tmp_path, clean_env(PYTHONPATH=str(site)))
+    project = out / "from-wheel"
+    assert rendered_files(project) == {n.format(module="from_wheel") for n in FILES["gcp"]}
+    assert 'KIT = "../a2a-serverless"' in (project / "package.py").read_text()
+    main_tf = (project / "infra" / "main.tf").read_text()
+    assert 'source = "../../a2a-serverless/infra/gcp"' in main_tf
+
+
+# --- deployment files, with the real tools ------------------------------------------------------
+
+
+@pytest.mark.deploy
+@pytest.mark.parametrize("cloud", ["aws", "gcp"])
+def test_terraform_is_formatted(projects: dict[str, Path], cloud: str) -> None:
+    run([terraform(), "fmt", "-check", "-diff", "-no-color"], projects[cloud] / "infra")
+
+
+@pytest.mark.deploy
+def test_aws_terraform_validates_and_plans_with_the_kit_module(
+    projects: dict[str, Path], tmp_path: Path
+) -> None:
+    # A copy, so the lock file, the dummy zip and the provider override stay out of the project.
+    project = tmp_path / "echo-aws"
+    shutil.copytree(projects["aws"], project)
+    infra = project / "infra"
+    env = clean_env(TF_DATA_DIR=str(tmp_path / "tf"), TF_IN_AUTOMATION="1", CHECKPOINT_DISABLE="1")
+    tf = terraform()
+    init = [tf, "init", "-backend=false", f"-plugin-dir={TF_PLUGIN_DIR}", "-input=false"]
+    run([*init, "-no-color"], infra, env)
+    assert "The configuration is valid" in run([tf, "validate", "-no-color"], infra, env)
+
+    (project / "build").mkdir()
+    with zipfile.ZipFile(project / "build" / "lambda.zip", "w") as archive:
+        archive.writestr("echo_aws/__init__.py", "")
+    (infra / "offline_override.tf").write_text(OFFLINE_PROVIDER)
+    plan = tmp_path / "plan.tfplan"
+    run([tf, "plan", "-no-color", "-input=false", "-lock=false", f"-out={plan}"], infra, env)
+    shown = json.loads(run([tf, "show", "-json", "-no-color", plan], infra, env))
+    functions = {
+        r["address"]: r["values"]
+        for r in _resources(shown["planned_values"]["root_module"])
+        if r["type"] == "aws_lambda_function"
+    }
+    handlers = {address.rsplit(".", 1)[1]: f["handler"] for address, f in functions.items()}
+    assert handlers == {
+        "http": "echo_aws.aws_lambda.http",
+        "worker": "echo_aws.aws_lambda.worker",
+        "dead_letters[0]": "echo_aws.aws_lambda.dead_letters",
+    }
+    assert {f["runtime"] for f in functions.values()} == {"python3.12"}
+    outputs = shown["planned_values"]["outputs"]
+    assert outputs["table_name"]["value"] == "echo-aws-tasks"
+
+
+def _resources(module: dict[str, Any]) -> list[dict[str, Any]]:
+    found = list(module.get("resources", []))
+    for child in module.get("child_modules", []):
+        found += _resources(child)
+    return found
+
+
+@pytest.mark.deploy
+def test_serverless_yml_packages_and_its_timings_hold(
+    projects: dict[str, Path], tmp_path: Path
+) -> None:
+    from a2a_serverless_aws.config import (
+        AwsSettings,
+        check_http_timing,
+        visibility_below_recommendation,
+        worker_time_budget,
+    )
+
+    project = tmp_path / "echo-aws"
+    shutil.copytree(projects["aws"], project)
+    (project / "build").mkdir()
+    with zipfile.ZipFile(project / "build" / "lambda.zip", "w") as archive:
+        archive.writestr("echo_aws/__init__.py", "")
+    run([serverless(), "package", "--stage", "test"], project, tool_env(), timeout_s=300)
+    template_path = project / ".serverless" / "cloudformation-template-update-stack.json"
+    lint = subprocess.run(
+        [cfn_lint(), "--ignore-checks", *CFN_LINT_IGNORED, "--", template_path],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+    resources = json.loads(template_path.read_text())["Resources"]
+    functions = {
+        name.removesuffix("LambdaFunction"): r["Properties"]
+        for name, r in resources.items()
+        if r["Type"] == "AWS::Lambda::Function"
+    }
+    assert {name: f["Handler"] for name, f in functions.items()} == {
+        "Http": "echo_aws.aws_lambda.http",
+        "Worker": "echo_aws.aws_lambda.worker",
+        "DeadLetters": "echo_aws.aws_lambda.dead_letters",
+    }
+    queues = {"Worker": "Jobs", "DeadLetters": "JobsDeadLetters"}
+    for name, function in functions.items():
+        env = {
+            k: v if isinstance(v, str) else "https://sqs.us-east-1.amazonaws.com/1/jobs"
+            for k, v in function["Environment"]["Variables"].items()
+        }
+        # Lambda does not expose its timeout: each function is told it, and it must be true.
+        assert float(env["A2A_LAMBDA_TIMEOUT_S"]) == function["Timeout"], name
+        settings, aws = Settings.from_env(env), AwsSettings.from_env(env)
+        if name == "Http":
+            check_http_timing(settings, aws)
+            continue
+        queue = resources[queues[name]]["Properties"]
+        assert float(env["A2A_SQS_VISIBILITY_TIMEOUT_S"]) == queue["VisibilityTimeout"], name
+        assert worker_time_budget(settings, aws, None) == function["Timeout"] - 3
+        assert not visibility_below_recommendation(aws), name
+    redrive = resources["Jobs"]["Properties"]["RedrivePolicy"]
+    assert (
+        str(redrive["maxReceiveCount"])
+        == functions["Worker"]["Environment"]["Variables"]["A2A_SQS_MAX_RECEIVE_COUNT"]
+    )
+
+
+@pytest.mark.deploy
+def test_package_py_builds_the_gcp_source_bundle(projects: dict[str, Path], tmp_path: Path) -> None:
+    project = tmp_path / "echo-gcp"
+    shutil.copytree(projects["gcp"], project)
+    out = run([sys.executable, "package.py"], project, clean_env(), timeout_s=600)
+    assert "build/source.zip: 5 files" in out, out
+    with zipfile.ZipFile(project / "build" / "source.zip") as bundle:
+        names = set(bundle.namelist())
+        requirements = bundle.read("requirements.txt").decode().split()
+    assert {"main.py", "requirements.txt"} <= names
+    assert sorted(r.split("/")[-1].split("-")[0] for r in requirements) == [
+        "a2a_serverless",
+        "a2a_serverless_gcp",
+        "echo_gcp",
+    ]
+    assert all(
+        f"./{r.removeprefix('./')}" == r and r.removeprefix("./") in names for r in requirements
+    )
+
+
+@pytest.mark.deploy
+def test_package_py_builds_the_lambda_zip(projects: dict[str, Path], tmp_path: Path) -> None:
+    project = tmp_path / "echo-aws"
+    shutil.copytree(projects["aws"], project)
+    out = run([sys.executable, "package.py"], project, clean_env(), timeout_s=600)
+    assert "build/lambda.zip:" in out and "MB zipped" in out, out
+    with zipfile.ZipFile(project / "build" / "lambda.zip") as bundle:
+        names = bundle.namelist()
+    top = {name.split("/")[0] for name in names}
+    assert {"echo_aws", "a2a_serverless", "a2a_serverless_aws", "mangum", "pynamodb"} <= top
+    # What the Lambda runtime provides is left out.
+    assert not top & {"boto3", "botocore", "s3transfer", "urllib3"}
+    assert not [name for name in names if "__pycache__" in name]
+    assert not [name for name in names if name.startswith("a2a_serverless/templates/")]
