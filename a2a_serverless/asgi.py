@@ -10,6 +10,7 @@ Routes:
     POST <rpc_path> (default /)          JSON-RPC 2.0, SSE for streaming methods
     *    /v1/...                         HTTP+JSON/REST (rest/routes.py lists the routes)
     GET  /.well-known/jwks.json          public keys verifying our webhook JWTs (push enabled)
+    GET  /v1/openapi.json                an OpenAPI 3.1 document of the REST routes (public)
     GET  /health                         liveness, no store access
 """
 
@@ -25,7 +26,7 @@ from typing import Any
 from . import jsonrpc, rest
 from .auth import AuthError, RequestView
 from .card import build_card, join_url, request_base_url
-from .errors import A2AError, InternalError, InvalidRequestError
+from .errors import A2AError, InternalError
 from .extensions import HEADER as EXTENSIONS_HEADER
 from .extensions import header_value
 from .models import AgentCard
@@ -41,6 +42,7 @@ Send = Callable[[Message], Awaitable[None]]
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 JWKS_PATH = "/.well-known/jwks.json"
+OPENAPI_PATH = "/v1/openapi.json"
 JSON = b"application/json"
 
 
@@ -93,11 +95,22 @@ class Request:
         return b"".join(chunks)
 
 
+def json_bytes(payload: Any) -> bytes:
+    """`payload` as compact UTF-8 JSON.
+
+    A string that cannot be UTF-8 (a lone surrogate, which an agent could produce; requests are
+    refused them) goes out escaped as `\\udXXX` rather than failing the whole response.
+    """
+    try:
+        return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return json.dumps(payload, separators=(",", ":")).encode()
+
+
 async def send_json(
     send: Send, status: int, payload: Any, headers: list[tuple[bytes, bytes]] | None = None
 ) -> None:
-    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
-    await send_bytes(send, status, body, JSON, headers)
+    await send_bytes(send, status, json_bytes(payload), JSON, headers)
 
 
 async def send_bytes(
@@ -115,9 +128,8 @@ async def send_bytes(
 
 
 def sse_frame(data: Any, event_id: int | None = None) -> bytes:
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     head = f"id: {event_id}\n" if event_id is not None else ""
-    return f"{head}data: {text}\n\n".encode()
+    return head.encode() + b"data: " + json_bytes(data) + b"\n\n"
 
 
 SSE_KEEPALIVE = b": keep-alive\n\n"
@@ -134,6 +146,7 @@ class A2AApplication:
         self.runtime = runtime
         self._rpc_path = "/" + runtime.settings.rpc_path.strip("/")
         self._cards: dict[str, bytes] = {}
+        self._openapi: bytes | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -159,6 +172,8 @@ class A2AApplication:
                 await self._card(request, send)
         elif path == JWKS_PATH and method in ("GET", "HEAD"):
             await self._jwks(send)
+        elif path == OPENAPI_PATH and method in ("GET", "HEAD"):
+            await self._openapi_document(send)
         elif path == "/health" and method == "GET":
             await send_json(send, 200, {"status": "ok"})
         elif rest.is_rest_path(path):
@@ -244,13 +259,22 @@ class A2AApplication:
         cache = [(b"cache-control", b"public, max-age=300")]
         await send_json(send, 200, notifier.jwks_document(), cache)
 
+    async def _openapi_document(self, send: Send) -> None:
+        """The REST routes as OpenAPI 3.1: public, like the card (it holds nothing secret)."""
+        if self._openapi is None:
+            from .rest import openapi  # only ever needed by tools, never on a cold start
+
+            self._openapi = json_bytes(openapi.document(self.runtime.settings))
+        cache = [(b"cache-control", b"public, max-age=300")]
+        await send_bytes(send, 200, self._openapi, JSON, cache)
+
     # --- JSON-RPC -------------------------------------------------------------------------------
 
     async def _jsonrpc(self, request: Request, send: Send, caller: Caller) -> None:
         try:
             raw = await request.body(self.runtime.settings.max_body_bytes)
         except BodyTooLarge:
-            error = InvalidRequestError("Request body is too large")
+            error = rest.RequestTooLargeError(self.runtime.settings.max_body_bytes)
             await send_json(send, 413, jsonrpc.error_response(None, error))
             return
         reply = await jsonrpc.handle(
@@ -326,7 +350,8 @@ class A2AApplication:
         try:
             raw = await request.body(self.runtime.settings.max_body_bytes)
         except BodyTooLarge:
-            reply: rest.Reply | rest.StreamReply = rest.error_reply(rest.RequestTooLargeError())
+            error = rest.RequestTooLargeError(self.runtime.settings.max_body_bytes)
+            reply: rest.Reply | rest.StreamReply = rest.error_reply(error)
         else:
             http_request = rest.HttpRequest(
                 method=request.method,

@@ -3,12 +3,12 @@
 `handle(body, ...)` turns one request body into a `Reply` (a JSON object to send, or nothing for a
 notification) or a `StreamReply` (SSE events, for `message/stream` and `tasks/resubscribe`).
 It never raises: every failure becomes a JSON-RPC error object, and unexpected ones are logged
-and reported as -32603 without internals.
+and reported as -32603 without internals. Bodies are parsed strictly and checked against the
+configured limits before any method runs (limits.py).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -16,13 +16,13 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from . import limits
 from .errors import (
     A2AError,
     AuthenticatedExtendedCardNotConfiguredError,
     InternalError,
     InvalidParamsError,
     InvalidRequestError,
-    JSONParseError,
     MethodNotFoundError,
     invalid_params_from_validation,
 )
@@ -167,10 +167,11 @@ async def handle(
     extensions_header: str | None = None,
     extended_card: Callable[[], AgentCard] | None = None,
 ) -> Reply | StreamReply:
+    settings = service.settings
     try:
-        request = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        return Reply(error_response(None, JSONParseError()))
+        request = limits.parse_json(raw, settings.max_json_depth)
+    except A2AError as error:
+        return Reply(error_response(None, error))
     try:
         _check_envelope(request)
     except InvalidRequestError as error:
@@ -184,7 +185,7 @@ async def handle(
     try:
         if method is None:
             raise MethodNotFoundError(data={"method": request["method"]})
-        params = _parse_params(method, request.get("params", _MISSING))
+        params = _parse_params(method, request.get("params", _MISSING), service)
         if notification and isinstance(params, MessageSendParams):
             # Nobody waits for a notification's answer, so never hold it open.
             params = _non_blocking(params)
@@ -218,9 +219,14 @@ def parse_last_event_id(value: str | None) -> int | None:
     if value is None or value.strip() == "":
         return None
     value = value.strip()
-    if not value.isdigit():
+    # ASCII digits only: str.isdigit() also takes "²" (superscript two), and the length bound keeps
+    # int() away from huge inputs.
+    if not (value.isascii() and value.isdigit() and len(value) <= 19):
         raise InvalidParamsError("Last-Event-ID must be a non-negative event number")
-    return int(value)
+    number = int(value)
+    if number > limits.MAX_INT64:
+        raise InvalidParamsError("Last-Event-ID must be a non-negative event number")
+    return number
 
 
 def _check_envelope(request: Any) -> None:
@@ -244,7 +250,7 @@ def _valid_id(value: Any) -> bool:
     )
 
 
-def _parse_params(method: Method, raw: Any) -> Any:
+def _parse_params(method: Method, raw: Any, service: TaskService) -> Any:
     if method.params is None:
         if raw is not _MISSING and raw is not None and not isinstance(raw, dict | list):
             raise InvalidParamsError("params must be an object")
@@ -255,10 +261,16 @@ def _parse_params(method: Method, raw: Any) -> Any:
         raw = {}
     if not isinstance(raw, dict):
         raise InvalidParamsError("params must be an object (named parameters)")
+    if method.params is MessageSendParams:
+        # Before validation, which would otherwise build every part of a huge list first.
+        count = limits.raw_parts_count(raw.get("message"), "parts")
+        limits.check_parts_count(count, service.settings)
     try:
-        return method.params.model_validate(raw)
+        params = method.params.model_validate(raw)
     except ValidationError as exc:
         raise invalid_params_from_validation(exc) from None
+    limits.check_params(params, service.settings)
+    return params
 
 
 def _non_blocking(params: MessageSendParams) -> MessageSendParams:

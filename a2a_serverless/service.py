@@ -506,6 +506,8 @@ def _decode_page_token(token: str) -> tuple[int, str]:
         updated_at_ms, task_id = json.loads(raw)
         if not isinstance(updated_at_ms, int) or not isinstance(task_id, str):
             raise ValueError
+        if not 0 <= updated_at_ms < 2**63:  # a position no store can hold
+            raise ValueError
         return updated_at_ms, task_id
     except (binascii.Error, ValueError, TypeError, UnicodeDecodeError):
         raise InvalidParamsError(

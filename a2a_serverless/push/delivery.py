@@ -139,8 +139,9 @@ async def send(
         where = response.headers.get("location", "")
         reason = f"HTTP {status}: redirects are not followed" + (f" (to {where})" if where else "")
     else:
-        snippet = received[:200].decode("utf-8", "replace").strip()
-        reason = f"HTTP {status}" + (f": {snippet}" if snippet else "")
+        # Not the body itself: reasons are logged and kept with dead letters, and a receiver
+        # may echo what it was sent (our JWT, the push token, its own credentials).
+        reason = f"HTTP {status}" + (f" ({len(received)} bytes of body)" if received else "")
     return DeliveryResult(outcome, reason, status, retry_after, received)
 
 

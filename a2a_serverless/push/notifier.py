@@ -592,8 +592,8 @@ def notification_headers(
         "X-A2A-Notification-Seq": str(seq),
     }
     if config.token:
-        if _HEADER_UNSAFE.search(config.token):
-            raise ValueError("the config's token contains control characters")
+        if _HEADER_UNSAFE.search(config.token) or not config.token.isascii():
+            raise ValueError("the config's token contains control characters or non-ASCII text")
         headers["X-A2A-Notification-Token"] = config.token
     explicit = _explicit_authorization(config)
     if explicit is not None:
@@ -609,8 +609,8 @@ def _explicit_authorization(config: PushNotificationConfig) -> str | None:
     if auth is None or not auth.credentials:
         return None
     credentials = auth.credentials.strip()
-    if _HEADER_UNSAFE.search(credentials):
-        raise ValueError("the config's credentials contain control characters")
+    if _HEADER_UNSAFE.search(credentials) or not credentials.isascii():
+        raise ValueError("the config's credentials contain control characters or non-ASCII text")
     schemes = {scheme.strip().lower() for scheme in auth.schemes}
     if "bearer" in schemes:
         return f"Bearer {credentials}"

@@ -47,9 +47,11 @@ Mapping, ours (models.py) -> proto JSON (a2a.proto as the SDK has it):
 - `metadata` and DataPart `data` (JSON objects) -> google.protobuf.Struct: the same object.
 
 Reading follows proto3 JSON: both the lowerCamelCase json names and the original proto field
-names are accepted (`contextId` / `context_id`, `message` / `update`, …), JSON `null` is the same
-as a field left out, enum values may be names or numbers, integers may be JSON strings, and
-unknown fields are ignored (as a forward-compatible parser does; the models keep ours).
+names are accepted (`contextId` / `context_id`, `message` / `update`, …) but not both at once
+(as protobuf's own parser refuses them), JSON `null` is the same as a field left out, enum
+values may be names or numbers (JSON numbers, or strings of ASCII digits), integers may be JSON
+strings of ASCII digits with an optional `-`, and unknown fields are ignored (as a
+forward-compatible parser does; the models keep ours).
 Optional strings of an object a client sends are absent when empty (proto3 strings have no
 presence: `"taskId": ""` does not name a task).
 
@@ -87,6 +89,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -411,9 +414,7 @@ def from_message(value: Any, at: str = "message") -> JSON:
     role = _get(message, "role", "role")
     if role is not _MISSING:
         out["role"] = _role(role, f"{at}.role")
-    parts = _get(message, "content", "content")
-    if parts is _MISSING:
-        parts = _get(message, "parts", "parts")  # a2a.proto's name for the field
+    parts = _get(message, "content", "parts")  # `parts`: a2a.proto's name for the field
     if parts is not _MISSING:
         out["parts"] = [
             from_part(p, f"{at}.parts.{i}") for i, p in enumerate(_list(parts, f"{at}.parts"))
@@ -667,8 +668,10 @@ def _join(at: str, name: str) -> str:
 def _get(obj: JSON, json_name: str, proto_name: str, default: Any = _MISSING) -> Any:
     """A field by its json name or its proto field name; `default` when absent or null."""
     value = obj.get(json_name)
-    if value is None and proto_name != json_name:
-        value = obj.get(proto_name)
+    if proto_name != json_name and proto_name in obj:
+        if json_name in obj:
+            raise _invalid(json_name, f"give '{json_name}' or '{proto_name}', not both")
+        value = obj[proto_name]
     return default if value is None else value
 
 
@@ -727,6 +730,9 @@ def _bool(value: Any, at: str) -> bool:
     return value
 
 
+_INTEGER_TEXT = re.compile(r"-?[0-9]{1,20}")
+
+
 def _int(value: Any, at: str) -> int:
     """An int32/int64 field: a JSON integer, or a string of one (proto JSON allows both)."""
     if isinstance(value, bool):
@@ -735,11 +741,8 @@ def _int(value: Any, at: str) -> int:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            pass
+    if isinstance(value, str) and _INTEGER_TEXT.fullmatch(value):
+        return int(value)
     raise _invalid(at, "must be an integer")
 
 
@@ -748,7 +751,11 @@ def _enum_number(value: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**31:
+        return int(value)
+    # ASCII digits, and few of them: str.isdigit() also takes "²", and int() of thousands of
+    # digits raises.
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 9:
         return int(value)
     return None
 

@@ -21,6 +21,8 @@ Routes (the `google.api.http` options of a2a.proto; bodies and results are proto
     GET    /v1/tasks/{id}/pushNotificationConfigs/{configId}    -> TaskPushNotificationConfig
     DELETE /v1/tasks/{id}/pushNotificationConfigs/{configId}    -> {} (google.protobuf.Empty)
     GET    /v1/card                                 the authenticated extended card
+    GET    /v1/openapi.json                         an OpenAPI 3.1 document of these routes
+                                                    (rest/openapi.py; served by asgi.py, public)
 
 Request details:
 
@@ -28,10 +30,17 @@ Request details:
   A body of another type is refused with 415; cancel and subscribe take an empty body too.
   Query parameters take the json name or the proto field name (`contextId` / `context_id`); ones
   a route does not know are refused (400), so a misspelt filter never silently lists everything.
-- Query values: integers as decimal text, booleans as true/false (or 1/0), `status` as the proto
-  enum name (`TASK_STATE_WORKING`), its number, or our JSON-RPC name (`working`);
+- Query values: integers as ASCII decimal digits (an optional `-`; nothing else), booleans as
+  `true`/`false` (also `True`/`False`, `1`/`0`), `status` as the proto enum name
+  (`TASK_STATE_WORKING`), its number, or our JSON-RPC name (`working`);
   `TASK_STATE_UNSPECIFIED` means no filter. `lastUpdatedAfter` is milliseconds since the epoch
-  (as over JSON-RPC); `lastUpdatedTime` (a2a.proto's name) the same moment as an RFC 3339 time.
+  (as over JSON-RPC, at most 2^63-1); `lastUpdatedTime` (a2a.proto's name) the same moment as an
+  RFC 3339 date-time (`2025-01-31T12:00:00Z`, an offset or `Z` required); a time before the
+  epoch filters nothing out.
+- Bodies are parsed strictly and checked against the configured limits before anything is
+  stored (`limits.py`: UTF-8 only, no NaN/Infinity or lone surrogates, `max_json_depth`,
+  `max_message_parts`, `max_file_bytes`, `max_message_file_bytes`); a refusal's `data` names the
+  limit. Oversized files are 413, the other limits 400.
 - POST .../pushNotificationConfigs takes what the SDK sends, the whole
   CreateTaskPushNotificationConfigRequest `{parent, configId, config: TaskPushNotificationConfig}`,
   and what the a2a.proto rule (`body: "config"`) describes, a bare TaskPushNotificationConfig
@@ -78,25 +87,24 @@ Responses:
 
 from __future__ import annotations
 
-import json
 import logging
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from http import HTTPStatus
 from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
 from pydantic import BaseModel, ValidationError
 
-from .. import jsonrpc
+from .. import jsonrpc, limits
 from ..errors import (
     A2AError,
     AuthenticatedExtendedCardNotConfiguredError,
     InternalError,
     InvalidParamsError,
     InvalidRequestError,
-    JSONParseError,
     MethodNotFoundError,
     invalid_params_from_validation,
 )
@@ -119,6 +127,7 @@ from . import proto_json
 log = logging.getLogger("a2a_serverless.rest")
 
 PREFIX = "/v1/"
+_MILLISECOND = timedelta(milliseconds=1)
 EXTENSIONS_HEADER = "x-a2a-extensions"
 
 Headers = list[tuple[bytes, bytes]]
@@ -148,6 +157,12 @@ class UnsupportedMediaTypeError(InvalidRequestError):
 class RequestTooLargeError(InvalidRequestError):
     http_status = 413
     default_message = "Request body is too large"
+
+    def __init__(self, max_body_bytes: int | None = None) -> None:
+        data = (
+            None if max_body_bytes is None else limits.limit_data("max_body_bytes", max_body_bytes)
+        )
+        super().__init__(data=data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,6 +347,32 @@ def _query_value(call: _Call, name: str) -> str | None:
     return values[0]
 
 
+_INTEGER = re.compile(r"-?[0-9]{1,20}")
+_BOOLEANS = {"true": True, "True": True, "1": True, "false": False, "False": False, "0": False}
+
+
+def _query_int(call: _Call, name: str) -> int | None:
+    value = _query_value(call, name)
+    if value is None:
+        return None
+    if not _INTEGER.fullmatch(value):
+        raise InvalidParamsError(
+            data={"errors": [{"field": name, "message": "Must be an integer (decimal digits)"}]}
+        )
+    return int(value)
+
+
+def _query_bool(call: _Call, name: str) -> bool | None:
+    value = _query_value(call, name)
+    if value is None:
+        return None
+    if value not in _BOOLEANS:
+        raise InvalidParamsError(
+            data={"errors": [{"field": name, "message": "Must be true or false"}]}
+        )
+    return _BOOLEANS[value]
+
+
 def _body(call: _Call, *, required: bool) -> dict[str, Any] | None:
     raw = call.request.body
     if not raw.strip():
@@ -343,10 +384,7 @@ def _body(call: _Call, *, required: bool) -> dict[str, Any] | None:
         raise UnsupportedMediaTypeError(
             data={"contentType": content_type or None, "expected": "application/json"}
         )
-    try:
-        value = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise JSONParseError() from None
+    value = limits.parse_json(raw, call.service.settings.max_json_depth)
     if not isinstance(value, dict):
         raise InvalidParamsError("The request body must be a JSON object")
     return value
@@ -392,7 +430,12 @@ def _ok(body: Any) -> Reply:
 def _send_params(call: _Call) -> MessageSendParams:
     body = _body(call, required=True)
     assert body is not None
+    settings = call.service.settings
+    # Before the conversion and validation, which would otherwise build every part first.
+    message = body.get("message", body.get("request"))
+    limits.check_parts_count(limits.raw_parts_count(message, "content", "parts"), settings)
     params = _validate(MessageSendParams, proto_json.from_send_params(body))
+    limits.check_params(params, settings)
     # proto3 defaults (see the module docstring): blocking left out is false, historyLength 0
     # (or left out) is the whole history.
     config = params.configuration or MessageSendConfiguration()
@@ -425,7 +468,7 @@ async def _message_stream(call: _Call) -> StreamReply:
 
 async def _get_task(call: _Call) -> Reply:
     raw: dict[str, Any] = {"id": call.params["id"]}
-    history_length = _query_value(call, "historyLength")
+    history_length = _query_int(call, "historyLength")
     if history_length is not None:
         raw["historyLength"] = history_length
     params = _validate(TaskQueryParams, raw)
@@ -447,16 +490,20 @@ _LIST_QUERY = (
 
 async def _list_tasks(call: _Call) -> Reply:
     raw: dict[str, Any] = {}
-    for name in ("contextId", "pageSize", "pageToken", "historyLength", "lastUpdatedAfter"):
+    for name in ("contextId", "pageToken"):
         value = _query_value(call, name)
         if value is not None:
             raw[name] = value
+    for name in ("pageSize", "historyLength", "lastUpdatedAfter"):
+        number = _query_int(call, name)
+        if number is not None:
+            raw[name] = number
     status = _query_value(call, "status")
     if status is not None:
         state = _list_status(status)
         if state is not None:
             raw["status"] = state
-    include_artifacts = _query_value(call, "includeArtifacts")
+    include_artifacts = _query_bool(call, "includeArtifacts")
     if include_artifacts is not None:
         raw["includeArtifacts"] = include_artifacts
     updated_time = _query_value(call, "lastUpdatedTime")
@@ -467,6 +514,7 @@ async def _list_tasks(call: _Call) -> Reply:
             )
         raw["lastUpdatedAfter"] = _timestamp_ms(updated_time, "lastUpdatedTime")
     params = _validate(ListTasksParams, raw)
+    limits.check_params(params, call.service.settings)
     result = await call.service.list_tasks(params, call.caller)
     return _ok(proto_json.to_list_tasks_result(result.dump()))
 
@@ -482,16 +530,24 @@ def _list_status(value: str) -> str | None:
     return None if state == "unknown" else state
 
 
+_RFC3339 = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def _timestamp_ms(value: str, name: str) -> int:
+    """Milliseconds since the epoch of an RFC 3339 date-time; 0 for any time before it."""
     try:
-        moment = datetime.fromisoformat(value.strip().replace("z", "Z"))
-    except ValueError:
+        if not _RFC3339.fullmatch(value):
+            raise ValueError(value)
+        moment = datetime.fromisoformat(value.upper())
+        milliseconds = (moment - _EPOCH) // _MILLISECOND
+    except (ValueError, OverflowError):
         raise InvalidParamsError(
-            data={"errors": [{"field": name, "message": "Not an RFC 3339 timestamp"}]}
+            data={"errors": [{"field": name, "message": "Not an RFC 3339 date-time"}]}
         ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
+    return max(0, milliseconds)
 
 
 async def _cancel_task(call: _Call) -> Reply:
@@ -517,6 +573,7 @@ async def _set_push_config(call: _Call) -> Reply:
     assert body is not None
     task_id = call.params["id"]
     config_id = _query_value(call, "configId")
+    _check_config_id(config_id, "configId")
     if any(key in body for key in ("config", "parent", "configId", "config_id")):
         # The SDK's CreateTaskPushNotificationConfigRequest.
         parent = body.get("parent")
@@ -526,8 +583,13 @@ async def _set_push_config(call: _Call) -> Reply:
             raise InvalidParamsError(
                 data={"errors": [{"field": "parent", "message": f"must be tasks/{task_id}"}]}
             )
+        if "configId" in body and "config_id" in body:
+            raise InvalidParamsError(
+                data={"errors": [{"field": "configId", "message": "give configId or config_id"}]}
+            )
         body_config_id = body.get("configId", body.get("config_id"))
         if isinstance(body_config_id, str) and body_config_id:
+            _check_config_id(body_config_id, "configId")
             config_id = body_config_id
         elif body_config_id not in (None, ""):
             raise InvalidParamsError(
@@ -544,8 +606,17 @@ async def _set_push_config(call: _Call) -> Reply:
     if config_id and "id" not in inner:
         inner["id"] = config_id
     params = _validate(TaskPushNotificationConfig, raw)
+    limits.check_params(params, call.service.settings)
     result = await call.service.set_push_config(params, call.caller)
     return _ok(proto_json.to_task_push_config(result.dump()))
+
+
+def _check_config_id(config_id: str | None, field: str) -> None:
+    """A config id names a resource under /v1/tasks/{id}/pushNotificationConfigs/: no "/"."""
+    if config_id and "/" in config_id:
+        raise InvalidParamsError(
+            data={"errors": [{"field": field, "message": "Must not contain '/'"}]}
+        )
 
 
 async def _get_push_config(call: _Call) -> Reply:

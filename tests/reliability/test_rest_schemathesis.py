@@ -1,0 +1,200 @@
+"""Schemathesis against the REST transport, in-process, driven by the OpenAPI document the app
+serves at GET /v1/openapi.json (rest/openapi.py).
+
+For every operation schemathesis sends requests the document calls valid ("positive") and ones
+it calls invalid ("negative"), and checks every answer: no 5xx, the status is one the operation
+documents, the content type and body (JSON, or each SSE event) match the documented response,
+schema-valid requests are accepted and schema-invalid ones refused with a 4xx, a verb the route
+lacks gets 405 with an `Allow` header. No check is switched off, and no error may be logged.
+
+Where acceptance depends on state or on the deployment rather than on the request's shape (the
+document says so in words), the test makes each positive request one the server can accept:
+
+- task ids: it names one of a few real tasks (a random id is a 404, which schemathesis accepts
+  too, and negative requests still send random ones);
+- webhook URLs: they point at a receiver on 127.0.0.1 (dev mode lets it pass the SSRF guard),
+  so deliveries happen too;
+- `fileWithBytes`: the generated text, double base64-encoded as the a2a-sdk does;
+- `pageToken`: a token of the form pages hand out;
+- `lastUpdatedAfter` and `lastUpdatedTime`, refused together, are not sent together;
+- a GET of a push config finds one: the test sets it first (a config that does not exist is
+  -32602, HTTP 400, as over JSON-RPC).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import quote, unquote
+
+import pytest
+import schemathesis
+from hypothesis import settings
+from schemathesis.python import asgi as schemathesis_asgi
+
+from a2a_serverless import Settings, create_app
+from a2a_serverless.asgi import A2AApplication
+from a2a_serverless.rest import openapi
+from tests.reliability.conftest import PROFILE, SCHEMATHESIS_EXAMPLES
+from tests.reliability.harness import FUZZ_SETTINGS, LogRecorder, fuzz_agent
+
+SETTINGS = Settings(store_url="memory://", **FUZZ_SETTINGS)
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        self.send_response(200)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@dataclass
+class Api:
+    """The app under test (a memory store: it runs on schemathesis' event loop thread), the
+    webhook receiver its push configs point at, and the tasks positive requests name."""
+
+    app: A2AApplication
+    webhook: str
+    task_ids: list[str] = field(default_factory=list)
+    cases: dict[str, int] = field(default_factory=dict)
+    logs: LogRecorder = field(default_factory=LogRecorder)
+
+    def client(self) -> Any:
+        """A requests-like client of the app, on schemathesis' event loop."""
+        return schemathesis_asgi.get_client(current_app)
+
+
+# The running Api, while the fixture is up.
+CURRENT: list[Api] = []
+
+
+async def current_app(scope: Any, receive: Any, send: Any) -> None:
+    """What schemathesis calls: the app of the running Api. (The schema is loaded at import,
+    so it cannot hold the app itself, which only the fixture starts.)"""
+    if scope["type"] == "lifespan":
+        while (await receive())["type"] != "lifespan.shutdown":
+            await send({"type": "lifespan.startup.complete"})
+        await send({"type": "lifespan.shutdown.complete"})
+        return
+    await CURRENT[-1].app(scope, receive, send)
+
+
+@pytest.fixture(scope="module")
+def api() -> Iterator[Api]:
+    receiver = ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    app = create_app(fuzz_agent, SETTINGS, push_notifications=True)
+    api = Api(app, f"http://127.0.0.1:{receiver.server_address[1]}/hook")
+    CURRENT.append(api)
+    logger = logging.getLogger("a2a_serverless")
+    logger.addHandler(api.logs)
+    client = api.client()
+    for text in ("hello", "ask", "ask again"):
+        message = {"messageId": f"seed-{text}", "role": "ROLE_USER", "content": [{"text": text}]}
+        body = {"message": message, "configuration": {"blocking": True}}
+        response = client.post("http://testserver/v1/message:send", json=body)
+        assert response.status_code == 200, response.text
+        api.task_ids.append(response.json()["task"]["id"])
+    yield api
+    CURRENT.remove(api)
+    logger.removeHandler(api.logs)
+    receiver.shutdown()
+    receiver.server_close()
+
+
+# The document the app serves with these settings (the last test checks it is).
+schema = schemathesis.openapi.from_dict(openapi.document(SETTINGS))
+schema.app = current_app
+
+
+# --- making a positive request acceptable ------------------------------------------------------
+
+
+def _pick(items: list[str], seed: Any) -> str:
+    digest = hashlib.sha256(repr(seed).encode()).digest()
+    return items[digest[0] % len(items)]
+
+
+def _acceptable_body(value: Any, api: Api) -> Any:
+    """Webhook URLs at our receiver; proto bytes double base64-encoded (see the docstring)."""
+    if isinstance(value, list):
+        return [_acceptable_body(item, api) for item in value]
+    if not isinstance(value, dict):
+        return value
+    fixed = {key: _acceptable_body(item, api) for key, item in value.items()}
+    for key, item in fixed.items():
+        if key == "url" and isinstance(item, str):
+            fixed[key] = api.webhook
+        elif key in ("fileWithBytes", "file_with_bytes") and isinstance(item, str):
+            inner = base64.b64encode(item.encode("utf-8", "replace"))
+            fixed[key] = base64.b64encode(inner).decode()
+    return fixed
+
+
+def _page_token(seed: Any) -> str:
+    position = int.from_bytes(hashlib.sha256(repr(seed).encode()).digest()[:7])
+    raw = json.dumps([position, str(seed)[:20]]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _put_push_config(api: Api, task_id: str, config_id: str) -> None:
+    """The config a positive GET .../pushNotificationConfigs/{configId} asks for."""
+    body: dict[str, Any] = {"pushNotificationConfig": {"id": config_id, "url": api.webhook}}
+    response = api.client().post(
+        f"http://testserver/v1/tasks/{quote(task_id, safe='')}/pushNotificationConfigs", json=body
+    )
+    assert response.status_code == 200, response.text
+
+
+def make_acceptable(case: schemathesis.Case[Any], api: Api) -> None:
+    if "id" in case.path_parameters:
+        case.path_parameters["id"] = _pick(api.task_ids, case.path_parameters["id"])
+    if isinstance(case.body, dict | list):
+        case.body = _acceptable_body(case.body, api)
+    query = case.query or {}
+    if "pageToken" in query:
+        query["pageToken"] = _page_token(query["pageToken"])
+    if "lastUpdatedAfter" in query:
+        query.pop("lastUpdatedTime", None)
+    if "configId" in case.path_parameters:
+        # Schemathesis holds path values URL-encoded already.
+        config_id = unquote(str(case.path_parameters["configId"]))
+        _put_push_config(api, case.path_parameters["id"], config_id)
+
+
+# --- the tests ------------------------------------------------------------------------------------
+
+
+@schema.parametrize()
+@settings(max_examples=SCHEMATHESIS_EXAMPLES[PROFILE])
+def test_rest_transport_against_its_openapi_document(
+    case: schemathesis.Case[Any], api: Api
+) -> None:
+    if case.meta is not None and case.meta.generation.mode.is_positive:
+        make_acceptable(case, api)
+    api.cases[case.operation.label] = api.cases.get(case.operation.label, 0) + 1
+    case.call_and_validate()
+    errors = api.logs.errors()
+    assert errors == [], "\n".join(errors)
+
+
+def test_the_served_document_is_the_one_tested(api: Api) -> None:
+    """The document is served publicly (no credentials) and is the one the fuzzing used."""
+    served = api.client().get("http://testserver/v1/openapi.json")
+    assert served.status_code == 200
+    assert served.headers["content-type"] == "application/json"
+    assert served.json() == schema.raw_schema
+    if api.cases:
+        total = sum(api.cases.values())
+        print(f"\nschemathesis: {total} cases; per operation: {json.dumps(api.cases, indent=1)}")
