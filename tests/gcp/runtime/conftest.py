@@ -37,6 +37,7 @@ from typing import Any
 import pytest
 
 from tests.gcp.conftest import FIRESTORE_TEST_PROJECT, unique_prefix
+from tests.support.server import free_port
 
 REPO = Path(__file__).resolve().parents[3]
 MAIN = Path(__file__).resolve().parent / "functions_main.py"
@@ -47,13 +48,6 @@ LOCATION = "us-central1"
 PUBSUB_MAX_DELIVERY_ATTEMPTS = 5
 TASKS_MAX_ATTEMPTS = 4
 STARTUP_TIMEOUT_S = 60
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def tail(path: Path, lines: int = 60) -> str:
