@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib.util import find_spec
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..config import Settings
 from ..errors import InvalidParamsError
@@ -71,6 +72,24 @@ MAX_DEAD_LETTERS = 100
 MAX_INLINE_TASK_BYTES = 192 * 1024
 
 _HEADER_UNSAFE = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def loggable_url(url: str) -> str:
+    """The webhook URL as logs may show it: no user info, no query, no fragment.
+
+    Receivers often put a shared secret in the query string (`?token=...`); logs are read by
+    more people than push configs are.
+    """
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "<unparseable URL>"
+    if ":" in host:
+        host = f"[{host}]"
+    hidden = "?..." if parts.query or parts.fragment else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}{hidden}"
 
 
 def notification_id(task_id: str, config_id: str, seq: int) -> str:
@@ -295,7 +314,7 @@ class PushNotifier:
         # older, so it is delivered or dead-lettered first, and then this one's turn comes.
         await self._wait_for_earlier(record, config_id, seq, created_s)
 
-        url = stored.config.url
+        url = loggable_url(stored.config.url)
         deadline_at = created_s + self.settings.push_deadline_s
         prior = _attempts(record, config_id, seq)
         last_error = _last_error(record, config_id, seq)
@@ -532,7 +551,7 @@ class PushNotifier:
             nid,
             record.task_id,
             seq,
-            stored.config.url,
+            loggable_url(stored.config.url),
             attempts,
             reason,
         )
