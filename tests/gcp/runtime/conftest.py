@@ -5,7 +5,8 @@
 - `cloud_tasks_emulator` (session): gcloud-tasks-emulator from .emulators/cloud-tasks-venv
   (scripts/emulators/cloud-tasks.sh installs it), giving up on a task after
   `TASKS_MAX_ATTEMPTS` dispatches.
-- `deployment` (session): one agent deployed as the user would: the A2A HTTP function and the
+- `deployment` (session): one agent deployed as the user would (`deploy()`, which a test can
+  call for a deployment of its own, with other settings): the A2A HTTP function and the
   worker function, each a real ``functions-framework`` server (gunicorn + uvicorn) on its own
   port, sharing a Firestore store (the emulator); a Pub/Sub topic whose push subscription feeds
   the worker, with a dead-letter topic pushed to the worker too; a Cloud Tasks queue for
@@ -243,19 +244,18 @@ def _tasks_client(host_port: str) -> Any:
     return CloudTasksClient(transport=CloudTasksGrpcTransport(channel=channel))
 
 
-@pytest.fixture(scope="session")
-def deployment(
-    pubsub_emulator: str,
-    cloud_tasks_emulator: str,
-    firestore_emulator: str,
-    tmp_path_factory: pytest.TempPathFactory,
+@contextlib.contextmanager
+def deploy(
+    cloud_tasks_host: str, log_dir: Path, overrides: dict[str, str] | None = None
 ) -> Iterator[Deployment]:
+    """One deployment with topics, subscriptions, a Cloud Tasks queue and a Firestore prefix of
+    its own (the Pub/Sub and Firestore emulators must be running: their fixtures set the
+    environment). `overrides` replaces or adds settings of both functions."""
     from google.cloud import pubsub_v1
     from google.protobuf import duration_pb2
 
     from a2a_serverless.push.keys import generate_keys_json
 
-    log_dir = tmp_path_factory.mktemp("functions")
     suffix = unique_prefix()
     secret = secrets.token_urlsafe(24)
     worker_port = free_port()
@@ -293,7 +293,7 @@ def deployment(
         }
     )
     queue = f"projects/{PROJECT}/locations/{LOCATION}/queues/webhooks-{suffix}"
-    tasks = _tasks_client(cloud_tasks_emulator)
+    tasks = _tasks_client(cloud_tasks_host)
     tasks.create_queue(parent=queue.rsplit("/queues/", 1)[0], queue={"name": queue})
 
     runs_file = log_dir / "runs.txt"
@@ -304,7 +304,7 @@ def deployment(
         "A2A_PUBSUB_MAX_DELIVERY_ATTEMPTS": str(PUBSUB_MAX_DELIVERY_ATTEMPTS),
         "A2A_CLOUD_TASKS_QUEUE": queue,
         "A2A_CLOUD_TASKS_URL": worker_url,
-        "A2A_CLOUD_TASKS_EMULATOR_HOST": cloud_tasks_emulator,
+        "A2A_CLOUD_TASKS_EMULATOR_HOST": cloud_tasks_host,
         "A2A_CLOUD_TASKS_MAX_ATTEMPTS": str(TASKS_MAX_ATTEMPTS),
         "A2A_WORKER_SECRET": secret,
         # Loopback webhooks; one signing key for both functions, so the worker's JWTs verify
@@ -318,6 +318,7 @@ def deployment(
         # A worker that dies mid-turn is taken over soon (the poison test).
         "A2A_WORKER_LEASE_S": "1",
         "ECHO_RUNS_FILE": str(runs_file),
+        **(overrides or {}),
     }
     started: list[FunctionServer] = []
     try:
@@ -336,3 +337,14 @@ def deployment(
     finally:
         for server in started:
             stop_group(server.process)
+
+
+@pytest.fixture(scope="session")
+def deployment(
+    pubsub_emulator: str,
+    cloud_tasks_emulator: str,
+    firestore_emulator: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Deployment]:
+    with deploy(cloud_tasks_emulator, tmp_path_factory.mktemp("functions")) as deployed:
+        yield deployed
