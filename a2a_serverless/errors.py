@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from .wire import ValidationError
+
 
 class A2AError(Exception):
     code: ClassVar[int] = -32603
@@ -146,13 +148,14 @@ class AuthorizationError(A2AError):
         return self.status
 
 
-def invalid_params_from_validation(exc: Any) -> InvalidParamsError:
-    """An InvalidParamsError listing each field a pydantic ValidationError complained about.
+def invalid_params_from_validation(exc: ValidationError) -> InvalidParamsError:
+    """An InvalidParamsError listing each field a models' ValidationError complained about.
 
-    The `data.errors` shape ({field, message}) follows the spec's §9.5 example.
+    The `data.errors` shape ({field, message}) follows the spec's §9.5 example; `field` is the
+    dotted path of wire names and list indices (`message.parts.0.text`).
     """
     errors = []
-    for item in exc.errors(include_url=False, include_input=False):
+    for item in exc.errors():
         field = ".".join(str(part) for part in item["loc"]) or "params"
         errors.append({"field": field, "message": item["msg"]})
     return InvalidParamsError(data={"errors": errors})

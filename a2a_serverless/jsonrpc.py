@@ -14,8 +14,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
 from . import limits
 from .errors import (
     A2AError,
@@ -40,6 +38,7 @@ from .models import (
 )
 from .observability import correlated
 from .service import Caller, StreamEvent, TaskService
+from .wire import ValidationError
 
 log = logging.getLogger("a2a_serverless.jsonrpc")
 
@@ -86,7 +85,7 @@ Handler = Callable[[Any, Call], Awaitable[Any]]
 
 @dataclass(frozen=True, slots=True)
 class Method:
-    params: type[BaseModel] | None
+    params: type[A2AModel] | None
     handler: Handler
     streaming: bool = False
     # Every field of the params object is optional, so `params` may be left out altogether.

@@ -1,44 +1,41 @@
-"""A2A v0.3 protocol objects as pydantic v2 models.
+"""A2A v0.3 protocol objects, as wire models (`wire.py`).
 
 Written by hand from `spec/a2a.json` (not generated): class names are the schema's definition
 names, attributes are the snake_case form of the wire's camelCase names, and `kind` fields are
 literals with defaults so that building an object in Python never needs to spell them out.
 
-Two choices apply to every model, both for a protocol that will keep growing:
-- unknown fields are kept and written back (`extra="allow"`), so a newer client's fields survive
-  a round trip through our store;
-- schemas are built on first use (`defer_build=True`), so importing this module costs little on
-  a Lambda cold start; only the models a request touches are ever compiled.
+    message = Message(message_id="m-1", role="user", parts=[TextPart(text="hi")])
+    params = MessageSendParams.model_validate(request["params"])   # ValidationError if bad
+    params.dump()              # {"message": {"kind": "message", "messageId": "m-1", ...}}
+    task.model_copy(update={"status": TaskStatus(state=TaskState.WORKING)})
 
-Serialise with `dump()` / `dump_json()`: wire names, and absent optional fields left out.
+What every model does (details in `wire.py`):
+- input is accepted under the wire (camelCase) name or the attribute name, with JSON's types
+  strictly (a string is a string, an integer never a bool or a float);
+- unknown fields are kept (`model_extra`) and written back, so a newer client's fields survive a
+  round trip through our store;
+- `dump()` / `dump_json()` serialise: wire names, and absent optional fields left out;
+- the unions (`Part`, `StreamResult`, `TaskEventPayload`, `SecurityScheme`) are told apart by
+  their `kind` / `type`, which the input must carry; `FileWithBytes | FileWithUri` by which of
+  `bytes` / `uri` it has. `wire.validate(StreamResult, obj)` checks a value against a union.
+
+Importing this module costs little on a Lambda cold start (no dependency; declaring a class
+only records its fields), and so does a first request: fast checking and dumping code is
+generated for a model only once it has been used a few times.
 """
 
-from __future__ import annotations
-
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from .wire import ValidationError as ValidationError
+from .wire import WireModel, field
+from .wire import validate as validate
 
 PROTOCOL_VERSION = "0.3.0"
 
 
-class A2AModel(BaseModel):
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        validate_by_name=True,
-        validate_by_alias=True,
-        extra="allow",
-        defer_build=True,
-    )
-
-    def dump(self) -> dict[str, Any]:
-        """The JSON-ready dict of this object, as it goes on the wire."""
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
-
-    def dump_json(self) -> bytes:
-        return self.model_dump_json(by_alias=True, exclude_none=True).encode()
+class A2AModel(WireModel):
+    """Base of every protocol object."""
 
 
 # --- tasks, messages, parts ------------------------------------------------------------------
@@ -100,7 +97,7 @@ class DataPart(A2AModel):
     metadata: dict[str, Any] | None = None
 
 
-Part = Annotated[TextPart | FilePart | DataPart, Field(discriminator="kind")]
+Part = TextPart | FilePart | DataPart
 
 
 class Message(A2AModel):
@@ -108,7 +105,7 @@ class Message(A2AModel):
     message_id: str
     role: Literal["user", "agent"]
     # The schema allows an empty list; a message that says nothing is a client bug, refused.
-    parts: list[Part] = Field(min_length=1)
+    parts: list[Part] = field(min_length=1)
     context_id: str | None = None
     task_id: str | None = None
     reference_task_ids: list[str] | None = None
@@ -160,13 +157,8 @@ class TaskArtifactUpdateEvent(A2AModel):
     metadata: dict[str, Any] | None = None
 
 
-TaskEventPayload = Annotated[
-    TaskStatusUpdateEvent | TaskArtifactUpdateEvent, Field(discriminator="kind")
-]
-StreamResult = Annotated[
-    Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent,
-    Field(discriminator="kind"),
-]
+TaskEventPayload = TaskStatusUpdateEvent | TaskArtifactUpdateEvent
+StreamResult = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 
 
 # --- push notifications ------------------------------------------------------------------------
@@ -195,7 +187,7 @@ class TaskPushNotificationConfig(A2AModel):
 class MessageSendConfiguration(A2AModel):
     accepted_output_modes: list[str] | None = None
     blocking: bool | None = None
-    history_length: int | None = Field(default=None, ge=0)
+    history_length: int | None = field(default=None, ge=0)
     push_notification_config: PushNotificationConfig | None = None
 
 
@@ -212,17 +204,17 @@ class TaskIdParams(A2AModel):
 
 class TaskQueryParams(A2AModel):
     id: str
-    history_length: int | None = Field(default=None, ge=0)
+    history_length: int | None = field(default=None, ge=0)
     metadata: dict[str, Any] | None = None
 
 
 class ListTasksParams(A2AModel):
     context_id: str | None = None
     status: TaskState | None = None
-    page_size: int | None = Field(default=None, ge=1, le=100)
+    page_size: int | None = field(default=None, ge=1, le=100)
     page_token: str | None = None
-    history_length: int | None = Field(default=None, ge=0)
-    last_updated_after: int | None = Field(default=None, ge=0)
+    history_length: int | None = field(default=None, ge=0)
+    last_updated_after: int | None = field(default=None, ge=0)
     include_artifacts: bool | None = None
     metadata: dict[str, Any] | None = None
 
@@ -305,7 +297,7 @@ class APIKeySecurityScheme(A2AModel):
     type: Literal["apiKey"] = "apiKey"
     name: str
     # `in` is a Python keyword, so the attribute is `in_`.
-    in_: Literal["query", "header", "cookie"] = Field(alias="in")
+    in_: Literal["query", "header", "cookie"] = field(wire="in")
     description: str | None = None
 
 
@@ -366,14 +358,13 @@ class MutualTLSSecurityScheme(A2AModel):
     description: str | None = None
 
 
-SecurityScheme = Annotated[
+SecurityScheme = (
     APIKeySecurityScheme
     | HTTPAuthSecurityScheme
     | OAuth2SecurityScheme
     | OpenIdConnectSecurityScheme
-    | MutualTLSSecurityScheme,
-    Field(discriminator="type"),
-]
+    | MutualTLSSecurityScheme
+)
 
 
 class AgentCard(A2AModel):

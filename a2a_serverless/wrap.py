@@ -21,7 +21,7 @@ import json
 from typing import Any
 
 from .agent import Context, Failed
-from .models import DataPart, FilePart, FileWithBytes, Part, TextPart
+from .models import DataPart, FilePart, FileWithBytes, FileWithUri, Part, TextPart
 
 
 def message_payload(ctx: Context) -> Any:
@@ -106,5 +106,5 @@ def _refuse(value: Any) -> Any:
     raise TypeError(f"a {type(value).__name__} in the result is not JSON")
 
 
-def _file_json(file: Any) -> dict[str, Any]:
-    return file.model_dump(by_alias=True, exclude_none=True)  # type: ignore[no-any-return]
+def _file_json(file: FileWithBytes | FileWithUri) -> dict[str, Any]:
+    return file.dump()

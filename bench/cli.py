@@ -64,10 +64,12 @@ ADAPTER = "ours: AWS adapter handler"
 MANGUM = "ours: create_app + Mangum"
 PEER = "peer: a2a-sdk + Mangum"
 DYNAMODB = "ours: adapter handler + DynamoDB Local"
-# References (bench/function/floor_*.py): the least a handler built like ours can cost.
+# References (bench/function/floor_*.py): the least a handler built like ours can cost, and on
+# which bundle each runs. Our bundle has no pydantic since the models stopped using it: the
+# pydantic reference runs on the peer's (the pydantic the official SDK installs).
 FLOORS = (
-    ("reference: asyncio handler, stdlib only", "floor_stdlib"),
-    ("reference: asyncio handler + pydantic models", "floor_pydantic"),
+    ("reference: asyncio handler, stdlib only", "floor_stdlib", "ours"),
+    ("reference: asyncio handler + pydantic models", "floor_pydantic", "peer"),
 )
 
 
@@ -195,7 +197,8 @@ def _prepare(context: Context, stack: contextlib.ExitStack) -> None:
         context.ours = ours_bundle()
         context.peer = peer_bundle()
         context.peer_variant = Variant(PEER, context.peer, "handler_peer")
-        context.floors = [Variant(label, context.ours, module) for label, module in FLOORS]
+        bundles = {"ours": context.ours, "peer": context.peer}
+        context.floors = [Variant(label, bundles[side], module) for label, module, side in FLOORS]
         adapter = Variant(ADAPTER, context.ours, "handler_ours")
         mangum = Variant(MANGUM, context.ours, "handler_ours_mangum")
         try:

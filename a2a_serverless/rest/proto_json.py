@@ -2,7 +2,7 @@
 
 The REST transport (spec §3.2.3) speaks the proto3 JSON mapping of the messages in a2a.proto, as
 the official a2a-sdk 0.3.26 sends and parses them (`google.protobuf.json_format` over its
-`a2a.grpc.a2a_pb2`). Everything else in this package speaks the JSON-RPC wire form: the pydantic
+`a2a.grpc.a2a_pb2`). Everything else in this package speaks the JSON-RPC wire form: the wire
 models of `models.py` and their `dump()`. The functions here translate between the two, on plain
 JSON values, written by hand so that the package needs no protobuf at run time.
 

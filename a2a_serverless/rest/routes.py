@@ -96,8 +96,6 @@ from http import HTTPStatus
 from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
-from pydantic import BaseModel, ValidationError
-
 from .. import jsonrpc, limits
 from ..errors import (
     A2AError,
@@ -109,6 +107,7 @@ from ..errors import (
     invalid_params_from_validation,
 )
 from ..models import (
+    A2AModel,
     AgentCard,
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
@@ -122,6 +121,7 @@ from ..models import (
 )
 from ..observability import correlated
 from ..service import Caller, StreamEvent, TaskService
+from ..wire import ValidationError
 from . import proto_json
 
 log = logging.getLogger("a2a_serverless.rest")
@@ -131,7 +131,7 @@ _MILLISECOND = timedelta(milliseconds=1)
 EXTENSIONS_HEADER = "x-a2a-extensions"
 
 Headers = list[tuple[bytes, bytes]]
-_M = TypeVar("_M", bound=BaseModel)
+_M = TypeVar("_M", bound=A2AModel)
 
 
 class MethodNotAllowedError(MethodNotFoundError):

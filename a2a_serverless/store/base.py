@@ -248,7 +248,7 @@ def record_from_json(text: str | bytes) -> TaskRecord:
 
 
 def event_to_json(event: TaskEvent) -> str:
-    return event.payload.model_dump_json(by_alias=True, exclude_none=True)
+    return event.payload.dump_json().decode()
 
 
 def event_from_json(seq: int, text: str | bytes) -> TaskEvent:

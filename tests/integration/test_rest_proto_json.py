@@ -27,10 +27,10 @@ from a2a.grpc import a2a_pb2
 from a2a.utils.proto_utils import ToProto
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.message import Message as ProtoMessage
-from pydantic import BaseModel, TypeAdapter
 
 from a2a_serverless.errors import InvalidParamsError
 from a2a_serverless.models import (
+    A2AModel,
     Artifact,
     DataPart,
     FilePart,
@@ -52,6 +52,7 @@ from a2a_serverless.models import (
     TextPart,
 )
 from a2a_serverless.rest import proto_json as pj
+from a2a_serverless.wire import validate
 
 TS = "2025-03-04T05:06:07.123Z"
 META = {"trace": "abc", "nested": {"list": [1, "two", None, True], "n": 1.5}}
@@ -117,11 +118,12 @@ def dump(value: Any) -> Any:
     return [v.dump() for v in value] if isinstance(value, list) else value.dump()
 
 
-def model(model_type: type[BaseModel]) -> Callable[[Any], Any]:
+def model(model_type: type[A2AModel]) -> Callable[[Any], Any]:
     return model_type.model_validate
 
 
-_RESULT = TypeAdapter(StreamResult)
+def stream_result(value: Any) -> Any:
+    return validate(StreamResult, value)
 
 
 def sdk_obj(sdk_type: Any, value: Any) -> Any:
@@ -353,7 +355,7 @@ CASES = [
             value,
             pj.to_send_response,
             pj.from_send_response,
-            _RESULT.validate_python,
+            stream_result,
             a2a_pb2.SendMessageResponse,
             lambda v: ToProto.task_or_message(
                 sdk_obj(sdk.Task if v.kind == "task" else sdk.Message, v)
@@ -367,7 +369,7 @@ CASES = [
             value,
             pj.to_stream_response,
             pj.from_stream_response,
-            _RESULT.validate_python,
+            stream_result,
             a2a_pb2.StreamResponse,
             lambda v: ToProto.stream_response(_sdk_result(v)),
         )

@@ -15,8 +15,8 @@ How:
   `proto_utils.ToProto` + `MessageToDict`), so the server is not judged by our own converter,
   and checks that every REST response parses strictly into the SDK's `a2a_pb2` types where
   the SDK has one (what its client does with it).
-- Each adapter turns every answer into our JSON model form (validated by our pydantic models,
-  then `dump()`), or into `{"error": {code, message, data}}`. The REST adapter also checks the
+- Each adapter turns every answer into our JSON model form (validated by our models, then
+  `dump()`), or into `{"error": {code, message, data}}`. The REST adapter also checks the
   HTTP status for the A2A code and the `{"error": {code, status, message, data}}` body shape;
   the JSON-RPC one that errors come in a 200 response (an SSE event for streaming methods).
 - Every call's answer goes into the adapter's transcript, in order. Before comparing, ids that
@@ -52,10 +52,10 @@ from a2a.utils.proto_utils import ToProto
 from google.protobuf import empty_pb2
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.message import Message as ProtoMessage
-from pydantic import TypeAdapter
 
 from a2a_serverless import Agent, Context, agent
 from a2a_serverless.models import (
+    A2AModel,
     AgentCard,
     AgentExtension,
     ListTasksResult,
@@ -63,6 +63,7 @@ from a2a_serverless.models import (
     TaskPushNotificationConfig,
 )
 from a2a_serverless.rest import proto_json
+from a2a_serverless.wire import validate
 from tests.integration.jsonrpc_agents import parse_sse, request, scripted, streamer
 
 FAST = {"blocking_timeout_s": 5.0, "poll_interval_s": 0.02, "stream_timeout_s": 5.0}
@@ -95,8 +96,6 @@ PROTO_STATES = {
     "rejected": "TASK_STATE_REJECTED",
     "auth-required": "TASK_STATE_AUTH_REQUIRED",
 }
-
-_RESULT = TypeAdapter(StreamResult)
 
 
 @agent(
@@ -150,7 +149,8 @@ def is_error(outcome: Any, code: int | None = None) -> bool:
 
 def result(value: Any) -> dict[str, Any]:
     """A Task / Message / event in our JSON model form."""
-    return _RESULT.validate_python(value).dump()
+    parsed: A2AModel = validate(StreamResult, value)
+    return parsed.dump()
 
 
 @dataclass

@@ -32,7 +32,6 @@ from typing import Any
 
 import pytest
 from hypothesis import given
-from pydantic import TypeAdapter
 
 from a2a_serverless.jsonrpc import METHODS
 from a2a_serverless.models import (
@@ -41,6 +40,7 @@ from a2a_serverless.models import (
     Task,
     TaskPushNotificationConfig,
 )
+from a2a_serverless.wire import validate
 from tests.reliability import strategies
 from tests.reliability.harness import FuzzApp, Response
 
@@ -58,17 +58,17 @@ CODES: dict[str, set[int]] = {
     "tasks/pushNotificationConfig/delete": {-32602, -32001},
     "agent/getAuthenticatedExtendedCard": {-32602, -32007},
 }
-RESULTS: dict[str, TypeAdapter[Any]] = {
-    "message/send": TypeAdapter(Task),
-    "tasks/get": TypeAdapter(Task),
-    "tasks/cancel": TypeAdapter(Task),
-    "tasks/list": TypeAdapter(ListTasksResult),
-    "tasks/pushNotificationConfig/set": TypeAdapter(TaskPushNotificationConfig),
-    "tasks/pushNotificationConfig/get": TypeAdapter(TaskPushNotificationConfig),
-    "tasks/pushNotificationConfig/list": TypeAdapter(list[TaskPushNotificationConfig]),
-    "tasks/pushNotificationConfig/delete": TypeAdapter(None),
+# The type of each method's result (checked with `wire.validate`, as strictly as requests are).
+RESULTS: dict[str, Any] = {
+    "message/send": Task,
+    "tasks/get": Task,
+    "tasks/cancel": Task,
+    "tasks/list": ListTasksResult,
+    "tasks/pushNotificationConfig/set": TaskPushNotificationConfig,
+    "tasks/pushNotificationConfig/get": TaskPushNotificationConfig,
+    "tasks/pushNotificationConfig/list": list[TaskPushNotificationConfig],
+    "tasks/pushNotificationConfig/delete": None,
 }
-STREAM_EVENT: TypeAdapter[Any] = TypeAdapter(StreamResult)
 assert set(CODES) == set(METHODS), "a method was added: say which errors it may give"
 
 
@@ -218,13 +218,13 @@ def check_answer(expected: Expected, response: Response) -> None:
         for event in events:
             check_envelope(expected, event)
             if "result" in event:
-                STREAM_EVENT.validate_python(event["result"])
+                validate(StreamResult, event["result"])
         return
     assert response.content_type == "application/json", response.headers
     message = strict_loads(response.body)
     check_envelope(expected, message)
     if "result" in message and expected.method in RESULTS:
-        RESULTS[expected.method].validate_python(message["result"])
+        validate(RESULTS[expected.method], message["result"])
 
 
 def sse_data(body: bytes) -> list[Any]:
