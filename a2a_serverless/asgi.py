@@ -21,17 +21,23 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import jsonrpc, rest
+from . import jsonrpc
 from .auth import AuthError, RequestView
 from .card import build_card, join_url, request_base_url
-from .errors import A2AError, InternalError
+from .errors import A2AError, InternalError, a2a_error
 from .extensions import HEADER as EXTENSIONS_HEADER
 from .extensions import header_value
 from .models import AgentCard
 from .runtime import Runtime
 from .service import Caller, StreamEvent
+from .store.base import StoreUnavailable
+
+if TYPE_CHECKING:
+    # The REST transport is imported on the first /v1/ request: a JSON-RPC deployment never
+    # loads it (a cold start pays for every module imported).
+    from . import rest
 
 log = logging.getLogger("a2a_serverless.asgi")
 
@@ -43,6 +49,8 @@ Send = Callable[[Message], Awaitable[None]]
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 JWKS_PATH = "/.well-known/jwks.json"
 OPENAPI_PATH = "/v1/openapi.json"
+# rest.routes.PREFIX, without importing the transport to know where it lives.
+REST_PREFIX = "/v1/"
 JSON = b"application/json"
 
 
@@ -176,7 +184,7 @@ class A2AApplication:
             await self._openapi_document(send)
         elif path == "/health" and method == "GET":
             await send_json(send, 200, {"status": "ok"})
-        elif rest.is_rest_path(path):
+        elif path.startswith(REST_PREFIX) or path == REST_PREFIX.rstrip("/"):
             caller = await self._authenticate(request, send)
             if caller is not None:
                 await self._rest(request, send, caller)
@@ -274,7 +282,9 @@ class A2AApplication:
         try:
             raw = await request.body(self.runtime.settings.max_body_bytes)
         except BodyTooLarge:
-            error = rest.RequestTooLargeError(self.runtime.settings.max_body_bytes)
+            from .rest import RequestTooLargeError
+
+            error = RequestTooLargeError(self.runtime.settings.max_body_bytes)
             await send_json(send, 413, jsonrpc.error_response(None, error))
             return
         reply = await jsonrpc.handle(
@@ -297,7 +307,7 @@ class A2AApplication:
             await send(start)
             await send({"type": "http.response.body", "body": sse_frame(reply.body)})
         else:
-            await send_json(send, 200, reply.body, echo)
+            await send_json(send, 200, reply.body, [*reply.headers, *echo])
 
     async def _stream(
         self,
@@ -347,6 +357,8 @@ class A2AApplication:
     # --- HTTP+JSON/REST ---------------------------------------------------------------------------
 
     async def _rest(self, request: Request, send: Send, caller: Caller) -> None:
+        from . import rest
+
         try:
             raw = await request.body(self.runtime.settings.max_body_bytes)
         except BodyTooLarge:
@@ -396,8 +408,9 @@ async def _write_events(
         async for item in events:
             frame = SSE_KEEPALIVE if item is None else event_frame(item)
             await send({"type": "http.response.body", "body": frame, "more_body": True})
-    except A2AError as error:
-        await send({"type": "http.response.body", "body": error_frame(error), "more_body": True})
+    except (A2AError, StoreUnavailable) as error:
+        frame = error_frame(a2a_error(error))
+        await send({"type": "http.response.body", "body": frame, "more_body": True})
     except Exception:
         log.exception("error while streaming")
         frame = error_frame(InternalError())
@@ -409,11 +422,15 @@ def _event_frame(request_id: jsonrpc.RequestId, event: StreamEvent) -> bytes:
 
 
 def _rest_event_frame(event: StreamEvent) -> bytes:
+    from . import rest
+
     return sse_frame(rest.stream_event_body(event), event.seq)
 
 
 def _rest_error_frame(error: A2AError) -> bytes:
     """A REST stream that fails after it began: one `event: error` with the error body."""
+    from . import rest
+
     return b"event: error\n" + sse_frame(rest.error_body(error))
 
 

@@ -1,46 +1,81 @@
-"""Wake-ups for readers of a task's event log within one process.
+"""Wake-ups for readers of a task's event log within one process, with what was written.
 
-The Store is the only source of truth; this bus merely tells a waiting reader (an SSE stream, a
-blocking `message/send`) that a task it follows was written *by this process*, so it re-reads at
-once instead of at its next poll. Writers in other processes are seen by polling.
+The Store is the only source of truth; this bus tells a waiting reader (an SSE stream, a
+blocking `message/send`) that a task it follows was written *by this process*, and hands it the
+record as committed and the events that write logged, so the reader goes on without reading the
+store again. Writers in other processes are seen by polling: a reader that times out re-reads
+the store.
+
+A committed record is a consistent snapshot of the task (each write is conditional on the
+version it read, so it includes every earlier write, whichever process made it), and the journal
+never changes a record after committing it (copy-on-write), so readers may share it.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
+from collections.abc import Sequence
 from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .store.base import TaskEvent, TaskRecord
 
 
 class TaskBus:
     def __init__(self) -> None:
-        self._events: defaultdict[str, set[asyncio.Event]] = defaultdict(set)
+        self._subscriptions: defaultdict[str, set[Subscription]] = defaultdict(set)
 
-    def notify(self, task_id: str) -> None:
-        for event in self._events.get(task_id, ()):
-            event.set()
+    def notify(
+        self, task_id: str, record: TaskRecord | None = None, events: Sequence[TaskEvent] = ()
+    ) -> None:
+        """A write of `task_id` committed `record` (None: unknown, readers re-read the store)
+        and logged `events`."""
+        for subscription in self._subscriptions.get(task_id, ()):
+            subscription._deliver(record, events)
 
-    def subscribe(self, task_id: str) -> Subscription:
-        """Subscribe *before* reading the store, so no write between read and wait is missed."""
-        return Subscription(self, task_id)
+    def subscribe(self, task_id: str, *, events: bool = False) -> Subscription:
+        """Subscribe *before* reading the store, so no write between read and wait is missed.
 
-    def _add(self, task_id: str, event: asyncio.Event) -> None:
-        self._events[task_id].add(event)
+        With `events`, the subscription also keeps the events each write logged, for
+        `events_after` (a reader of the log); otherwise only the newest record.
+        """
+        return Subscription(self, task_id, keep_events=events)
 
-    def _remove(self, task_id: str, event: asyncio.Event) -> None:
-        events = self._events.get(task_id)
-        if events is not None:
-            events.discard(event)
-            if not events:
-                del self._events[task_id]
+    def _add(self, task_id: str, subscription: Subscription) -> None:
+        self._subscriptions[task_id].add(subscription)
+
+    def _remove(self, task_id: str, subscription: Subscription) -> None:
+        subscriptions = self._subscriptions.get(task_id)
+        if subscriptions is not None:
+            subscriptions.discard(subscription)
+            if not subscriptions:
+                del self._subscriptions[task_id]
 
 
 class Subscription:
-    def __init__(self, bus: TaskBus, task_id: str) -> None:
+    def __init__(self, bus: TaskBus, task_id: str, *, keep_events: bool = False) -> None:
         self._bus = bus
         self._task_id = task_id
         self._event = asyncio.Event()
-        bus._add(task_id, self._event)
+        self._keep_events = keep_events
+        self._record: TaskRecord | None = None
+        self._events: list[TaskEvent] = []
+        # A write was announced without its record or events: the store must be read.
+        self._unknown = False
+        bus._add(task_id, self)
+
+    def _deliver(self, record: TaskRecord | None, events: Sequence[TaskEvent]) -> None:
+        if record is None:
+            self._unknown = True
+        else:
+            # Two writes may announce themselves out of order: keep the newest record.
+            if self._record is None or record.version > self._record.version:
+                self._record = record
+            if self._keep_events:
+                self._events.extend(events)
+        self._event.set()
 
     async def wait(self, timeout: float) -> bool:
         """Wait for a write in this process or `timeout` seconds; True if woken by a write."""
@@ -52,8 +87,31 @@ class Subscription:
             self._event.clear()
         return True
 
+    def latest(self) -> TaskRecord | None:
+        """The newest record written in this process since the last call, or None when there
+        is none or a write did not say (then read the store)."""
+        record, unknown = self._record, self._unknown
+        self._record, self._unknown = None, False
+        return None if unknown else record
+
+    def events_after(self, seq: int) -> list[TaskEvent] | None:
+        """The events logged in this process since the last call that come after `seq`, in
+        order; None when they may not be all of them — a gap (another process wrote in
+        between) or a write that did not say — so the reader must read the store."""
+        events, unknown = self._events, self._unknown
+        self._events, self._record, self._unknown = [], None, False
+        if unknown:
+            return None
+        fresh = sorted((e for e in events if e.seq > seq), key=lambda e: e.seq)
+        expected = seq + 1
+        for event in fresh:
+            if event.seq != expected:
+                return None
+            expected += 1
+        return fresh
+
     def close(self) -> None:
-        self._bus._remove(self._task_id, self._event)
+        self._bus._remove(self._task_id, self)
 
     def __enter__(self) -> Subscription:
         return self

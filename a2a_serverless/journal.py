@@ -108,7 +108,7 @@ class Journal:
         )
         logged = [TaskEvent(seq=i, payload=p) for i, p in enumerate(events, start=1)]
         await self.store.create_task(record, logged, idempotency_key=idempotency_key)
-        self.bus.notify(task.id)
+        self.bus.notify(task.id, record, logged)
         await self._committed(record, logged)
         return record
 
@@ -139,7 +139,7 @@ class Journal:
             except VersionConflict:
                 record = None
                 continue
-            self.bus.notify(task_id)
+            self.bus.notify(task_id, new_record, logged)
             await self._committed(new_record, logged)
             return new_record
         raise TooMuchContention(f"task {task_id!r}: gave up after {self._max_attempts} conflicts")

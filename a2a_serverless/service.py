@@ -54,7 +54,7 @@ from .models import (
 from .observability import set_task_id
 from .queue.base import RUN_AGENT, Job, Queue
 from .skills import SkillGate
-from .store.base import IdempotencyKeyTaken, StoredPushConfig, TaskQuery, TaskRecord
+from .store.base import IdempotencyKeyTaken, StoredPushConfig, TaskEvent, TaskQuery, TaskRecord
 
 if TYPE_CHECKING:
     from .auth import Identity
@@ -112,6 +112,10 @@ class TaskService:
 
     def activate_extensions(self, caller: Caller, header_value: str | None) -> Caller:
         """`caller` with the extensions its request activates (refuses missing required ones)."""
+        if not self.extensions and not caller.extensions:
+            # The common case, on every request: an agent without extensions activates none,
+            # whatever the header asks for, so the caller is already right as it is.
+            return caller
         from .extensions import activate
 
         return replace(caller, extensions=activate(self.extensions, header_value))
@@ -265,7 +269,14 @@ class TaskService:
                 remaining = deadline - loop.time()
                 if remaining <= 0:
                     return record
-                await subscription.wait(min(remaining, self.settings.poll_interval_s))
+                woken = await subscription.wait(min(remaining, self.settings.poll_interval_s))
+                # A write in this process hands over the record it committed; only a poll (for
+                # writes by other processes) or a write that did not say reads the store.
+                written = subscription.latest() if woken else None
+                if written is not None:
+                    if written.version > record.version:
+                        record = written
+                    continue
                 fresh = await self.store.get_task(record.task_id)
                 if fresh is None:
                     return record
@@ -304,9 +315,16 @@ class TaskService:
             # Nothing left to replay and nothing will happen until the client acts.
             return
         quiet_since = loop.time()
-        with self.journal.bus.subscribe(task_id) as subscription:
+        with self.journal.bus.subscribe(task_id, events=True) as subscription:
+            # The first look is at the store (writes before the subscription); after that, a
+            # write in this process hands over the events it logged, and the store is read
+            # again only on a poll (writes by other processes) or when those events leave a gap.
+            delivered: list[TaskEvent] | None = None
             while loop.time() < deadline:
-                events = await self.store.read_events(task_id, after_seq)
+                if delivered is not None:
+                    events = delivered
+                else:
+                    events = await self.store.read_events(task_id, after_seq)
                 for index, event in enumerate(events):
                     yield StreamEvent(event.seq, event.payload)
                     after_seq = event.seq
@@ -320,7 +338,8 @@ class TaskService:
                 elif live and now - quiet_since >= self.settings.keepalive_s:
                     yield KEEPALIVE
                     quiet_since = now
-                await subscription.wait(min(self.settings.poll_interval_s, deadline - now))
+                woken = await subscription.wait(min(self.settings.poll_interval_s, deadline - now))
+                delivered = subscription.events_after(after_seq) if woken else None
 
     # --- tasks/get, tasks/list, tasks/cancel ---------------------------------------------------
 

@@ -291,13 +291,27 @@ def _size(context: Context) -> None:
             load=load,
         ),
     ]
+    # What a deployment that signs webhooks or verifies JWTs ships (the echo agent does not).
+    crypto = size.with_crypto_extra(context.ours)
+    rows.append(
+        Row(
+            "size",
+            "zip -9 (with .pyc), ours with the crypto extra",
+            "MiB",
+            crypto.zipped_bytes / mib,
+            peer.zipped_bytes / mib,
+            load=load,
+        )
+    )
     for row in rows:
         context.report.add(row)
     context.report.notes.append(
         "size: ours without boto3, botocore, s3transfer, jmespath, python-dateutil, six, urllib3 "
-        "(the Lambda Python runtime ships them)"
+        "(the Lambda Python runtime ships them), and without the core's crypto extra "
+        "(cryptography: push signing keys, JWT auth) unless the row says so"
     )
     context.report.details += ["", *size.package_lines(ours), "", *size.package_lines(peer)]
+    context.report.details += ["", *size.package_lines(crypto, top=6)]
 
 
 # --- cold start ----------------------------------------------------------------------------------

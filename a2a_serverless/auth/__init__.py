@@ -31,7 +31,9 @@ implementing the `Authenticator` protocol. `security_from_settings()` builds a S
 anonymous caller, owner "anonymous".
 
 Importing this package imports no PyJWT, cryptography or httpx: they load when a token is
-verified or a key set fetched.
+verified or a key set fetched. The JWT schemes (bearer, OpenID Connect) need the `crypto` extra
+(`pip install 'a2a-serverless[crypto]'`) and raise `a2a_serverless.extras.MissingExtra` when
+they are made without it; API keys and upstream identities do not.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ dotted path such as "realm_access.roles").
 The challenge is RFC 6750's: `Bearer realm="a2a"` when no token was sent, with
 `error="invalid_token", error_description="..."` when one was refused, and
 `error="insufficient_scope", scope="..."` (on a 403) when it lacked scopes.
+
+Needs the `crypto` extra (`pip install 'a2a-serverless[crypto]'`): without it the scheme is not
+made (`MissingExtra`), as every accepted algorithm is asymmetric.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..extras import require_crypto
 from ..models import HTTPAuthSecurityScheme
 from ._http import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, check_url
 from .base import (
@@ -101,6 +105,9 @@ class JWTAuthenticatorBase(abc.ABC):
         max_document_bytes: int,
         allow_http: bool,
     ) -> None:
+        # Asymmetric signatures need cryptography: refuse to build the scheme without it, so a
+        # deployment that configures JWTs fails at start-up rather than on its first token.
+        require_crypto(f"verifying bearer JWTs (the {name!r} scheme)")
         if not audience:
             raise ValueError(
                 f"the {name!r} scheme needs an audience: without one, tokens minted for any other "

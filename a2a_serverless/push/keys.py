@@ -14,7 +14,9 @@ must fetch the JWKS again after every restart); production has no push notificat
 methods answer -32003).
 
 Reading the configuration and publishing the public keys need no cryptography import; the key
-material is only loaded when the first notification is signed (or a key is generated).
+material is only loaded when the first notification is signed (or a key is generated). Signing
+needs the `crypto` extra (`pip install 'a2a-serverless[crypto]'`): keys configured without it
+fail at start-up with `MissingExtra`; dev mode without it has no push notifications.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
+from ..extras import MissingExtra, crypto_available, require_crypto
 
 log = logging.getLogger("a2a_serverless.push")
 
@@ -112,15 +115,18 @@ def configured_keys(settings: Settings) -> str | None:
 
 
 def push_available(settings: Settings) -> bool:
-    """Can this deployment send push notifications? (Keys configured, or dev mode.)
+    """Can this deployment send push notifications? (Keys configured, or dev mode with the
+    `crypto` extra for its ephemeral key.)
 
-    Raises ValueError when keys are configured but malformed, so a bad secret fails at start-up.
+    Raises ValueError when keys are configured but malformed, and `MissingExtra` when they are
+    configured without the `crypto` extra, so a bad deployment fails at start-up.
     """
     text = configured_keys(settings)
     if text is not None:
         parse_signing_keys(text)
+        require_crypto("signing push notifications (A2A_PUSH_SIGNING_KEYS)")
         return True
-    return settings.dev_mode
+    return settings.dev_mode and crypto_available()
 
 
 class KeyRing:
@@ -163,7 +169,11 @@ class KeyRing:
         """The `cryptography` private key object of `key` (loaded once)."""
         loaded = self._loaded.get(key.kid)
         if loaded is None:
-            from jwt.algorithms import ECAlgorithm, RSAAlgorithm
+            try:
+                from jwt.algorithms import ECAlgorithm, RSAAlgorithm
+            except ImportError:
+                # PyJWT defines them only when cryptography imports (a missing or broken one).
+                raise MissingExtra("signing push notifications", "crypto", "cryptography") from None
 
             text = json.dumps(dict(key.jwk))
             try:
@@ -198,6 +208,7 @@ def thumbprint(jwk: Mapping[str, Any]) -> str:
 
 def generate_key(alg: str = "ES256") -> dict[str, Any]:
     """A new private JWK for signing webhooks: {"kty", ..., "kid", "alg", "use", "iat"}."""
+    require_crypto("generating a push signing key")
     from cryptography.hazmat.primitives.asymmetric import ec, rsa
     from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 

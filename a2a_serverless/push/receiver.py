@@ -25,8 +25,8 @@ not passed, `iat` at most `max_age_s` (5 min) old; the body's SHA-256 is the `bo
 claim; the task id and notification id match; the X-A2A-Notification-Token is the expected
 one; and — last, so a rejected request never burns one — the `jti` was not seen before.
 
-`verify_sync` does the same for synchronous servers. Needs `PyJWT[crypto]`; `verify` also
-`httpx` (or pass the JWKS document with `jwks=`).
+`verify_sync` does the same for synchronous servers. Needs the `crypto` extra
+(`pip install 'a2a-serverless[crypto]'`: a `WebhookVerifier` is not made without it).
 """
 
 from __future__ import annotations
@@ -40,6 +40,8 @@ import time
 from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from ..extras import require_crypto
 
 DEFAULT_ALGORITHMS = ("ES256", "RS256")
 _FORBIDDEN_ALGORITHMS = ("none", "HS256", "HS384", "HS512")
@@ -160,6 +162,8 @@ class WebhookVerifier:
         jwks_timeout_s: float = 5.0,
         max_jwks_bytes: int = 256 * 1024,
     ) -> None:
+        """Raises `MissingExtra` without the `crypto` extra (ES256/RS256 need cryptography)."""
+        require_crypto("verifying push notifications (WebhookVerifier)")
         if jwks_url is None and jwks is None:
             raise ValueError("WebhookVerifier needs the agent's jwks_url or a jwks document")
         bad = [a for a in algorithms if a in _FORBIDDEN_ALGORITHMS or a[:2] not in _ASYMMETRIC]

@@ -86,6 +86,8 @@ def test_lambda_zip_holds_only_what_runs(bundles: dict[str, Any]) -> None:
     for present in ("examples/aws_lambda.py", "examples/trip_planner.py"):
         assert present in names
     assert {"a2a_serverless", "a2a_serverless_aws", "mangum", "pynamodb"} <= tops
+    # The example signs webhooks: the core's crypto extra is in (--no-crypto leaves it out).
+    assert "cryptography" in tops
     # The runtime's own SDK is not shipped again; nor uvicorn without --streaming.
     assert not tops & {*RUNTIME_PROVIDED, "uvicorn", "google"}
     assert not [n for n in names if "__pycache__" in n or n.endswith((".pyc", ".pyi"))]
@@ -135,6 +137,53 @@ def test_lambda_zip_serves_api_gateway_and_sqs_events(
     assert seen["worker_answer"] == {"batchItemFailures": []}
     assert seen["final_state"] == "completed"
     assert "Day 2:" in seen["text"] and "Lisbon" in seen["text"]
+
+
+def test_lambda_zip_without_the_crypto_extra_is_smaller_and_says_what_keys_need(
+    bundles: dict[str, Any], out: Path, tmp_path: Path
+) -> None:
+    from a2a_serverless.push.keys import generate_keys_json
+
+    result = run(
+        [sys.executable, PACKAGE, "aws", "--no-crypto", "--out", out / "lean", "--json"],
+        timeout_s=900,
+    )
+    lean = json.loads(result.stdout)["aws"]
+    task_root = tmp_path / "task"
+    with zipfile.ZipFile(lean["zip_path"]) as archive:
+        tops = {name.split("/")[0] for name in archive.namelist()}
+        archive.extractall(task_root)
+    assert {"a2a_serverless", "a2a_serverless_aws", "jwt"} <= tops
+    assert not tops & {"cryptography", "cffi", "pycparser"}
+    assert lean["zipped_bytes"] < bundles["aws"]["zipped_bytes"] - 3 * 1024 * 1024
+    # Built with signing keys, the HTTP handler refuses to start and names the extra; without
+    # them it serves (the card says push is off).
+    runtime_dir = Path(lean["directory"]).parent / "aws-runtime-provided"
+    code = (
+        "import sys, json\n"
+        f"sys.path[:0] = [{str(task_root)!r}, {str(runtime_dir)!r}]\n"
+        "try:\n"
+        "    from examples.aws_lambda import http\n"
+        "except ImportError as error:\n"
+        "    print(json.dumps({'error': type(error).__name__, 'message': str(error)}))\n"
+        "else:\n"
+        "    print(json.dumps({'push': http.container.runtime.notifier is not None}))\n"
+    )
+    env = {
+        "PATH": "/usr/bin:/bin",
+        **{k: v for k, v in tool_env().items() if k.startswith("AWS_")},
+        "A2A_STORE_URL": "memory://",
+        "A2A_SQS_QUEUE_URL": "https://sqs.us-east-1.amazonaws.com/123456789012/jobs",
+        "A2A_LAMBDA_TIMEOUT_S": "29",
+    }
+    python = lambda_python()
+    with_keys = {**env, "A2A_PUSH_SIGNING_KEYS": generate_keys_json()}
+    last_line = run([python, "-S", "-c", code], env=with_keys, cwd=tmp_path).stdout.splitlines()[-1]
+    refused = json.loads(last_line)
+    assert refused["error"] == "MissingExtra"
+    assert "pip install 'a2a-serverless[crypto]'" in refused["message"]
+    served = run([python, "-S", "-c", code], env=env, cwd=tmp_path).stdout.splitlines()[-1]
+    assert json.loads(served) == {"push": False}
 
 
 def test_streaming_lambda_zip_with_byte_code_runs_the_web_adapter_server(

@@ -298,6 +298,7 @@ def test_artifact_is_built_for_the_lambda_runtime(packaged: Packaged) -> None:
     assert packaged.function("Stream")["Handler"] == "examples/aws_web_adapter.sh"
     assert (script.external_attr >> 16) & 0o111, "the Web Adapter's handler must be executable"
     assert {"a2a_serverless", "a2a_serverless_aws", "mangum", "uvicorn", "examples"} <= tops
+    assert "cryptography" in tops  # the core's crypto extra: the functions sign webhooks
     assert not tops & {"boto3", "botocore", "s3transfer", "google", "tests", "adapters"}
     assert b"dynamodb = a2a_serverless_aws.dynamodb:open_dynamodb_store" in entry_points
     assert any(n.endswith("cpython-312-x86_64-linux-gnu.so") for n in names)

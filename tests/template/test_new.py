@@ -428,6 +428,8 @@ def test_package_py_builds_the_lambda_zip(projects: dict[str, Path], tmp_path: P
         names = bundle.namelist()
     top = {name.split("/")[0] for name in names}
     assert {"echo_aws", "a2a_serverless", "a2a_serverless_aws", "mangum", "pynamodb"} <= top
+    # The project depends on the core's crypto extra: its deployment signs webhooks.
+    assert "cryptography" in top
     # What the Lambda runtime provides is left out.
     assert not top & {"boto3", "botocore", "s3transfer", "urllib3"}
     assert not [name for name in names if "__pycache__" in name]

@@ -32,7 +32,7 @@ from a2a_serverless.observability import Observer
 
 from .config import AwsSettings, check_http_timing, invocation_seconds
 from .container import Container, service_name
-from .logs import configure_logging
+from .logs import configure_logging, with_lambda_context
 from .metrics import MetricsObserver
 
 log = logging.getLogger("a2a_serverless_aws.http")
@@ -69,7 +69,7 @@ class HttpHandler:
         )
         self.app = A2AApplication(self.container.runtime)
         self.mangum = Mangum(self.app, lifespan="off")
-        entry = self.logger.inject_lambda_context(self.lambda_handler, clear_state=True)
+        entry = with_lambda_context(self.logger, self.lambda_handler)
         if self.aws.tracing:
             from .tracing import traced
 

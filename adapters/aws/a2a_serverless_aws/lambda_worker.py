@@ -64,7 +64,7 @@ from .config import (
     worker_time_budget,
 )
 from .container import Container, service_name
-from .logs import configure_logging
+from .logs import configure_logging, with_lambda_context
 from .metrics import MetricsObserver
 from .sqs import not_before_ms
 
@@ -113,7 +113,7 @@ class WorkerHandler:
         )
         self.runtime = self.container.runtime
         self.queue = self.container.queue
-        entry = self.logger.inject_lambda_context(self.lambda_handler, clear_state=True)
+        entry = with_lambda_context(self.logger, self.lambda_handler)
         if self.aws.tracing:
             from .tracing import traced
 
