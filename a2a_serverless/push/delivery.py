@@ -15,12 +15,15 @@ receiver's Retry-After when it sent one); "permanent" (any other status).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import email.utils
+import logging
 import ssl
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+from urllib.parse import urlsplit
 
 from .ssrf import PinnedTarget
 
@@ -43,6 +46,50 @@ class DeliveryResult:
     retry_after_s: float | None = None
     # The start of the receiver's response body (at most `max_response_bytes`).
     body: bytes = b""
+
+
+def loggable_url(url: str) -> str:
+    """The webhook URL as logs may show it: no user info, no query, no fragment.
+
+    Receivers often put a shared secret in the query string (`?token=...`); logs are read by
+    more people than push configs are.
+    """
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "<unparseable URL>"
+    if ":" in host:
+        host = f"[{host}]"
+    hidden = "?..." if parts.query or parts.fragment else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}{hidden}"
+
+
+# httpx logs every request's URL at INFO (logger "httpx"), query string included. While we
+# deliver, that URL is a webhook's, so its log line gets the loggable form; other requests
+# in the process (the user's own httpx calls) are left alone.
+_delivering: contextvars.ContextVar[bool] = contextvars.ContextVar("delivering", default=False)
+
+
+class _HideWebhookUrls(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        if _delivering.get() and isinstance(record.args, tuple):
+            record.args = tuple(
+                loggable_url(str(arg)) if type(arg).__name__ == "URL" else arg
+                for arg in record.args
+            )
+        return True
+
+
+_url_filter_installed = False
+
+
+def _install_url_filter() -> None:
+    global _url_filter_installed
+    if not _url_filter_installed:
+        logging.getLogger("httpx").addFilter(_HideWebhookUrls())
+        _url_filter_installed = True
 
 
 def default_ssl_context() -> ssl.SSLContext:
@@ -90,6 +137,25 @@ async def send(
     ssl_context: ssl.SSLContext | None = None,
 ) -> DeliveryResult:
     """Make one request to `target` and classify the outcome (never raises on I/O errors)."""
+    _install_url_filter()
+    delivering = _delivering.set(True)
+    try:
+        return await _send(
+            method, target, body, headers, timeout_s, max_response_bytes, ssl_context
+        )
+    finally:
+        _delivering.reset(delivering)
+
+
+async def _send(
+    method: str,
+    target: PinnedTarget,
+    body: bytes,
+    headers: Mapping[str, str] | None,
+    timeout_s: float,
+    max_response_bytes: int,
+    ssl_context: ssl.SSLContext | None,
+) -> DeliveryResult:
     import httpx
 
     all_headers = {

@@ -45,10 +45,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib.util import find_spec
 from typing import Any
-from urllib.parse import urlsplit
 
 from ..config import Settings
 from ..errors import InvalidParamsError
+from ..extras import require_crypto
 from ..journal import Change, Journal, TaskGone
 from ..models import PushNotificationConfig, Task, TaskStatusUpdateEvent
 from ..observability import Signal, Signals
@@ -56,7 +56,7 @@ from ..queue.base import WEBHOOK_JOB as WEBHOOK_JOB  # re-exported: the push pac
 from ..queue.base import Job, Queue, RetryJob
 from ..store.base import StoredPushConfig, TaskEvent, TaskEventPayload, TaskRecord
 from . import delivery
-from .delivery import DeliveryResult
+from .delivery import DeliveryResult, loggable_url
 from .keys import KeyRing, PushUnavailable
 from .signing import JwtSigner
 from .ssrf import HostUnresolvable, UrlGuard, UrlRefused
@@ -72,24 +72,6 @@ MAX_DEAD_LETTERS = 100
 MAX_INLINE_TASK_BYTES = 192 * 1024
 
 _HEADER_UNSAFE = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def loggable_url(url: str) -> str:
-    """The webhook URL as logs may show it: no user info, no query, no fragment.
-
-    Receivers often put a shared secret in the query string (`?token=...`); logs are read by
-    more people than push configs are.
-    """
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        return "<unparseable URL>"
-    if ":" in host:
-        host = f"[{host}]"
-    hidden = "?..." if parts.query or parts.fragment else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}{hidden}"
 
 
 def notification_id(task_id: str, config_id: str, seq: int) -> str:
@@ -150,12 +132,14 @@ class PushNotifier:
         guard: UrlGuard | None = None,
         ssl_context: ssl.SSLContext | None = None,
     ) -> None:
-        """Raises `PushUnavailable` without signing keys outside dev mode, or without the
-        packages push needs (PyJWT[crypto], httpx); ValueError for malformed settings."""
-        missing = [name for name in ("jwt", "cryptography", "httpx") if find_spec(name) is None]
+        """Raises `MissingExtra` without the `crypto` extra (signing needs cryptography);
+        `PushUnavailable` without signing keys outside dev mode, or without PyJWT or httpx;
+        ValueError for malformed settings."""
+        require_crypto("signing push notifications (A2A_PUSH_SIGNING_KEYS)")
+        missing = [name for name in ("jwt", "httpx") if find_spec(name) is None]
         if missing:
             raise PushUnavailable(
-                f"push notifications need {', '.join(missing)}: pip install 'PyJWT[crypto]' httpx"
+                f"push notifications need {', '.join(missing)}: pip install PyJWT httpx"
             )
         if settings.push_notify_on not in NOTIFY_ON:
             raise ValueError(

@@ -1,6 +1,8 @@
 """A Queue whose worker is the current process: the embedded default for `dev` and tests.
 
-Jobs run as asyncio tasks in the running event loop, at most `concurrency` at once. A handler
+Jobs run as asyncio tasks in the running event loop, at most `concurrency` at once, and apart
+from them at most `concurrency` webhook deliveries (a slow receiver holds a delivery for up to
+A2A_PUSH_TIMEOUT_S; it must never keep a task's turn waiting for a slot). A handler
 that raises `RetryJob` is run again after its delay, as often as it asks (the handler owns that
 policy, e.g. webhook back-off with its own attempt limit); any other exception is retried with
 exponential back-off up to `max_attempts`, then the job is dead-lettered (kept in `dead_letters`
@@ -13,7 +15,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, replace
 
-from .base import Job, JobHandler, RetryJob
+from .base import WEBHOOK_JOB, Job, JobHandler, RetryJob
 
 log = logging.getLogger("a2a_serverless.queue")
 
@@ -35,6 +37,7 @@ class InProcessQueue:
     ) -> None:
         self._handler = handler
         self._slots = asyncio.Semaphore(concurrency)
+        self._webhook_slots = asyncio.Semaphore(concurrency)
         self._max_attempts = max_attempts
         self._base_backoff_s = base_backoff_s
         self._running: set[asyncio.Task[None]] = set()
@@ -55,7 +58,8 @@ class InProcessQueue:
         if delay_s > 0:
             await asyncio.sleep(delay_s)
         assert self._handler is not None
-        async with self._slots:
+        slots = self._webhook_slots if job.kind == WEBHOOK_JOB else self._slots
+        async with slots:
             try:
                 await self._handler(job)
                 return

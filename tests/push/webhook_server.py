@@ -2,8 +2,14 @@
 
 It records every request (method, target, headers, body, SNI) and answers with a `Reply`
 chosen per request: any status and headers, after a delay, with a body of any size or one that
-never ends. `stop()` closes the port (connections are refused: "down") and `start(port)` opens
-the same port again ("up").
+never ends, or no answer at all until the client gives up (`hang`; how long each such request
+was held is in `holds`). `in_flight` / `max_in_flight` count requests being answered at once.
+`stop()` closes the port (connections are refused: "down") and `start(port)` opens the same
+port again ("up").
+
+`DedupingEndpoint` is the receiving side docs/security.md asks for, on such a server: each
+notification it answers with a 2xx is verified (JWT against the agent's JWKS, token) and then
+de-duplicated on its X-A2A-Notification-Id.
 """
 
 from __future__ import annotations
@@ -15,9 +21,10 @@ import inspect
 import ssl
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 @dataclass
@@ -28,6 +35,8 @@ class Reply:
     delay_s: float = 0.0
     # Send a chunked body that never ends (the client must stop reading on its own).
     endless: bool = False
+    # Never answer: hold the request until the client hangs up (its timeout) or `stop()`.
+    hang: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,6 +73,11 @@ class WebhookServer:
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self._ssl: ssl.SSLContext | None = None
+        # Requests being answered now, and the most there ever were at once.
+        self.in_flight = 0
+        self.max_in_flight = 0
+        # For each `hang` reply: seconds from the request's arrival to the client hanging up.
+        self.holds: list[float] = []
 
     # --- lifecycle ---------------------------------------------------------------------------
 
@@ -138,13 +152,12 @@ class WebhookServer:
             body = await reader.readexactly(length) if length else b""
             received = Received(method, target, headers, body, time.monotonic())
             self.requests.append(received)
-            reply = self.behaviour(received) if self.behaviour else Reply()
-            if inspect.isawaitable(reply):
-                reply = await reply
-            assert isinstance(reply, Reply)
-            if reply.delay_s:
-                await asyncio.sleep(reply.delay_s)
-            await self._write(writer, reply)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            try:
+                await self._answer(received, reader, writer)
+            finally:
+                self.in_flight -= 1
         except (ConnectionError, asyncio.IncompleteReadError, ssl.SSLError, OSError):
             pass
         finally:
@@ -152,6 +165,24 @@ class WebhookServer:
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
+
+    async def _answer(
+        self, received: Received, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        reply = self.behaviour(received) if self.behaviour else Reply()
+        if inspect.isawaitable(reply):
+            reply = await reply
+        assert isinstance(reply, Reply)
+        if reply.hang:
+            try:
+                # The client sends nothing more: the read ends when it closes the connection.
+                await reader.read()
+            finally:
+                self.holds.append(time.monotonic() - received.at)
+            return
+        if reply.delay_s:
+            await asyncio.sleep(reply.delay_s)
+        await self._write(writer, reply)
 
     async def _write(self, writer: asyncio.StreamWriter, reply: Reply) -> None:
         head = [f"HTTP/1.1 {reply.status} Status", "Connection: close"]
@@ -168,6 +199,98 @@ class WebhookServer:
         head.append(f"Content-Length: {len(reply.body)}")
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + reply.body)
         await writer.drain()
+
+
+# --- a receiver that verifies and de-duplicates --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A notification the endpoint took in (verified, first copy of its notification id)."""
+
+    task_id: str
+    seq: int
+    notification_id: str
+    state: str
+    path: str
+    at: float
+
+
+class DedupingEndpoint:
+    """A webhook endpoint as the docs describe one, wrapping a test's `behaviour`.
+
+    The behaviour decides each reply first (status, delay, hang). A request answered 2xx is
+    verified (an invalid one is answered 401 and kept in `rejected`) and its notification id
+    looked up: the first copy goes to `accepted`, later ones to `duplicates`. This happens when
+    the request arrives, before any delay: a receiver that is slow to answer has still done
+    the work, which is how at-least-once delivery makes duplicates.
+    """
+
+    def __init__(
+        self,
+        jwks: Mapping[str, Any],
+        behaviour: Behaviour | None = None,
+        *,
+        tokens: Mapping[str, str] | None = None,
+    ) -> None:
+        self.jwks = jwks
+        self.behaviour = behaviour
+        self.tokens = dict(tokens or {})  # path -> the config's token
+        self.server = WebhookServer(self._reply)
+        self.accepted: list[Accepted] = []
+        self.duplicates: list[Accepted] = []
+        self.rejected: list[str] = []
+        self._seen: set[str] = set()
+        self._verifiers: dict[str, Any] = {}
+
+    async def start(self, port: int | None = None) -> DedupingEndpoint:
+        await self.server.start(port)
+        return self
+
+    async def stop(self) -> None:
+        await self.server.stop()
+
+    def url(self, path: str = "/webhook") -> str:
+        return self.server.url(path)
+
+    def for_task(self, task_id: str, path: str | None = None) -> list[Accepted]:
+        return [
+            a for a in self.accepted if a.task_id == task_id and (path is None or a.path == path)
+        ]
+
+    async def _reply(self, request: Received) -> Reply:
+        reply = self.behaviour(request) if self.behaviour else Reply()
+        if inspect.isawaitable(reply):
+            reply = await reply
+        assert isinstance(reply, Reply)
+        if reply.hang or not 200 <= reply.status < 300:
+            return reply
+        from a2a_serverless.push import NotificationRejected, WebhookVerifier
+
+        verifier = self._verifiers.get(request.path)
+        if verifier is None:
+            verifier = WebhookVerifier(
+                audience=self.url(request.path),
+                jwks=self.jwks,
+                token=self.tokens.get(request.path),
+            )
+            self._verifiers[request.path] = verifier
+        try:
+            verified = await verifier.verify(request.headers, request.body)
+        except NotificationRejected as rejected:
+            self.rejected.append(f"{request.path}: {rejected}")
+            return Reply(401, body=b"rejected")
+        nid = str(verified.notification_id)
+        state = str(verified.task["status"]["state"])
+        seen = Accepted(
+            verified.task_id, int(verified.seq or 0), nid, state, request.path, request.at
+        )
+        if nid in self._seen:
+            self.duplicates.append(seen)
+        else:
+            self._seen.add(nid)
+            self.accepted.append(seen)
+        return reply
 
 
 # --- TLS for the https tests ------------------------------------------------------------------
