@@ -2,9 +2,10 @@
 
 Nothing survives the process, and two processes never share state, so this store suits only a
 single long-running server. Every method does its reads and writes with no `await` in between
-(atomic within one event loop) and under a lock (atomic across threads). Records are kept in
-their stored JSON form, so no caller can change stored state through an object it passed in or
-got back.
+(atomic within one event loop) and under a lock (atomic across threads). Records, events and
+push configs are copied on the way in and on the way out (`wire.deep_copy`: the objects a JSON
+round trip would give, without the JSON), so no caller can change stored state through an object
+it passed in or got back.
 """
 
 from __future__ import annotations
@@ -12,24 +13,19 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from ..wire import deep_copy, json_copy
 from .base import (
     IdempotencyKeyTaken,
     StoredPushConfig,
     TaskAlreadyExists,
     TaskEvent,
+    TaskEventPayload,
     TaskPage,
     TaskQuery,
     TaskRecord,
     VersionConflict,
     check_event_sequence,
-    event_from_json,
-    event_to_json,
-    push_config_from_json,
-    push_config_to_json,
-    record_from_json,
-    record_to_json,
 )
 
 
@@ -37,34 +33,23 @@ def _wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-@dataclass(frozen=True, slots=True)
-class _Row:
-    """A stored task: the columns `list_tasks` filters on, and the record as JSON."""
+def _copied(record: TaskRecord) -> TaskRecord:
+    """A copy of `record` that shares nothing mutable with it (the claim is frozen)."""
+    return TaskRecord(
+        task=deep_copy(record.task),
+        owner=record.owner,
+        version=record.version,
+        last_seq=record.last_seq,
+        created_at_ms=record.created_at_ms,
+        updated_at_ms=record.updated_at_ms,
+        claim=record.claim,
+        expires_at_ms=record.expires_at_ms,
+        internal=json_copy(record.internal) if record.internal else {},
+    )
 
-    owner: str
-    context_id: str
-    state: str
-    version: int
-    last_seq: int
-    updated_at_ms: int
-    expires_at_ms: int | None
-    body: str
 
-    @classmethod
-    def of(cls, record: TaskRecord) -> _Row:
-        return cls(
-            owner=record.owner,
-            context_id=record.context_id,
-            state=record.state,
-            version=record.version,
-            last_seq=record.last_seq,
-            updated_at_ms=record.updated_at_ms,
-            expires_at_ms=record.expires_at_ms,
-            body=record_to_json(record),
-        )
-
-    def visible(self, now_ms: int) -> bool:
-        return self.expires_at_ms is None or self.expires_at_ms > now_ms
+def _visible(record: TaskRecord, now_ms: int) -> bool:
+    return record.expires_at_ms is None or record.expires_at_ms > now_ms
 
 
 class MemoryStore:
@@ -73,10 +58,11 @@ class MemoryStore:
     def __init__(self, *, clock: Callable[[], int] = _wall_clock_ms) -> None:
         self._clock = clock
         self._lock = threading.Lock()
-        self._tasks: dict[str, _Row] = {}
-        # Per task, event JSON in seq order; seqs start at 1 and have no gaps, so seq n is [n-1].
-        self._events: dict[str, list[str]] = {}
-        self._push: dict[str, dict[str, str]] = {}
+        self._tasks: dict[str, TaskRecord] = {}
+        # Per task, event payloads in seq order; seqs start at 1 and have no gaps, so seq n is
+        # [n-1].
+        self._events: dict[str, list[TaskEventPayload]] = {}
+        self._push: dict[str, dict[str, StoredPushConfig]] = {}
         self._keys: dict[str, str] = {}
 
     async def create_task(
@@ -86,15 +72,15 @@ class MemoryStore:
         *,
         idempotency_key: str | None = None,
     ) -> None:
-        row = _Row.of(record)
-        bodies = [event_to_json(event) for event in events]
+        stored = _copied(record)
+        payloads = [deep_copy(event.payload) for event in events]
         with self._lock:
             self._check_key(idempotency_key)
             if record.task_id in self._tasks:
                 raise TaskAlreadyExists(record.task_id)
             check_event_sequence(record, 0, events)
-            self._tasks[record.task_id] = row
-            self._events[record.task_id] = bodies
+            self._tasks[record.task_id] = stored
+            self._events[record.task_id] = payloads
             if idempotency_key is not None:
                 self._keys[idempotency_key] = record.task_id
 
@@ -105,16 +91,16 @@ class MemoryStore:
         *,
         idempotency_key: str | None = None,
     ) -> None:
-        row = _Row.of(record)
-        bodies = [event_to_json(event) for event in events]
+        copy = _copied(record)
+        payloads = [deep_copy(event.payload) for event in events]
         with self._lock:
             self._check_key(idempotency_key)
             stored = self._tasks.get(record.task_id)
             if stored is None or stored.version != record.version - 1:
                 raise VersionConflict(record.task_id, record.version - 1)
             check_event_sequence(record, stored.last_seq, events)
-            self._tasks[record.task_id] = row
-            self._events.setdefault(record.task_id, []).extend(bodies)
+            self._tasks[record.task_id] = copy
+            self._events.setdefault(record.task_id, []).extend(payloads)
             if idempotency_key is not None:
                 self._keys[idempotency_key] = record.task_id
 
@@ -124,23 +110,23 @@ class MemoryStore:
 
     async def get_task(self, task_id: str) -> TaskRecord | None:
         with self._lock:
-            row = self._tasks.get(task_id)
-        if row is None or not row.visible(self._clock()):
+            record = self._tasks.get(task_id)
+        if record is None or not _visible(record, self._clock()):
             return None
-        return record_from_json(row.body)
+        return _copied(record)
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
         now_ms = self._clock()
         with self._lock:
             items = list(self._tasks.items())
         matches = [
-            (row.updated_at_ms, task_id, row)
-            for task_id, row in items
-            if row.owner == query.owner
-            and row.visible(now_ms)
-            and (query.context_id is None or row.context_id == query.context_id)
-            and (query.state is None or row.state == query.state)
-            and (query.updated_after_ms is None or row.updated_at_ms >= query.updated_after_ms)
+            (record.updated_at_ms, task_id, record)
+            for task_id, record in items
+            if record.owner == query.owner
+            and _visible(record, now_ms)
+            and (query.context_id is None or record.context_id == query.context_id)
+            and (query.state is None or record.state == query.state)
+            and (query.updated_after_ms is None or record.updated_at_ms >= query.updated_after_ms)
         ]
         matches.sort(key=lambda match: (match[0], match[1]), reverse=True)
         after = query.after
@@ -151,7 +137,7 @@ class MemoryStore:
         )
         page = rest[: max(query.limit, 0)]
         return TaskPage(
-            records=[record_from_json(row.body) for _, _, row in page],
+            records=[_copied(record) for _, _, record in page],
             total_size=len(matches),
             has_more=len(rest) > len(page),
         )
@@ -162,8 +148,11 @@ class MemoryStore:
         start = max(after_seq, 0)
         with self._lock:
             log = self._events.get(task_id, [])
-            bodies = log[start:] if limit is None else log[start : start + max(limit, 0)]
-        return [event_from_json(start + offset + 1, body) for offset, body in enumerate(bodies)]
+            payloads = log[start:] if limit is None else log[start : start + max(limit, 0)]
+        return [
+            TaskEvent(seq=start + offset + 1, payload=deep_copy(payload))
+            for offset, payload in enumerate(payloads)
+        ]
 
     async def find_idempotency_key(self, key: str) -> str | None:
         with self._lock:
@@ -171,19 +160,19 @@ class MemoryStore:
 
     async def put_push_config(self, config: StoredPushConfig) -> None:
         config_id = _config_id(config)
-        body = push_config_to_json(config)
+        stored = _copied_config(config)
         with self._lock:
-            self._push.setdefault(config.task_id, {})[config_id] = body
+            self._push.setdefault(config.task_id, {})[config_id] = stored
 
     async def get_push_config(self, task_id: str, config_id: str) -> StoredPushConfig | None:
         with self._lock:
-            body = self._push.get(task_id, {}).get(config_id)
-        return None if body is None else push_config_from_json(body)
+            stored = self._push.get(task_id, {}).get(config_id)
+        return None if stored is None else _copied_config(stored)
 
     async def list_push_configs(self, task_id: str) -> list[StoredPushConfig]:
         with self._lock:
             configs = sorted(self._push.get(task_id, {}).items())
-        return [push_config_from_json(body) for _, body in configs]
+        return [_copied_config(stored) for _, stored in configs]
 
     async def delete_push_config(self, task_id: str, config_id: str) -> bool:
         with self._lock:
@@ -197,6 +186,12 @@ class MemoryStore:
 
     async def close(self) -> None:
         """Nothing to release; the data stays readable, as a test may inspect it after a run."""
+
+
+def _copied_config(config: StoredPushConfig) -> StoredPushConfig:
+    return StoredPushConfig(
+        task_id=config.task_id, owner=config.owner, config=deep_copy(config.config)
+    )
 
 
 def _config_id(config: StoredPushConfig) -> str:

@@ -389,6 +389,48 @@ def test_model_copy() -> None:
     assert repr(TextPart(text="x")) == "TextPart(kind='text', text='x', metadata=None)"
 
 
+def _shared_mutables(a: Any, b: Any) -> list[Any]:
+    """The lists, dicts and models `a` and `b` (equal shapes) have in common."""
+    if isinstance(a, list | dict | WireModel) and a is b:
+        return [a]
+    if isinstance(a, WireModel):
+        return _shared_mutables(a.__dict__, b.__dict__)
+    if isinstance(a, dict):
+        return [found for key in a for found in _shared_mutables(a[key], b[key])]
+    if isinstance(a, list):
+        return [found for x, y in zip(a, b, strict=True) for found in _shared_mutables(x, y)]
+    return []
+
+
+def test_deep_copy_shares_nothing_mutable_and_equals_a_json_round_trip() -> None:
+    class Holder(WireModel):
+        tags: list[str] | None = None
+        data: dict[str, Any] | None = None
+        state: TaskState | None = None
+
+    data = {**TASK, "metadata": {"nested": {"list": [1, {"x": 2}]}}, "future": {"a": [1]}}
+    task = Task.model_validate(data)
+    for _ in range(wire.COMPILE_AFTER + 2):  # the generic copy, then the compiled one
+        copied = wire.deep_copy(task)
+        assert copied == task == Task.model_validate(task.dump())
+        assert copied.model_extra == {"future": {"a": [1]}}
+        assert not _shared_mutables(copied, task)
+    assert Task.__dict__["_copy"] is not wire._BOOTSTRAP["_copy"]
+    assert wire._copy_slow(task) == copied
+
+    # Free-form values become what JSON would give; typed ones keep their types.
+    holder = Holder(tags=["a"], data={"t": (1, 2), "e": TaskState.FAILED}, state=TaskState.WORKING)
+    holder = holder.model_copy(update={"unknown": None, "kept": [1]})
+    for _ in range(wire.COMPILE_AFTER + 2):
+        copied_holder = wire.deep_copy(holder)
+        assert copied_holder.data == {"t": [1, 2], "e": "failed"}
+        assert copied_holder.state is TaskState.WORKING
+        assert copied_holder.model_extra == {"kept": [1]}
+        assert copied_holder.dump() == holder.dump()
+        assert not _shared_mutables(copied_holder, holder)
+    assert wire.json_copy({"a": (1,)}) == {"a": [1]}
+
+
 def test_objects_can_be_changed_in_place() -> None:
     task = Task.model_validate(TASK)
     task.status.state = TaskState.FAILED
@@ -511,6 +553,10 @@ def test_fast_and_generic_paths_agree(model: type[WireModel], data: dict[str, An
     assert fast == generic
     if fast[0] == "ok":
         assert wire._dump_slow(fast[1]) == fast[2]
+        for _ in range(wire.COMPILE_AFTER + 1):
+            copied = wire.deep_copy(fast[1])
+        assert copied == fast[1] == wire._copy_slow(fast[1])
+        assert copied.dump() == fast[2]
 
 
 def _json(value: Any) -> Any:
