@@ -38,6 +38,10 @@ class Settings:
     keepalive_s: float = 15.0
     # How long a worker's claim on a turn lasts without a write before another may take over.
     worker_lease_s: float = 900.0
+    # How many times one turn may be started. A worker that dies mid-turn (a crash, the
+    # function's timeout) leaves the turn to a redelivery of its job, which starts it again;
+    # a delivery that would start it once more fails the task with a reason instead.
+    worker_max_attempts: int = 5
     # Keep finished tasks this long (seconds); unset keeps them forever.
     finished_task_ttl_s: float | None = None
     # Requests larger than this are refused before parsing.

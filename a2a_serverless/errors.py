@@ -7,9 +7,13 @@ carries its JSON-RPC code, the spec's typical message and, for REST, an HTTP sta
 
 from __future__ import annotations
 
+import logging
 from typing import Any, ClassVar
 
+from .store.base import StoreUnavailable
 from .wire import ValidationError
+
+log = logging.getLogger("a2a_serverless.errors")
 
 
 class A2AError(Exception):
@@ -106,6 +110,35 @@ class InvalidAgentResponseError(A2AError):
     code = -32006
     default_message = "Invalid agent response"
     http_status = 502
+
+
+class ServiceUnavailableError(A2AError):
+    """The task store cannot be reached right now (the store raised `StoreUnavailable`).
+
+    REST answers HTTP 503 with `Retry-After`. JSON-RPC answers, as for its other errors, HTTP 200
+    with -32603, this message and `data` saying why and when to retry (and the same header).
+    The request may be sent again as it was: `message/send` is idempotent by messageId.
+    """
+
+    code = -32603
+    default_message = "The task store is unavailable; retry in a few seconds"
+    http_status = 503
+    retry_after_s: ClassVar[int] = 5
+
+    def __init__(self, message: str | None = None) -> None:
+        data = {"reason": "store-unavailable", "retryAfterSeconds": self.retry_after_s}
+        super().__init__(message, data)
+        self.headers = [(b"retry-after", str(self.retry_after_s).encode())]
+
+
+def a2a_error(error: A2AError | StoreUnavailable) -> A2AError:
+    """The protocol error a transport answers for `error`. A store outage is logged in one line
+    (its cause may name the table or endpoint, which clients are not told): an outage is not a
+    bug, so no traceback."""
+    if isinstance(error, A2AError):
+        return error
+    log.warning("answering that the service is unavailable: %s", error)
+    return ServiceUnavailableError()
 
 
 class AuthenticatedExtendedCardNotConfiguredError(A2AError):

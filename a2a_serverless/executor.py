@@ -80,6 +80,7 @@ class TaskUpdater:
         self._step = step
         self._lease_ms = int(lease_s * 1000)
         self._turn_over = False
+        self._artifacts_named = 0
 
     @property
     def task(self) -> Task:
@@ -153,7 +154,7 @@ class TaskUpdater:
             artifact = content
         else:
             artifact = Artifact(
-                artifact_id=artifact_id or str(uuid.uuid4()),
+                artifact_id=artifact_id or self._next_artifact_id(),
                 parts=to_parts(content),
                 name=name,
                 description=description,
@@ -162,6 +163,14 @@ class TaskUpdater:
         event = self._artifact_event(artifact, append=append, last_chunk=last_chunk)
         await self._emit([event], ends_turn=False)
         return artifact.artifact_id
+
+    def _next_artifact_id(self) -> str:
+        # Derived from the turn, not random: a turn run again after its worker died names its
+        # artifacts as the dead run did, in the same order, so each replaces the dead run's
+        # partial one instead of sitting beside it.
+        self._artifacts_named += 1
+        name = f"a2a-serverless:{self.task_id}:{self._step}:{self._artifacts_named}"
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, name))
 
     def _artifact_event(
         self, artifact: Artifact, *, append: bool = False, last_chunk: bool | None = None

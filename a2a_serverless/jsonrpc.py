@@ -22,6 +22,7 @@ from .errors import (
     InvalidParamsError,
     InvalidRequestError,
     MethodNotFoundError,
+    a2a_error,
     invalid_params_from_validation,
 )
 from .models import (
@@ -38,6 +39,7 @@ from .models import (
 )
 from .observability import correlated
 from .service import Caller, StreamEvent, TaskService
+from .store.base import StoreUnavailable
 from .wire import ValidationError
 
 log = logging.getLogger("a2a_serverless.jsonrpc")
@@ -193,10 +195,11 @@ async def handle(
         call = Call(service, caller, last_event_id, extended_card)
         with correlated(rpc_id=request_id):
             result = await method.handler(params, call)
-    except A2AError as error:
-        body = None if notification else error_response(request_id, error)
-        status = error.jsonrpc_status
-        return Reply(body, streaming and status == 200, (), status, tuple(error.headers))
+    except (A2AError, StoreUnavailable) as caught:
+        answer = a2a_error(caught)
+        body = None if notification else error_response(request_id, answer)
+        status = answer.jsonrpc_status
+        return Reply(body, streaming and status == 200, (), status, tuple(answer.headers))
     except Exception:
         log.exception("unexpected error in JSON-RPC method %r", request.get("method"))
         body = None if notification else error_response(request_id, InternalError())

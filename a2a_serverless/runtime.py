@@ -14,6 +14,7 @@ from .agent import Agent
 from .auth import Security, security_from_settings
 from .bus import TaskBus
 from .config import Settings
+from .extras import crypto_available
 from .journal import Journal
 from .observability import Observer, Signals
 from .queue.base import Queue
@@ -53,7 +54,12 @@ class Runtime:
         # Metrics and traces: what happened, for the observers an entry point brings.
         self.signals = Signals(observers)
         self.journal.commit_hooks.append(self.signals.on_commit)
-        self.worker = Worker(agent, self.journal, lease_s=self.settings.worker_lease_s)
+        self.worker = Worker(
+            agent,
+            self.journal,
+            lease_s=self.settings.worker_lease_s,
+            max_attempts=self.settings.worker_max_attempts,
+        )
         if queue is None:
             from .queue.inprocess import InProcessQueue
 
@@ -90,15 +96,24 @@ def _modes(default: list[str], per_skill: Iterable[list[str] | None]) -> list[st
 
 
 def _make_notifier(runtime: Runtime) -> PushNotifier | None:
+    """The notifier, None when push is off (said in a warning). Keys configured without the
+    `crypto` extra raise `MissingExtra`: a deployment meant to push must not start without."""
     settings = runtime.settings
-    if not settings.push_signing_keys and not settings.dev_mode:
+    if not settings.push_signing_keys:
         # Decided before importing the push package (JWT, crypto, httpx): a deployment without
         # keys does not pay for them on its cold start.
-        log.warning(
-            "push notifications are off: push notifications need signing keys outside dev "
-            "mode: set A2A_PUSH_SIGNING_KEYS to the output of `a2a-serverless keys generate`"
-        )
-        return None
+        if not settings.dev_mode:
+            log.warning(
+                "push notifications are off: push notifications need signing keys outside dev "
+                "mode: set A2A_PUSH_SIGNING_KEYS to the output of `a2a-serverless keys generate`"
+            )
+            return None
+        if not crypto_available():
+            log.warning(
+                "push notifications are off: dev mode signs them with an ephemeral key, which "
+                "needs the 'crypto' extra: pip install 'a2a-serverless[crypto]'"
+            )
+            return None
     from .push import WEBHOOK_JOB, PushNotifier, PushUnavailable
 
     try:

@@ -5,6 +5,12 @@ Queues deliver at least once, so a turn is claimed before it runs: the claim nam
 same job finds the turn claimed (and waits for the lease to run out, in case the first worker
 died) or done, and does not run the agent again. A job for a step that is no longer current,
 or for a task that has ended, is dropped.
+
+A worker that dies mid-turn (a crash, the function's timeout) leaves its events in the log; the
+delivery that takes the turn over runs the agent again from the turn's start, and its events
+follow the dead worker's. A turn started `max_attempts` times without ending fails with a reason
+instead of being started again. A store that cannot be reached fails the job, not the task: the
+queue delivers it again.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from .lifecycle import status_event
 from .models import Message, TaskState
 from .observability import correlated
 from .queue.base import RUN_AGENT, WEBHOOK_JOB, Job, RetryJob
-from .store.base import TaskRecord, WorkerClaim
+from .store.base import StoreUnavailable, TaskRecord, WorkerClaim
 
 if TYPE_CHECKING:
     from .push.notifier import PushNotifier
@@ -45,10 +51,14 @@ class Worker:
         *,
         lease_s: float = 900.0,
         worker_id: str | None = None,
+        max_attempts: int = 5,
     ) -> None:
+        if max_attempts < 1:
+            raise ValueError("a turn needs at least one attempt (max_attempts >= 1)")
         self.agent = agent
         self.journal = journal
         self.lease_s = lease_s
+        self.max_attempts = max_attempts
         self.worker_id = worker_id or uuid.uuid4().hex
         # Handlers of other job kinds sharing the queue (e.g. webhook deliveries), by kind.
         self.handlers: dict[str, Callable[[Job], Awaitable[None]]] = {}
@@ -106,6 +116,9 @@ class Worker:
         except TaskGone:
             log.info("task %s step %s not run: the task is gone", task_id, step)
             return
+        if record.internal.get("doneStep") == step:
+            log.error("task %s step %s failed: started %d times", task_id, step, self.max_attempts)
+            return
         context = self._context(record, step)
         updater = TaskUpdater(
             self.journal, record, worker_id=self.worker_id, step=step, lease_s=self.lease_s
@@ -137,8 +150,22 @@ class Worker:
             wait_s = (claim.lease_until_ms - now) / 1000
             raise RetryJob("turn is running in another worker", delay_s=wait_s)
         attempt = claim.attempt + 1 if claim is not None and claim.step == step else 1
+        if attempt > self.max_attempts:
+            # Every worker that ran this turn died (a crash, or killed at the function's
+            # timeout): another run would likely end the same way, and a queue that re-sends
+            # the job while a lease is held never counts up to its dead-letter limit.
+            return self._give_up(record, step)
         lease_until = now + int(self.lease_s * 1000)
         return Change(claim=WorkerClaim(step, self.worker_id, lease_until, attempt))
+
+    def _give_up(self, record: TaskRecord, step: str) -> Change:
+        reason = (
+            f"The task could not be run: its worker stopped {self.max_attempts} times while "
+            "working on it (a crash, the function's time limit or an unreachable store), so "
+            "it is not run again."
+        )
+        event = status_event(record.task, TaskState.FAILED, agent_message(reason, task=record.task))
+        return Change(events=[event], claim=None, internal={"doneStep": step})
 
     def _context(self, record: TaskRecord, step: str) -> Context:
         step_info = record.internal.get("step", {})
@@ -170,6 +197,11 @@ class Worker:
                 await updater.complete()
         except TaskEnded as ended:
             log.info("task %s: stopped working: %s", context.task_id, ended)
+        except StoreUnavailable:
+            # The store failed, not the agent: the job fails and the queue delivers it again
+            # (the turn is taken over once the lease ends). Failing the task here would turn a
+            # short outage into lost work.
+            raise
         except TimeoutError:
             if not deadline.expired():
                 await self._fail(updater, context, SAFE_FAILURE_MESSAGE, exc_info=True)

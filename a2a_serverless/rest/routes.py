@@ -104,6 +104,7 @@ from ..errors import (
     InvalidParamsError,
     InvalidRequestError,
     MethodNotFoundError,
+    a2a_error,
     invalid_params_from_validation,
 )
 from ..models import (
@@ -121,6 +122,7 @@ from ..models import (
 )
 from ..observability import correlated
 from ..service import Caller, StreamEvent, TaskService
+from ..store.base import StoreUnavailable
 from ..wire import ValidationError
 from . import proto_json
 
@@ -267,8 +269,8 @@ async def handle(
             reply = await handler(call)
     except MethodNotAllowedError as error:
         return error_reply(error, [(b"allow", ", ".join(error.allowed).encode())])
-    except A2AError as error:
-        return error_reply(error)
+    except (A2AError, StoreUnavailable) as error:
+        return error_reply(a2a_error(error))
     except Exception:
         log.exception("unexpected error serving %s %s", request.method, request.path)
         return error_reply(InternalError())

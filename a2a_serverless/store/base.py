@@ -34,6 +34,13 @@ class StoreError(Exception):
     """Base class of the errors a Store raises on purpose."""
 
 
+class StoreUnavailable(StoreError):
+    """The store could not be reached or would not serve the request (a network error, an
+    outage, throttling past retries): nothing is known to have been written, and the same
+    request may succeed later. The transports answer it with HTTP 503 and `Retry-After`; a worker
+    lets its job fail so the queue delivers it again."""
+
+
 class TaskAlreadyExists(StoreError):
     def __init__(self, task_id: str) -> None:
         super().__init__(f"task {task_id!r} already exists")

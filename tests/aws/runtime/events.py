@@ -19,7 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.aws.runtime.runtime_api import FunctionCrashed, FunctionError, LambdaFunction
+from tests.aws.runtime.runtime_api import (
+    FunctionCrashed,
+    FunctionError,
+    FunctionTimedOut,
+    LambdaFunction,
+)
 
 API_ID = "abc123"
 API_HOST = f"{API_ID}.execute-api.us-east-1.amazonaws.com"
@@ -210,6 +215,8 @@ class PollResult:
     failed: list[str] = field(default_factory=list)
     crashed: bool = False
     error: str | None = None
+    # The crash was Lambda's timeout (a function made with enforce_timeout=True).
+    timed_out: bool = False
 
 
 class SqsTrigger:
@@ -247,6 +254,7 @@ class SqsTrigger:
             response = self._invoke(event)
         except FunctionCrashed as crash:
             result.crashed, result.error = True, str(crash)
+            result.timed_out = isinstance(crash, FunctionTimedOut)
             assert isinstance(self.function, LambdaFunction)
             self.function.restart()
             return result

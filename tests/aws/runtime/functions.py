@@ -7,6 +7,9 @@ environment the test gives the function, as a user's 3-line handler module would
     worker_handler          make_worker_handler(subject)
     poison_worker_handler   a worker whose store refuses every claim on a turn (a job that
                             fails every time, short of abandoning it)
+    fault_worker_handler    make_worker_handler(faulty), the fault tests' agent
+                            (tests/reliability/faults.py: it stops, hangs or overruns on cue)
+    fault_dead_letter_handler  make_dead_letter_handler(faulty)
 
 The agent, `subject`, records each run of a turn in $TEST_RUNS_DIR/<task id> (one line per
 run), then works according to its message:
@@ -73,7 +76,7 @@ class ClaimRefusingStore:
 
 
 def __getattr__(name: str) -> Any:
-    from a2a_serverless_aws import make_http_handler, make_worker_handler
+    from a2a_serverless_aws import make_dead_letter_handler, make_http_handler, make_worker_handler
 
     if name == "http_handler":
         handler: Any = make_http_handler(subject)
@@ -82,6 +85,14 @@ def __getattr__(name: str) -> Any:
     elif name == "poison_worker_handler":
         store = ClaimRefusingStore(open_store(os.environ["A2A_STORE_URL"]))
         handler = make_worker_handler(subject, store=store)
+    elif name == "fault_worker_handler":
+        from tests.reliability.faults import faulty
+
+        handler = make_worker_handler(faulty)
+    elif name == "fault_dead_letter_handler":
+        from tests.reliability.faults import faulty
+
+        handler = make_dead_letter_handler(faulty)
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = handler

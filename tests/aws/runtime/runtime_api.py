@@ -13,6 +13,11 @@ process (an "execution environment") with the environment Lambda gives one. `inv
 queues an event and waits for the result; if the process dies mid-invocation (as a crashed or
 timed-out function does) it raises `FunctionCrashed`, and `restart()` starts a fresh process, as
 Lambda starts a new environment. Each process's output is kept in a log file for failure messages.
+
+Lambda's timeout is enforced when the function is made with `enforce_timeout=True`: an invocation
+still running at its deadline has its process killed (SIGKILL, as Lambda resets an execution
+environment whose invocation timed out) and `invoke` raises `FunctionTimedOut`, a kind of
+`FunctionCrashed`. `kill(sig)` sends a signal to the running process (the fault tests' SIGKILL).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import json
 import os
 import queue
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -45,6 +51,11 @@ class Invocation:
     deadline_ms: int
     function_arn: str
     done: threading.Event = field(default_factory=threading.Event)
+    # The function's timeout; the deadline is set again from it when the runtime client takes
+    # the invocation, as Lambda's clock starts with the invoke phase, not while a process boots.
+    timeout_s: float | None = None
+    # When (time.monotonic()) the runtime client took it; None while it waits.
+    taken_at: float | None = None
     response: bytes | None = None
     error: dict[str, Any] | None = None
 
@@ -61,6 +72,10 @@ class FunctionError(Exception):
 
 class FunctionCrashed(Exception):
     """The function's process ended while (or before) handling the invocation."""
+
+
+class FunctionTimedOut(FunctionCrashed):
+    """The invocation ran past the function's timeout: its process was killed (enforce_timeout)."""
 
 
 class RuntimeApi:
@@ -94,6 +109,7 @@ class RuntimeApi:
             event=json.dumps(event).encode(),
             deadline_ms=int((time.time() + timeout_s) * 1000),
             function_arn=function_arn,
+            timeout_s=timeout_s,
         )
         self.invocations[invocation.request_id] = invocation
         self.pending.put(invocation)
@@ -117,6 +133,9 @@ class RuntimeApi:
                     api.pending.put(None)
                     self.close_connection = True
                     return
+                if invocation.timeout_s is not None:
+                    invocation.deadline_ms = int((time.time() + invocation.timeout_s) * 1000)
+                invocation.taken_at = time.monotonic()
                 self.send_response(200)
                 self.send_header("Lambda-Runtime-Aws-Request-Id", invocation.request_id)
                 self.send_header("Lambda-Runtime-Deadline-Ms", str(invocation.deadline_ms))
@@ -195,9 +214,13 @@ class LambdaFunction:
         timeout_s: float,
         name: str = "a2a-test",
         trace_sampled: bool = False,
+        enforce_timeout: bool = False,
     ) -> None:
         self.handler = handler
         self.trace_sampled = trace_sampled
+        # Kill the process at an invocation's deadline, as Lambda does (off: wait up to wait_s).
+        self.enforce_timeout = enforce_timeout
+        self.timeouts = 0
         self.env = env
         self.log_dir = log_dir
         self.timeout_s = timeout_s
@@ -255,6 +278,17 @@ class LambdaFunction:
         invocation = self.api.submit(event, timeout_s=self.timeout_s, function_arn=self.arn)
         deadline = time.monotonic() + wait_s
         while not invocation.done.wait(0.05):
+            if (
+                self.enforce_timeout
+                and invocation.taken_at is not None
+                and time.time() * 1000 >= invocation.deadline_ms
+            ):
+                self.kill()
+                self.timeouts += 1
+                raise FunctionTimedOut(
+                    f"{self.name}: Task timed out after {self.timeout_s:.2f} seconds"
+                    f"\n--- logs ---\n{self.logs()}"
+                )
             if self.process.poll() is not None:
                 raise FunctionCrashed(
                     f"{self.name} exited with {self.process.returncode} during an invocation"
@@ -266,6 +300,32 @@ class LambdaFunction:
             raise FunctionError(invocation.error, self.logs())
         assert invocation.response is not None
         return json.loads(invocation.response)
+
+    def running_since(self) -> float | None:
+        """When (time.monotonic()) the invocation now running was taken; None if none runs."""
+        if self.api is None:
+            return None
+        running = [
+            i.taken_at
+            for i in list(self.api.invocations.values())
+            if i.taken_at is not None and not i.done.is_set()
+        ]
+        return min(running) if running else None
+
+    @property
+    def pid(self) -> int | None:
+        """The running process's id (None when none runs)."""
+        if self.process is None or self.process.poll() is not None:
+            return None
+        return self.process.pid
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        """Send `sig` to the running process and, for SIGKILL, wait until it is gone."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(sig)
+        if sig == signal.SIGKILL:
+            self.process.wait(10)
 
     def logs(self) -> str:
         parts = []

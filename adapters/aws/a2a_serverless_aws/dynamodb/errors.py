@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from a2a_serverless.store import base
 from a2a_serverless.store.base import StoreError
 
 # DynamoDB's limits (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html).
@@ -45,6 +48,28 @@ class TransactionTooLarge(DynamoDBStoreError):
         self.size = size
 
 
-class StoreUnavailable(DynamoDBStoreError):
+class StoreUnavailable(DynamoDBStoreError, base.StoreUnavailable):
     """DynamoDB refused or failed a request for a reason other than a condition (throttling
-    past retries, a missing table, bad credentials...); the message carries its error."""
+    past retries, a missing table, bad credentials, no connection...); the message carries its
+    error. The core's `StoreUnavailable`: HTTP 503 to clients, a retried job in the worker."""
+
+
+def cause_code(error: Exception) -> str | None:
+    """The DynamoDB error code behind a pynamodb error (``ConditionalCheckFailedException``...),
+    None when DynamoDB gave none.
+
+    pynamodb's own `cause_response_code` raises AttributeError when the cause is an HTTP-level
+    failure (a read timeout, a connection closed mid-request): those carry ``response=None``.
+    """
+    return _cause_error(error).get("Code")
+
+
+def cause_message(error: Exception) -> str | None:
+    """DynamoDB's description of the error behind a pynamodb error, if it gave one."""
+    return _cause_error(error).get("Message")
+
+
+def _cause_error(error: Exception) -> dict[str, Any]:
+    response = getattr(getattr(error, "cause", None), "response", None)
+    details = response.get("Error") if isinstance(response, dict) else None
+    return details if isinstance(details, dict) else {}

@@ -34,7 +34,7 @@ from a2a_serverless.store.base import (
 )
 
 from . import codec
-from .errors import MAX_ITEM_BYTES, ItemTooLarge, StoreUnavailable
+from .errors import MAX_ITEM_BYTES, ItemTooLarge, StoreUnavailable, cause_code, cause_message
 from .listing import list_tasks
 from .models import TableItem, bind
 from .url import check_table_name
@@ -89,8 +89,8 @@ class DynamoDBStore:
         try:
             return await asyncio.to_thread(call)
         except PynamoDBException as error:
-            code = error.cause_response_code or type(error).__name__
-            detail = error.cause_response_message or str(error)
+            code = cause_code(error) or type(error).__name__
+            detail = cause_message(error) or str(error)
             raise StoreUnavailable(
                 f"DynamoDB table {self.table_name!r}: {code}: {detail}"
             ) from error
@@ -228,7 +228,7 @@ class DynamoDBStore:
                 condition=items.pk.exists()
             )
         except DeleteError as error:
-            if error.cause_response_code == "ConditionalCheckFailedException":
+            if cause_code(error) == "ConditionalCheckFailedException":
                 return False
             raise
         return True

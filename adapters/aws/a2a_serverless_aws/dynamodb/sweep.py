@@ -24,6 +24,7 @@ from pynamodb.expressions.condition import Condition
 from pynamodb.expressions.update import Action
 
 from . import codec
+from .errors import cause_code
 from .models import TableItem
 
 log = logging.getLogger(__name__)
@@ -76,5 +77,5 @@ def _stamp(
         items._get_connection().update_item(pk, sk, actions=actions, condition=condition)
     except UpdateError as error:
         # The item went away meanwhile (a deleted config): nothing to stamp.
-        if error.cause_response_code != "ConditionalCheckFailedException":
+        if cause_code(error) != "ConditionalCheckFailedException":
             raise

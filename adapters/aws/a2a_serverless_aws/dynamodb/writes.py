@@ -54,6 +54,7 @@ from .errors import (
     ItemTooLarge,
     StoreUnavailable,
     TransactionTooLarge,
+    cause_code,
 )
 from .models import TableItem
 from .sweep import sweep_task
@@ -106,7 +107,7 @@ class Writer:
             try:
                 _retry_conflicts(lambda: task.save(condition=not_there))
             except PutError as error:
-                if error.cause_response_code == CONDITION_FAILED + "Exception":
+                if cause_code(error) == CONDITION_FAILED + "Exception":
                     raise TaskAlreadyExists(record.task_id) from None
                 raise
             return
@@ -148,7 +149,7 @@ class Writer:
             try:
                 _retry_conflicts(lambda: target.update(actions=actions, condition=condition))
             except UpdateError as error:
-                if error.cause_response_code == CONDITION_FAILED + "Exception":
+                if cause_code(error) == CONDITION_FAILED + "Exception":
                     raise self._update_refused(record, events, self._read_task(record)) from None
                 raise
             # A bookkeeping write to a task that expires: finish the sweep if it never ran (the
@@ -277,7 +278,7 @@ class Writer:
                     task, actions, condition = update
                     transaction.update(task, actions, condition=condition, return_values="ALL_OLD")
         except TransactWriteError as error:
-            if error.cause_response_code != "TransactionCanceledException":
+            if cause_code(error) != "TransactionCanceledException":
                 raise
             reasons = error.cancellation_reasons
             if any(r is not None and r.code == TRANSACTION_CONFLICT for r in reasons) and not any(
@@ -339,7 +340,7 @@ def _retry_conflicts(write: Callable[[], _T]) -> _T:
         except _Conflicted:
             pass
         except PynamoDBException as error:
-            if error.cause_response_code != "TransactionConflictException":
+            if cause_code(error) != "TransactionConflictException":
                 raise
         if attempt < CONFLICT_ATTEMPTS:
             time.sleep(random.uniform(0.005, 0.02) * attempt)
