@@ -309,12 +309,14 @@ async def test_workers_killed_at_random_moments_lose_and_duplicate_nothing(
     began = time.monotonic()
     async with stack.running():
         worker, after_s = rng.choice(stack.workers), rng.uniform(0.2, 2.5)
+        killed: set[float] = set()  # the invocations already killed (when they began)
         while len(kills) < 4 and not await all_ended():
             since = worker.running_since()
-            if since is None or time.monotonic() - since < after_s:
+            if since is None or since in killed or time.monotonic() - since < after_s:
                 await asyncio.sleep(0.02)
                 continue
             worker.kill()
+            killed.add(since)
             kills.append((worker.name, round(time.monotonic() - since, 2)))
             worker, after_s = rng.choice(stack.workers), rng.uniform(0.2, 2.5)
         await wait_for(all_ended, f"every task ended (seed {seed}, kills {kills})", 120, stack)
@@ -436,7 +438,7 @@ async def test_a_turn_that_always_times_out_is_not_started_again_forever(
     """With a visibility timeout (4 s) shorter than the lease (8 s), the killed job comes back
     while the dead worker's lease still holds, and the worker sends it
     again with a delay: a new SQS message whose receive count starts from 1, so SQS alone never
-    dead-letters it (the turn ran 7 times in 50 s before the worker counted attempts). The
+    dead-letters it (without a limit the turn was started 7 times in 60 s, with no end). The
     worker ends it after A2A_WORKER_MAX_ATTEMPTS starts."""
     queues = make_queues(max_receive_count=3, visibility_timeout_s=4)
     stack = Stack(

@@ -78,6 +78,7 @@ from .documents import (
     key_document_id,
     visible_until,
 )
+from .outage import DEFAULT_CALL_TIMEOUT_S, unavailable_on_outage
 from .url import DEFAULT_DATABASE, DEFAULT_PREFIX, FirestoreLocation
 
 log = logging.getLogger(__name__)
@@ -96,6 +97,8 @@ class FirestoreStore:
     `project` None takes the project from the environment (GOOGLE_CLOUD_PROJECT or Application
     Default Credentials); `credentials` None uses Application Default Credentials, or none
     when FIRESTORE_EMULATOR_HOST points at the emulator. `clock` (milliseconds) decides expiry.
+    `call_timeout_s` bounds each call, the client's retries included; an outage raises the core's
+    `StoreUnavailable`.
 
     Safe to share between tasks, threads and event loops: each event loop gets its own
     AsyncClient (see `clients`). `close()` closes the calling loop's client and asks the other
@@ -110,7 +113,11 @@ class FirestoreStore:
         prefix: str = DEFAULT_PREFIX,
         credentials: Any = None,
         clock: Callable[[], int] = _wall_clock_ms,
+        call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
     ) -> None:
+        # Each Store call's bound, retries included: past it, or on an outage, the call raises
+        # StoreUnavailable (see `outage`).
+        self.call_timeout_s = call_timeout_s
         self.location = FirestoreLocation(project=project, database=database, prefix=prefix)
         self.collections = Collections(prefix)
         self._clock = clock
@@ -145,6 +152,7 @@ class FirestoreStore:
 
     # --- writes --------------------------------------------------------------------------------
 
+    @unavailable_on_outage
     async def create_task(
         self,
         record: TaskRecord,
@@ -166,6 +174,7 @@ class FirestoreStore:
         write.add_events_and_key(batch)
         await self._commit(write, batch, creating=True)
 
+    @unavailable_on_outage
     async def update_task(
         self,
         record: TaskRecord,
@@ -260,6 +269,7 @@ class FirestoreStore:
 
     # --- reads ---------------------------------------------------------------------------------
 
+    @unavailable_on_outage
     async def get_task(self, task_id: str) -> TaskRecord | None:
         client = self._clients.current()
         snapshot = await self._task_ref(client, task_id).get()
@@ -269,6 +279,7 @@ class FirestoreStore:
         # A hashed document id (see documents.document_id) names exactly one task id.
         return record if record.task_id == task_id else None
 
+    @unavailable_on_outage
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
         client = self._clients.current()
         matching = self._list_query(client, query)
@@ -315,6 +326,7 @@ class FirestoreStore:
             .order_by("visibleUntil", direction=Query.DESCENDING)
         )
 
+    @unavailable_on_outage
     async def read_events(
         self, task_id: str, after_seq: int = 0, limit: int | None = None
     ) -> list[TaskEvent]:
@@ -330,6 +342,7 @@ class FirestoreStore:
             async for snapshot in ordered.stream()
         ]
 
+    @unavailable_on_outage
     async def find_idempotency_key(self, key: str) -> str | None:
         client = self._clients.current()
         snapshot = await self._key_ref(client, key).get()
@@ -337,6 +350,7 @@ class FirestoreStore:
 
     # --- push notification configs -------------------------------------------------------------
 
+    @unavailable_on_outage
     async def put_push_config(self, config: StoredPushConfig) -> None:
         config_id = config.config.id
         if config_id is None:
@@ -358,17 +372,20 @@ class FirestoreStore:
             self._push_configs(client, config.task_id).document(document_id(config_id)).set(fields)
         )
 
+    @unavailable_on_outage
     async def get_push_config(self, task_id: str, config_id: str) -> StoredPushConfig | None:
         client = self._clients.current()
         ref = self._push_configs(client, task_id).document(document_id(config_id))
         snapshot = await ref.get()
         return push_config_from_json(snapshot.get("body")) if snapshot.exists else None
 
+    @unavailable_on_outage
     async def list_push_configs(self, task_id: str) -> list[StoredPushConfig]:
         client = self._clients.current()
         ordered = self._push_configs(client, task_id).order_by("configId")
         return [push_config_from_json(s.get("body")) async for s in ordered.stream()]
 
+    @unavailable_on_outage
     async def delete_push_config(self, task_id: str, config_id: str) -> bool:
         client = self._clients.current()
         ref = self._push_configs(client, task_id).document(document_id(config_id))
