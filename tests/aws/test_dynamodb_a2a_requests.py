@@ -10,14 +10,15 @@ adapters/aws/README.md ("DynamoDB store") to the measured values the failure pri
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
 
 from a2a_serverless import Context, InputRequired, agent
 from a2a_serverless.queue.base import RUN_AGENT
-from a2a_serverless_aws.dynamodb import DynamoDBStore
+from a2a_serverless_aws.dynamodb import DynamoDBStore, create_table
+from tests.aws.conftest import DYNAMODB_TEST_REGION, new_table_name
 from tests.aws.dynamodb_support import counting
 from tests.integration.agent_fixtures import RecordingQueue, rpc, send_params
 
@@ -78,10 +79,21 @@ async def echo(ctx: Context) -> str:
     return f"echo: {ctx.text}"
 
 
+@pytest.fixture
+async def own_table_store(dynamodb_endpoint: str) -> AsyncIterator[DynamoDBStore]:
+    # A table of its own: `tasks/list` pages through the caller's tasks, and other tests leave
+    # tasks of the same (anonymous) owner in the shared table.
+    name = new_table_name()
+    create_table(name, region=DYNAMODB_TEST_REGION, endpoint_url=dynamodb_endpoint)
+    store = DynamoDBStore(name, region=DYNAMODB_TEST_REGION, endpoint_url=dynamodb_endpoint)
+    yield store
+    await store.close()
+
+
 async def test_requests_per_a2a_method(
-    make_client: Callable[..., Any], dynamodb_store: DynamoDBStore
+    make_client: Callable[..., Any], own_table_store: DynamoDBStore
 ) -> None:
-    store = dynamodb_store
+    store = own_table_store
     queue = RecordingQueue()
     measured: dict[str, list[str]] = {}
 

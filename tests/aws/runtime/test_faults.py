@@ -280,7 +280,7 @@ async def test_workers_killed_at_random_moments_lose_and_duplicate_nothing(
     runs_dir: Path,
 ) -> None:
     """Six streaming tasks on two worker environments; a killer SIGKILLs an environment at a
-    random moment of an invocation, four times. FAULTS_SEED=<n> replays a run's choices."""
+    random moment of an invocation, up to four times. FAULTS_SEED=<n> replays a run's choices."""
     seed = int(os.environ.get("FAULTS_SEED") or random.randrange(1 << 30))
     rng = random.Random(seed)
     queues = make_queues(max_receive_count=10, visibility_timeout_s=5)
@@ -332,7 +332,8 @@ async def test_workers_killed_at_random_moments_lose_and_duplicate_nothing(
         assert status_states(events).count("completed") == 1
         assert artifact_texts(record.task) == [answer], (seed, kills)
         runs += (runs_dir / task_id).read_text().count("run")
-    assert len(kills) == 4
+    # Up to four: the tasks may all end first when the draws wait long (a loaded machine).
+    assert 1 <= len(kills) <= 4, (seed, kills)
     print(
         f"\nrandom kills (seed {seed}): {kills} (environment, seconds into its invocation); "
         f"agent runs {runs} for {len(tasks)} tasks; all completed after {elapsed:.1f} s"
