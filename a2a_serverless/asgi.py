@@ -1,9 +1,15 @@
-"""The ASGI application: routes HTTP requests to the card, the JSON-RPC endpoint and health.
+"""The HTTP application: routes requests to the card, the JSON-RPC endpoint, REST and health.
 
-Deliberately a small plain-ASGI app rather than a framework: it is what every entry point runs
-(uvicorn locally, Mangum on Lambda, functions-framework on GCP), and on a Lambda cold start
-every imported module is paid for. It still mounts anywhere an ASGI app can — e.g.
-`fastapi_app.mount("/agent", a2a_app)` — and the JSON-RPC endpoint follows the mount's root path.
+Deliberately small and framework-free: it is what every entry point runs (uvicorn locally, the
+Lambda handler, functions-framework on GCP), and on a Lambda cold start every imported module is
+paid for. Two ways in:
+
+- `A2AApplication` is an ASGI app: it mounts anywhere an ASGI app can — e.g.
+  `fastapi_app.mount("/agent", a2a_app)` — and the JSON-RPC endpoint follows the mount's root
+  path. SSE responses stream, and stop when the client goes away.
+- `respond(request)` / `respond_buffered(request)` answer one `Request` with a `Response` object:
+  what platforms that hand over a whole request and take back a whole response (API Gateway,
+  Cloud Functions) call directly, without an ASGI message exchange per request.
 
 Routes:
     GET  /.well-known/agent-card.json   the agent card (also /.well-known/agent.json)
@@ -21,6 +27,7 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import jsonrpc
@@ -45,6 +52,7 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
+Headers = list[tuple[bytes, bytes]]
 
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 JWKS_PATH = "/.well-known/jwks.json"
@@ -52,6 +60,10 @@ OPENAPI_PATH = "/v1/openapi.json"
 # rest.routes.PREFIX, without importing the transport to know where it lives.
 REST_PREFIX = "/v1/"
 JSON = b"application/json"
+JSON_HEADERS: Headers = [(b"content-type", JSON)]
+PUBLIC_CACHE = (b"cache-control", b"public, max-age=300")
+# Every caller of an app without authentication (a frozen value, shared).
+ANONYMOUS = Caller()
 
 
 class BodyTooLarge(Exception):
@@ -59,17 +71,27 @@ class BodyTooLarge(Exception):
 
 
 class Request:
-    """The parts of an ASGI HTTP scope this app uses."""
+    """One HTTP request: the parts of an ASGI HTTP scope this app uses, and its body.
 
-    def __init__(self, scope: Scope, receive: Receive) -> None:
+    The body is either given (`body=`: a platform that hands over whole requests) or read from
+    the ASGI `receive` channel on first use.
+    """
+
+    __slots__ = ("_body", "headers", "method", "path", "receive", "scope")
+
+    def __init__(
+        self, scope: Scope, receive: Receive | None = None, *, body: bytes | None = None
+    ) -> None:
         self.scope = scope
         self.receive = receive
+        self._body = body
         self.method: str = scope["method"]
         root_path: str = scope.get("root_path", "")
         path: str = scope["path"]
         # Servers differ on whether `path` includes the mount's root path.
-        self.path = path[len(root_path) :] if root_path and path.startswith(root_path) else path
-        self.path = self.path or "/"
+        if root_path and path.startswith(root_path):
+            path = path[len(root_path) :]
+        self.path = path or "/"
         self.headers: dict[str, str] = {
             k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
         }
@@ -84,9 +106,15 @@ class Request:
         )
 
     async def body(self, limit: int) -> bytes:
+        if self._body is not None:
+            if len(self._body) > limit:
+                raise BodyTooLarge
+            return self._body
         declared = self.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > limit:
             raise BodyTooLarge
+        if self.receive is None:
+            return b""
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -103,6 +131,19 @@ class Request:
         return b"".join(chunks)
 
 
+@dataclass(slots=True)
+class Response:
+    """What the app answers: a whole body, or (`events` set) an SSE stream of frames.
+
+    `headers` carry no content-length: the ASGI path adds it, platforms compute their own.
+    """
+
+    status: int
+    headers: Headers
+    body: bytes = b""
+    events: AsyncIterator[bytes] | None = None
+
+
 def json_bytes(payload: Any) -> bytes:
     """`payload` as compact UTF-8 JSON.
 
@@ -110,29 +151,21 @@ def json_bytes(payload: Any) -> bytes:
     refused them) goes out escaped as `\\udXXX` rather than failing the whole response.
     """
     try:
-        return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+        return _COMPACT.encode(payload).encode()
     except UnicodeEncodeError:
-        return json.dumps(payload, separators=(",", ":")).encode()
+        return _COMPACT_ASCII.encode(payload).encode()
 
 
-async def send_json(
-    send: Send, status: int, payload: Any, headers: list[tuple[bytes, bytes]] | None = None
-) -> None:
-    await send_bytes(send, status, json_bytes(payload), JSON, headers)
+# Built once: `json.dumps` with any option builds a new encoder object on every call.
+# Responses are trees built by dump(), never circular: no need to track visited containers.
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
+_COMPACT_ASCII = json.JSONEncoder(separators=(",", ":"), check_circular=False)
 
 
-async def send_bytes(
-    send: Send,
-    status: int,
-    body: bytes,
-    content_type: bytes | None,
-    headers: list[tuple[bytes, bytes]] | None = None,
-) -> None:
-    head = [(b"content-length", str(len(body)).encode())]
-    if content_type:
-        head.append((b"content-type", content_type))
-    await send({"type": "http.response.start", "status": status, "headers": head + (headers or [])})
-    await send({"type": "http.response.body", "body": body})
+def json_response(status: int, payload: Any, headers: Headers | None = None) -> Response:
+    return Response(
+        status, [*JSON_HEADERS, *headers] if headers else JSON_HEADERS, json_bytes(payload)
+    )
 
 
 def sse_frame(data: Any, event_id: int | None = None) -> bytes:
@@ -141,7 +174,7 @@ def sse_frame(data: Any, event_id: int | None = None) -> bytes:
 
 
 SSE_KEEPALIVE = b": keep-alive\n\n"
-SSE_HEADERS = [
+SSE_HEADERS: Headers = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
     (b"cache-control", b"no-cache"),
     # Stops nginx-style proxies from buffering the stream.
@@ -156,6 +189,8 @@ class A2AApplication:
         self._cards: dict[str, bytes] = {}
         self._openapi: bytes | None = None
 
+    # --- entry points ---------------------------------------------------------------------------
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
@@ -163,53 +198,80 @@ class A2AApplication:
         if scope["type"] != "http":
             return
         request = Request(scope, receive)
+        response = await self.respond(request)
+        if response.events is None:
+            length = (b"content-length", str(len(response.body)).encode())
+            start = {"type": "http.response.start", "status": response.status}
+            await send({**start, "headers": [length, *response.headers]})
+            await send({"type": "http.response.body", "body": response.body})
+        else:
+            await _stream_sse(request, send, response)
+
+    async def respond(self, request: Request) -> Response:
+        """The response to `request`. Never raises: an unexpected error is a logged 500."""
         try:
-            await self._route(request, send)
+            return await self._route(request)
         except Exception:
             log.exception("unhandled error serving %s %s", request.method, request.path)
-            await send_json(send, 500, {"error": "internal server error"})
+            return json_response(500, {"error": "internal server error"})
 
-    async def _route(self, request: Request, send: Send) -> None:
+    async def respond_buffered(self, request: Request) -> Response:
+        """`respond`, with an SSE stream run to its end and returned as one body: for platforms
+        that buffer responses (the stream then covers what a blocking call waits for)."""
+        response = await self.respond(request)
+        events = response.events
+        if events is not None:
+            try:
+                response.body = b"".join([frame async for frame in events])
+            finally:
+                await events.aclose()  # type: ignore[attr-defined]
+            response.events = None
+        return response
+
+    async def _route(self, request: Request) -> Response:
         path, method = request.path, request.method
         if path == self._rpc_path and method == "POST":
-            caller = await self._authenticate(request, send, jsonrpc_errors=True)
-            if caller is not None:
-                await self._jsonrpc(request, send, caller)
-        elif path in CARD_PATHS and method in ("GET", "HEAD"):
-            if not self.runtime.security.protects_card or await self._authenticate(request, send):
-                await self._card(request, send)
-        elif path == JWKS_PATH and method in ("GET", "HEAD"):
-            await self._jwks(send)
-        elif path == OPENAPI_PATH and method in ("GET", "HEAD"):
-            await self._openapi_document(send)
-        elif path == "/health" and method == "GET":
-            await send_json(send, 200, {"status": "ok"})
-        elif path.startswith(REST_PREFIX) or path == REST_PREFIX.rstrip("/"):
-            caller = await self._authenticate(request, send)
-            if caller is not None:
-                await self._rest(request, send, caller)
-        elif path == self._rpc_path or path in CARD_PATHS:
-            await send_json(send, 405, {"error": "method not allowed"})
-        else:
-            await send_json(send, 404, {"error": "not found"})
+            caller = await self._authenticate(request, jsonrpc_errors=True)
+            if isinstance(caller, Response):
+                return caller
+            return await self._jsonrpc(request, caller)
+        if path in CARD_PATHS and method in ("GET", "HEAD"):
+            if self.runtime.security.protects_card:
+                caller = await self._authenticate(request)
+                if isinstance(caller, Response):
+                    return caller
+            return self._card(request)
+        if path == JWKS_PATH and method in ("GET", "HEAD"):
+            return self._jwks()
+        if path == OPENAPI_PATH and method in ("GET", "HEAD"):
+            return self._openapi_document()
+        if path == "/health" and method == "GET":
+            return json_response(200, {"status": "ok"})
+        if path.startswith(REST_PREFIX) or path == REST_PREFIX.rstrip("/"):
+            caller = await self._authenticate(request)
+            if isinstance(caller, Response):
+                return caller
+            return await self._rest(request, caller)
+        if path == self._rpc_path or path in CARD_PATHS:
+            return json_response(405, {"error": "method not allowed"})
+        return json_response(404, {"error": "not found"})
 
     async def _authenticate(
-        self, request: Request, send: Send, *, jsonrpc_errors: bool = False
-    ) -> Caller | None:
-        """The caller of a request, or None after answering 401/403/503 for it.
+        self, request: Request, *, jsonrpc_errors: bool = False
+    ) -> Caller | Response:
+        """The caller of a request, or the 401/403/503 response refusing it.
 
         Runs before the body is read, so unauthenticated requests cost nothing more.
         """
         security = self.runtime.security
         if not security.enabled:
-            return Caller()
+            return ANONYMOUS
         try:
             view = RequestView.from_asgi_scope(request.scope, request.headers)
             identity = await security.authenticate(view)
         except AuthError as error:
             body = error.jsonrpc_body(None) if jsonrpc_errors else error.to_json()
-            await send_json(send, error.status, body, error.headers())
-            return None
+            return json_response(error.status, body, list(error.headers()))
         return Caller(owner=identity.owner, identity=identity)
 
     # --- the agent card -------------------------------------------------------------------------
@@ -249,114 +311,69 @@ class A2AApplication:
 
         return build
 
-    async def _card(self, request: Request, send: Send) -> None:
+    def _card(self, request: Request) -> Response:
         url = self.card_url(request)
         body = self._cards.get(url)
         if body is None:
             body = self.public_card(request).dump_json()
             if len(self._cards) < 64:  # a handful of hosts at most; never grow unbounded
                 self._cards[url] = body
-        await send_bytes(send, 200, body, JSON, [(b"cache-control", b"public, max-age=300")])
+        return Response(200, [*JSON_HEADERS, PUBLIC_CACHE], body)
 
-    async def _jwks(self, send: Send) -> None:
+    def _jwks(self) -> Response:
         """The public keys that verify our webhook JWTs (only where push is offered)."""
         notifier = self.runtime.notifier
         if notifier is None:
-            await send_json(send, 404, {"error": "push notifications are not enabled"})
-            return
-        cache = [(b"cache-control", b"public, max-age=300")]
-        await send_json(send, 200, notifier.jwks_document(), cache)
+            return json_response(404, {"error": "push notifications are not enabled"})
+        return json_response(200, notifier.jwks_document(), [PUBLIC_CACHE])
 
-    async def _openapi_document(self, send: Send) -> None:
+    def _openapi_document(self) -> Response:
         """The REST routes as OpenAPI 3.1: public, like the card (it holds nothing secret)."""
         if self._openapi is None:
             from .rest import openapi  # only ever needed by tools, never on a cold start
 
             self._openapi = json_bytes(openapi.document(self.runtime.settings))
-        cache = [(b"cache-control", b"public, max-age=300")]
-        await send_bytes(send, 200, self._openapi, JSON, cache)
+        return Response(200, [*JSON_HEADERS, PUBLIC_CACHE], self._openapi)
 
     # --- JSON-RPC -------------------------------------------------------------------------------
 
-    async def _jsonrpc(self, request: Request, send: Send, caller: Caller) -> None:
+    async def _jsonrpc(self, request: Request, caller: Caller) -> Response:
         try:
             raw = await request.body(self.runtime.settings.max_body_bytes)
         except BodyTooLarge:
             from .rest import RequestTooLargeError
 
             error = RequestTooLargeError(self.runtime.settings.max_body_bytes)
-            await send_json(send, 413, jsonrpc.error_response(None, error))
-            return
+            return json_response(413, jsonrpc.error_response(None, error))
+        headers = request.headers
         reply = await jsonrpc.handle(
             raw,
             self.runtime.service,
             caller,
-            last_event_id_header=request.headers.get("last-event-id"),
-            extensions_header=request.headers.get(EXTENSIONS_HEADER),
+            last_event_id_header=headers.get("last-event-id"),
+            extensions_header=headers.get(EXTENSIONS_HEADER),
             extended_card=self.extended_card(request, caller),
         )
         echo = _extensions_echo(reply.extensions)
         if isinstance(reply, jsonrpc.StreamReply):
-            await self._stream(request, send, reply, echo)
-        elif reply.body is None:
-            await send_bytes(send, 204, b"", None, echo)
-        elif reply.status != 200:
-            await send_json(send, reply.status, reply.body, [*reply.headers, *echo])
-        elif reply.as_sse:
-            start = {"type": "http.response.start", "status": 200, "headers": SSE_HEADERS}
-            await send(start)
-            await send({"type": "http.response.body", "body": sse_frame(reply.body)})
-        else:
-            await send_json(send, 200, reply.body, [*reply.headers, *echo])
-
-    async def _stream(
-        self,
-        request: Request,
-        send: Send,
-        reply: jsonrpc.StreamReply,
-        headers: list[tuple[bytes, bytes]] | None = None,
-    ) -> None:
-        await self._sse(
-            request,
-            send,
-            reply.events,
-            lambda event: _event_frame(reply.request_id, event),
-            lambda error: sse_frame(jsonrpc.error_response(reply.request_id, error)),
-            headers,
-        )
-
-    async def _sse(
-        self,
-        request: Request,
-        send: Send,
-        events: AsyncIterator[StreamEvent | None],
-        event_frame: Callable[[StreamEvent], bytes],
-        error_frame: Callable[[A2AError], bytes],
-        headers: list[tuple[bytes, bytes]] | None = None,
-    ) -> None:
-        """Send `events` as an SSE response until they end or the client goes away."""
-        start_headers = SSE_HEADERS + (headers or [])
-        await send({"type": "http.response.start", "status": 200, "headers": start_headers})
-        writer = asyncio.ensure_future(_write_events(send, events, event_frame, error_frame))
-        disconnect = asyncio.ensure_future(_wait_for_disconnect(request.receive))
-        try:
-            await asyncio.wait({writer, disconnect}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (writer, disconnect):
-                task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await writer
-            with contextlib.suppress(asyncio.CancelledError):
-                await disconnect
-            with contextlib.suppress(Exception):
-                await events.aclose()  # type: ignore[attr-defined]
-        if writer.done() and not writer.cancelled() and writer.exception() is None:
-            with contextlib.suppress(OSError):
-                await send({"type": "http.response.body", "body": b""})
+            request_id = reply.request_id
+            frames = _sse_frames(
+                reply.events,
+                lambda event: _event_frame(request_id, event),
+                lambda error: sse_frame(jsonrpc.error_response(request_id, error)),
+            )
+            return Response(200, [*SSE_HEADERS, *echo], events=frames)
+        if reply.body is None:
+            return Response(204, echo)
+        if reply.status != 200:
+            return json_response(reply.status, reply.body, [*reply.headers, *echo])
+        if reply.as_sse:
+            return Response(200, SSE_HEADERS, sse_frame(reply.body))
+        return json_response(200, reply.body, [*reply.headers, *echo])
 
     # --- HTTP+JSON/REST ---------------------------------------------------------------------------
 
-    async def _rest(self, request: Request, send: Send, caller: Caller) -> None:
+    async def _rest(self, request: Request, caller: Caller) -> Response:
         from . import rest
 
         try:
@@ -379,11 +396,9 @@ class A2AApplication:
                 extended_card=self.extended_card(request, caller),
             )
         if isinstance(reply, rest.StreamReply):
-            await self._sse(
-                request, send, reply.events, _rest_event_frame, _rest_error_frame, reply.headers
-            )
-        else:
-            await send_json(send, reply.status, reply.body, reply.headers)
+            frames = _sse_frames(reply.events, _rest_event_frame, _rest_error_frame)
+            return Response(200, [*SSE_HEADERS, *reply.headers], events=frames)
+        return json_response(reply.status, reply.body, reply.headers)
 
     # --- lifespan -------------------------------------------------------------------------------
 
@@ -398,23 +413,63 @@ class A2AApplication:
                 return
 
 
-async def _write_events(
-    send: Send,
+# --- SSE ------------------------------------------------------------------------------------------
+
+
+async def _sse_frames(
     events: AsyncIterator[StreamEvent | None],
     event_frame: Callable[[StreamEvent], bytes],
     error_frame: Callable[[A2AError], bytes],
-) -> None:
+) -> AsyncIterator[bytes]:
+    """`events` as SSE frames; a failure after the stream began is its last frame."""
     try:
         async for item in events:
-            frame = SSE_KEEPALIVE if item is None else event_frame(item)
-            await send({"type": "http.response.body", "body": frame, "more_body": True})
+            yield SSE_KEEPALIVE if item is None else event_frame(item)
     except (A2AError, StoreUnavailable) as error:
-        frame = error_frame(a2a_error(error))
-        await send({"type": "http.response.body", "body": frame, "more_body": True})
+        yield error_frame(a2a_error(error))
     except Exception:
         log.exception("error while streaming")
-        frame = error_frame(InternalError())
+        yield error_frame(InternalError())
+    finally:
+        with contextlib.suppress(Exception):
+            await events.aclose()  # type: ignore[attr-defined]
+
+
+async def _stream_sse(request: Request, send: Send, response: Response) -> None:
+    """Send an SSE response over ASGI until its frames end or the client goes away."""
+    frames = response.events
+    assert frames is not None
+    start = {"type": "http.response.start", "status": response.status}
+    await send({**start, "headers": response.headers})
+    writer = asyncio.ensure_future(_write_frames(send, frames))
+    assert request.receive is not None, "an ASGI request has a receive channel"
+    disconnect = asyncio.ensure_future(_wait_for_disconnect(request.receive))
+    try:
+        await asyncio.wait({writer, disconnect}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (writer, disconnect):
+            task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await writer
+        with contextlib.suppress(asyncio.CancelledError):
+            await disconnect
+        with contextlib.suppress(Exception):
+            await frames.aclose()  # type: ignore[attr-defined]
+    if writer.done() and not writer.cancelled() and writer.exception() is None:
+        with contextlib.suppress(OSError):
+            await send({"type": "http.response.body", "body": b""})
+
+
+async def _write_frames(send: Send, frames: AsyncIterator[bytes]) -> None:
+    async for frame in frames:
         await send({"type": "http.response.body", "body": frame, "more_body": True})
+
+
+async def _wait_for_disconnect(receive: Receive) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
 
 
 def _event_frame(request_id: jsonrpc.RequestId, event: StreamEvent) -> bytes:
@@ -434,15 +489,8 @@ def _rest_error_frame(error: A2AError) -> bytes:
     return b"event: error\n" + sse_frame(rest.error_body(error))
 
 
-def _extensions_echo(activated: tuple[str, ...]) -> list[tuple[bytes, bytes]]:
+def _extensions_echo(activated: tuple[str, ...]) -> Headers:
     """The response header listing the extensions a request activated (none: no header)."""
     if not activated:
         return []
     return [(EXTENSIONS_HEADER.encode(), header_value(activated).encode())]
-
-
-async def _wait_for_disconnect(receive: Receive) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return

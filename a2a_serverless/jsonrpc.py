@@ -37,7 +37,7 @@ from .models import (
     TaskPushNotificationConfig,
     TaskQueryParams,
 )
-from .observability import correlated
+from .observability import correlated_rpc
 from .service import Caller, StreamEvent, TaskService
 from .store.base import StoreUnavailable
 from .wire import ValidationError
@@ -47,7 +47,9 @@ log = logging.getLogger("a2a_serverless.jsonrpc")
 RequestId = str | int | None
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass's __init__ goes through object.__setattr__ per field, and these
+# are built on every request.
+@dataclass(slots=True)
 class Reply:
     """A JSON-RPC response object; None for a notification (no body is sent).
 
@@ -64,14 +66,14 @@ class Reply:
     headers: tuple[tuple[bytes, bytes], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StreamReply:
     request_id: RequestId
     events: AsyncIterator[StreamEvent | None]
     extensions: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Call:
     """What a method handler gets besides its params."""
 
@@ -193,7 +195,7 @@ async def handle(
         last_event_id = parse_last_event_id(last_event_id_header)
         caller = service.activate_extensions(caller, extensions_header)
         call = Call(service, caller, last_event_id, extended_card)
-        with correlated(rpc_id=request_id):
+        with correlated_rpc(request_id):
             result = await method.handler(params, call)
     except (A2AError, StoreUnavailable) as caught:
         answer = a2a_error(caught)

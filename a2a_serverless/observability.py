@@ -61,6 +61,25 @@ def correlated(*, task_id: str | None = None, rpc_id: str | int | None = None) -
         _task_id.reset(task_token)
 
 
+class correlated_rpc:
+    """`correlated(rpc_id=...)` for one JSON-RPC request, as a plain class: it runs on every
+    request, and a generator-based context manager costs several times more."""
+
+    __slots__ = ("_rpc_id", "_rpc_token", "_task_token")
+
+    def __init__(self, rpc_id: str | int | None) -> None:
+        self._rpc_id = rpc_id
+
+    def __enter__(self) -> None:
+        self._task_token = _task_id.set(_task_id.get())
+        rpc_id = self._rpc_id
+        self._rpc_token = _rpc_id.set(str(rpc_id) if rpc_id is not None else _rpc_id.get())
+
+    def __exit__(self, *exc_info: object) -> None:
+        _rpc_id.reset(self._rpc_token)
+        _task_id.reset(self._task_token)
+
+
 def set_task_id(task_id: str) -> None:
     """Name the task the current request turned out to be about (e.g. a new task's id)."""
     _task_id.set(task_id)

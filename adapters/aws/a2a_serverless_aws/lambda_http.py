@@ -1,32 +1,35 @@
-"""The HTTP entry point: the core's ASGI app behind Mangum, for API Gateway and friends.
+"""The HTTP entry point: API Gateway and friends, translated by Mangum, answered by the core.
 
     # handler.py, the function's handler "handler.handler"
     from a2a_serverless_aws import make_http_handler
     from my_agent import agent
     handler = make_http_handler(agent)
 
-Mangum turns API Gateway HTTP API (payload v2), REST API (v1), ALB and function URL events into
-ASGI requests. It buffers every response, so this function says `streaming: false` on its card
-whatever A2A_STREAMING says: message/stream and tasks/resubscribe answer one buffered SSE body
-covering `blocking_timeout_s`, and the rest reaches clients by push notification (live SSE needs
-the Lambda Web Adapter, see web_adapter.py). Turns go to SQS (A2A_SQS_QUEUE_URL) before the
-response returns; the worker function runs them.
+Mangum's event handlers turn API Gateway HTTP API (payload v2), REST API (v1), ALB and function
+URL events into a request (method, path, headers, body, with the event as `scope["aws.event"]`),
+and the response back into the event's answer format. Between the two, the request goes straight
+to the core's buffered entry (`A2AApplication.respond_buffered`) on the container's loop, without
+the ASGI message exchange Mangum's HTTP cycle would run (a queue, a task and four messages per
+request: ~20 us of every warm call). The response is buffered, so this function says
+`streaming: false` on its card whatever A2A_STREAMING says: message/stream and tasks/resubscribe
+answer one buffered SSE body covering `blocking_timeout_s`, and the rest reaches clients by push
+notification (live SSE needs the Lambda Web Adapter, see web_adapter.py). Turns go to SQS
+(A2A_SQS_QUEUE_URL) before the response returns; the worker function runs them.
 
-Built once per container, at init: the Runtime (store, queue, signing keys), the Mangum adapter
-(with lifespan "off": Mangum's "auto" would run the app's startup and shutdown around every
-single invocation, and shutdown closes the store), the powertools Logger and Metrics.
+Built once per container, at init: the Runtime (store, queue, signing keys), Mangum's
+configuration (base path, text MIME types), the powertools Logger and our EMF metrics.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
+import functools
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from a2a_serverless.agent import Agent
-from a2a_serverless.asgi import A2AApplication
+from a2a_serverless.asgi import A2AApplication, Request
 from a2a_serverless.config import Settings
 from a2a_serverless.observability import Observer
 
@@ -34,6 +37,9 @@ from .config import AwsSettings, check_http_timing, invocation_seconds
 from .container import Container, service_name
 from .logs import configure_logging, with_lambda_context
 from .metrics import MetricsObserver
+
+if TYPE_CHECKING:
+    from mangum.types import LambdaHandler
 
 log = logging.getLogger("a2a_serverless_aws.http")
 
@@ -68,7 +74,9 @@ class HttpHandler:
             **runtime_options,
         )
         self.app = A2AApplication(self.container.runtime)
-        self.mangum = Mangum(self.app, lifespan="off")
+        # Only Mangum's event handlers are used (`infer`, then the handler's scope, body and
+        # response format), never its ASGI cycle; lifespan "off" as nothing runs around a call.
+        self.mangum = Mangum(self.app, lifespan="off", custom_handlers=_event_handlers())
         entry = with_lambda_context(self.logger, self.lambda_handler)
         if self.aws.tracing:
             from .tracing import traced
@@ -84,12 +92,18 @@ class HttpHandler:
     def lambda_handler(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         """One invocation, inside the Logger's (and Tracer's) wrapping that `__call__` adds."""
         self._check_deadline(context)
-        # Mangum runs the request on the thread's current loop: make it the container's, so
-        # loop-bound clients made by earlier invocations stay usable.
-        asyncio.set_event_loop(self.container.loop)
         try:
-            response: dict[str, Any] = self.mangum(event, context)
-            return response
+            source = self.mangum.infer(event, context)
+            request = Request(source.scope, body=source.body)
+            # The container's loop, every time: loop-bound clients made by earlier invocations
+            # stay usable.
+            response = self.container.run(self.app.respond_buffered(request))
+            headers = [[b"content-length", str(len(response.body)).encode()]]
+            headers += [[name, value] for name, value in response.headers]
+            answer: dict[str, Any] = source(
+                {"status": response.status, "headers": headers, "body": response.body}
+            )
+            return answer
         finally:
             self.metrics.flush()
 
@@ -112,6 +126,27 @@ class HttpHandler:
     def close(self) -> None:
         """Close the runtime and the loop (tests; in Lambda the process just ends)."""
         self.container.close()
+
+
+@functools.cache
+def _event_handlers() -> list[type[LambdaHandler]]:
+    """Mangum's event handlers, each computing its request scope once per event.
+
+    Mangum's handlers build the scope anew on every access of the property, and their response
+    formatting reads it again; these subclasses (Mangum's `custom_handlers`, tried first, same
+    order as Mangum's own) keep it.
+    """
+    from mangum.handlers import ALB, APIGateway, HTTPGateway, LambdaAtEdge
+
+    handlers: list[type[LambdaHandler]] = []
+    for base in (ALB, HTTPGateway, APIGateway, LambdaAtEdge):
+        build_scope = cast(property, base.__dict__["scope"]).fget
+        assert build_scope is not None
+        scope = functools.cached_property(build_scope)
+        handler = type(base.__name__, (base,), {"scope": scope, "__module__": __name__})
+        scope.__set_name__(handler, "scope")
+        handlers.append(handler)
+    return handlers
 
 
 def make_http_handler(
