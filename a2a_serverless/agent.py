@@ -17,11 +17,11 @@ it with `Agent(name=..., description=..., executor=...)`.
 from __future__ import annotations
 
 import inspect
-import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
+from .ids import random_uuid
 from .models import (
     AgentExtension,
     AgentProvider,
@@ -142,7 +142,7 @@ def agent_message(content: str | Part | Sequence[Part], *, task: Task | None = N
     return Message(
         role="agent",
         parts=parts,
-        message_id=str(uuid.uuid4()),
+        message_id=random_uuid(),
         task_id=task.id if task else None,
         context_id=task.context_id if task else None,
     )

@@ -58,7 +58,9 @@ class Subscription:
     def __init__(self, bus: TaskBus, task_id: str, *, keep_events: bool = False) -> None:
         self._bus = bus
         self._task_id = task_id
-        self._event = asyncio.Event()
+        # Set by a write since the last `wait` returned; `_waiter` is the pending `wait`'s future.
+        self._woken = False
+        self._waiter: asyncio.Future[None] | None = None
         self._keep_events = keep_events
         self._record: TaskRecord | None = None
         self._events: list[TaskEvent] = []
@@ -75,17 +77,29 @@ class Subscription:
                 self._record = record
             if self._keep_events:
                 self._events.extend(events)
-        self._event.set()
+        self._woken = True
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def wait(self, timeout: float) -> bool:
         """Wait for a write in this process or `timeout` seconds; True if woken by a write."""
+        if self._woken:
+            self._woken = False
+            return True
+        # A bare future and a timer handle, not `asyncio.wait_for`, which wraps the wait in a
+        # task of its own (a blocking send wakes here once per turn: that task was most of it).
+        loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
+        self._waiter = waiter
+        timer = loop.call_later(timeout, _time_up, waiter)
         try:
-            await asyncio.wait_for(self._event.wait(), timeout)
-        except TimeoutError:
-            return False
+            await waiter
         finally:
-            self._event.clear()
-        return True
+            timer.cancel()
+            self._waiter = None
+        woken, self._woken = self._woken, False
+        return woken
 
     def latest(self) -> TaskRecord | None:
         """The newest record written in this process since the last call, or None when there
@@ -123,3 +137,8 @@ class Subscription:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _time_up(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)

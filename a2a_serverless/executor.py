@@ -16,12 +16,11 @@ When `execute` returns without ending the turn, the task is completed.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any, Protocol, runtime_checkable
 
 from .agent import Context, agent_message
+from .ids import url_uuid
 from .journal import Change, Journal, now_ms
 from .lifecycle import status_event
 from .models import (
@@ -35,7 +34,7 @@ from .models import (
     TaskState,
     TextPart,
 )
-from .store.base import TaskEventPayload, TaskRecord
+from .store.base import TaskEventPayload, TaskRecord, WorkerClaim
 
 
 @runtime_checkable
@@ -170,7 +169,7 @@ class TaskUpdater:
         # partial one instead of sitting beside it.
         self._artifacts_named += 1
         name = f"a2a-serverless:{self.task_id}:{self._step}:{self._artifacts_named}"
-        return str(uuid.uuid5(uuid.NAMESPACE_URL, name))
+        return url_uuid(name)
 
     def _artifact_event(
         self, artifact: Artifact, *, append: bool = False, last_chunk: bool | None = None
@@ -202,7 +201,9 @@ class TaskUpdater:
                 raise TaskEnded("another worker has taken over this turn")
             if ends_turn:
                 return Change(events=events, claim=None, internal={"doneStep": self._step})
-            renewed = replace(claim, lease_until_ms=now_ms() + self._lease_ms)
+            renewed = WorkerClaim(
+                claim.step, claim.worker_id, now_ms() + self._lease_ms, claim.attempt
+            )
             return Change(events=events, claim=renewed)
 
         self._record = await self._journal.write(self.task_id, decide, record=self._record)

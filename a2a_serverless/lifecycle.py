@@ -79,9 +79,11 @@ def status_event(
 def apply_status(task: Task, event: TaskStatusUpdateEvent) -> Task:
     """`task` after a status update. An agent message in the status also joins the history."""
     check_transition(task.status.state, event.status.state)
-    history = list(task.history or [])
+    # Without a message the history list is shared, not copied: like every list in a Task it is
+    # replaced, never changed in place (see `model_copy`).
+    history = task.history
     if event.status.message is not None:
-        history.append(event.status.message)
+        history = [*(history or []), event.status.message]
     return task.model_copy(update={"status": event.status, "history": history or None})
 
 

@@ -16,7 +16,6 @@ import asyncio
 import base64
 import binascii
 import json
-import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -29,6 +28,7 @@ from .errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
+from .ids import random_uuid
 from .journal import Change, Journal, TaskGone
 from .lifecycle import CANCELABLE_STATES, now_iso, status_event, task_view
 from .media import check_message_media
@@ -175,8 +175,8 @@ class TaskService:
 
     async def _create(self, params: MessageSendParams, caller: Caller, key: str) -> TaskRecord:
         message = params.message
-        task_id = str(uuid.uuid4())
-        context_id = message.context_id or str(uuid.uuid4())
+        task_id = random_uuid()
+        context_id = message.context_id or random_uuid()
         message = message.model_copy(update={"task_id": task_id, "context_id": context_id})
         task = Task(
             id=task_id,

@@ -10,10 +10,11 @@ twice.
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+from ..ids import random_hex
 
 # The job kinds the kit queues: a task's turn for the worker, a push notification to deliver.
 RUN_AGENT = "run-agent"
@@ -26,7 +27,7 @@ class Job:
     task_id: str
     payload: dict[str, Any] = field(default_factory=dict)
     # Stable across redeliveries, so handlers and receivers can de-duplicate.
-    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    id: str = field(default_factory=random_hex)
     attempt: int = 1
 
     def to_json(self) -> str:

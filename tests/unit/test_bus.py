@@ -3,6 +3,8 @@ need not read the store after a write made in their own process (bus.py)."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from a2a_serverless.bus import TaskBus
@@ -125,3 +127,37 @@ async def test_the_journal_announces_what_it_committed(state: TaskState) -> None
         assert subscription.latest() is written
         stored = await store.get_task("t1")
         assert stored is not None and stored.version == written.version == 2
+
+
+async def test_a_write_wakes_a_waiter_before_its_timeout() -> None:
+    bus = TaskBus()
+    with bus.subscribe("t1") as subscription:
+        waiting = asyncio.create_task(subscription.wait(30))
+        await asyncio.sleep(0)
+        assert not waiting.done()
+        bus.notify("t1", record(2))
+        assert await asyncio.wait_for(waiting, 5) is True
+        latest = subscription.latest()
+        assert latest is not None and latest.version == 2
+
+
+async def test_a_write_before_the_wait_is_not_missed_and_counts_once() -> None:
+    bus = TaskBus()
+    with bus.subscribe("t1") as subscription:
+        bus.notify("t1", record(2))
+        bus.notify("t1", record(3))
+        assert await subscription.wait(30) is True  # returns at once
+        assert await subscription.wait(0.01) is False
+
+
+async def test_a_canceled_wait_leaves_the_subscription_usable() -> None:
+    bus = TaskBus()
+    with bus.subscribe("t1") as subscription:
+        waiting = asyncio.create_task(subscription.wait(30))
+        await asyncio.sleep(0)
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        bus.notify("t1", record(2))  # nobody waiting: kept for the next wait
+        assert await subscription.wait(30) is True
+        assert await subscription.wait(0.01) is False

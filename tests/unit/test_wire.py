@@ -431,6 +431,27 @@ def test_deep_copy_shares_nothing_mutable_and_equals_a_json_round_trip() -> None
     assert wire.json_copy({"a": (1,)}) == {"a": [1]}
 
 
+def test_json_copy_converts_nested_values_as_json_would() -> None:
+    class Text(str):
+        pass
+
+    value = {
+        "scalars": {"s": "x", "i": 1, "b": True, "f": 1.5, "n": None},
+        "enums": [TaskState.FAILED, {"deep": (TaskState.WORKING, Text("t"))}],
+        "model": TaskStatus(state=TaskState.COMPLETED),
+    }
+    copied = wire.json_copy(value)
+    assert copied == {
+        "scalars": {"s": "x", "i": 1, "b": True, "f": 1.5, "n": None},
+        "enums": ["failed", {"deep": ["working", "t"]}],
+        "model": {"state": "completed"},
+    }
+    assert type(copied["enums"][0]) is str and type(copied["enums"][1]["deep"][1]) is str
+    assert copied["scalars"] is not value["scalars"]
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        wire.json_copy({"nested": [object()]})
+
+
 def test_objects_can_be_changed_in_place() -> None:
     task = Task.model_validate(TASK)
     task.status.state = TaskState.FAILED
