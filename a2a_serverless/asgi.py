@@ -74,13 +74,20 @@ class Request:
     """One HTTP request: the parts of an ASGI HTTP scope this app uses, and its body.
 
     The body is either given (`body=`: a platform that hands over whole requests) or read from
-    the ASGI `receive` channel on first use.
+    the ASGI `receive` channel on first use. A platform that is not ASGI passes a scope with the
+    keys the app reads: "method", "path", "root_path", "scheme", "server", "query_string" and
+    its own extras (e.g. "aws.event").
     """
 
     __slots__ = ("_body", "headers", "method", "path", "receive", "scope")
 
     def __init__(
-        self, scope: Scope, receive: Receive | None = None, *, body: bytes | None = None
+        self,
+        scope: Scope,
+        receive: Receive | None = None,
+        *,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         self.scope = scope
         self.receive = receive
@@ -92,9 +99,16 @@ class Request:
         if root_path and path.startswith(root_path):
             path = path[len(root_path) :]
         self.path = path or "/"
-        self.headers: dict[str, str] = {
-            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
-        }
+        # Given (names in lower case) by a platform that has them as text already; else the
+        # ASGI scope's.
+        self.headers: dict[str, str] = (
+            headers
+            if headers is not None
+            else {
+                k.decode("latin-1").lower(): v.decode("latin-1")
+                for k, v in scope.get("headers", [])
+            }
+        )
 
     def base_url(self) -> str:
         return request_base_url(

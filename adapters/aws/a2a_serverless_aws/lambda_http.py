@@ -1,18 +1,17 @@
-"""The HTTP entry point: API Gateway and friends, translated by Mangum, answered by the core.
+"""The HTTP entry point: API Gateway and friends, answered by the core's buffered entry.
 
     # handler.py, the function's handler "handler.handler"
     from a2a_serverless_aws import make_http_handler
     from my_agent import agent
     handler = make_http_handler(agent)
 
-Mangum's event handlers turn API Gateway HTTP API (payload v2), REST API (v1), ALB and function
-URL events into a request (method, path, headers, body, with the event as `scope["aws.event"]`),
-and the response back into the event's answer format. Between the two, the request goes straight
-to the core's buffered entry (`A2AApplication.respond_buffered`) on the container's loop, without
-the ASGI message exchange Mangum's HTTP cycle would run (a queue, a task and four messages per
-request: ~20 us of every warm call). The response is buffered, so this function says
-`streaming: false` on its card whatever A2A_STREAMING says: message/stream and tasks/resubscribe
-answer one buffered SSE body covering `blocking_timeout_s`, and the rest reaches clients by push
+HTTP API (payload v2) and function URL events are translated by http_api.py; REST API (v1),
+ALB and Lambda@Edge events by Mangum's event handlers. Either way the request goes straight to
+the core's buffered entry (`A2AApplication.respond_buffered`) on the container's loop, without
+an ASGI message exchange per request (Mangum's HTTP cycle: a queue, a task and four messages,
+~20 us of every warm call). The response is buffered, so this function says `streaming: false`
+on its card whatever A2A_STREAMING says: message/stream and tasks/resubscribe answer one
+buffered SSE body covering `blocking_timeout_s`, and the rest reaches clients by push
 notification (live SSE needs the Lambda Web Adapter, see web_adapter.py). Turns go to SQS
 (A2A_SQS_QUEUE_URL) before the response returns; the worker function runs them.
 
@@ -35,6 +34,7 @@ from a2a_serverless.observability import Observer
 
 from .config import AwsSettings, check_http_timing, invocation_seconds
 from .container import Container, service_name
+from .http_api import event_response, is_http_api_event, request_from_event
 from .logs import configure_logging, with_lambda_context
 from .metrics import MetricsObserver
 
@@ -93,19 +93,28 @@ class HttpHandler:
         """One invocation, inside the Logger's (and Tracer's) wrapping that `__call__` adds."""
         self._check_deadline(context)
         try:
-            source = self.mangum.infer(event, context)
-            request = Request(source.scope, body=source.body)
-            # The container's loop, every time: loop-bound clients made by earlier invocations
-            # stay usable.
-            response = self.container.run(self.app.respond_buffered(request))
-            headers = [[b"content-length", str(len(response.body)).encode()]]
-            headers += [[name, value] for name, value in response.headers]
-            answer: dict[str, Any] = source(
-                {"status": response.status, "headers": headers, "body": response.body}
-            )
-            return answer
+            if is_http_api_event(event):
+                return self._answer_http_api(event, context)
+            return self._answer_through_mangum(event, context)
         finally:
             self.metrics.flush()
+
+    def _answer_http_api(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        request = request_from_event(event, context)
+        # The container's loop, every time: loop-bound clients made by earlier invocations stay
+        # usable.
+        return event_response(self.container.run(self.app.respond_buffered(request)))
+
+    def _answer_through_mangum(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        source = self.mangum.infer(event, context)
+        request = Request(source.scope, body=source.body)
+        response = self.container.run(self.app.respond_buffered(request))
+        headers = [[b"content-length", str(len(response.body)).encode()]]
+        headers += [[name, value] for name, value in response.headers]
+        answer: dict[str, Any] = source(
+            {"status": response.status, "headers": headers, "body": response.body}
+        )
+        return answer
 
     def _check_deadline(self, context: Any) -> None:
         if self._short_timeout_logged:
