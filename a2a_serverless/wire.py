@@ -281,11 +281,6 @@ class WireModel:
             return self._copy()
         return _copy_slow(self)
 
-    @classmethod
-    def _load(cls, data: dict[str, Any]) -> Any:
-        # Only stores call it, on their hot path: compiled at once.
-        return _compiled(cls)._load(data)
-
     # --- the public API ---
 
     @classmethod
@@ -296,17 +291,6 @@ class WireModel:
     def dump(self) -> dict[str, Any]:
         """The JSON-ready dict of this object, as it goes on the wire."""
         return self._dump()
-
-    @classmethod
-    def from_dump(cls, data: dict[str, Any]) -> Self:
-        """The object whose `dump()` `data` is, without checking it: for data this process
-        dumped itself (e.g. a store's snapshots), several times cheaper than `model_validate`.
-
-        The object takes `data`'s lists and dicts as they are (do not use `data` afterwards).
-        Anything unexpected (a missing key, an unknown enum value) makes it validate instead,
-        so it never returns a wrong object, only a slower one or a ValidationError.
-        """
-        return cls._load(data)  # type: ignore[no-any-return]
 
     def dump_json(self) -> bytes:
         """`dump()` as compact UTF-8 JSON."""
@@ -368,9 +352,7 @@ class WireModel:
         return f"{type(self).__name__}({', '.join(items)})"
 
 
-_BOOTSTRAP = {
-    name: WireModel.__dict__[name] for name in ("_build", "_v", "_dump", "_copy", "_load")
-}
+_BOOTSTRAP = {name: WireModel.__dict__[name] for name in ("_build", "_v", "_dump", "_copy")}
 _new = object.__new__
 
 
@@ -1130,7 +1112,6 @@ def _compile(cls: type[WireModel]) -> None:
     cls._build = staticmethod(namespace["_build"])  # type: ignore[method-assign]
     cls._dump = namespace["_dump"]  # type: ignore[method-assign]
     cls._copy = namespace["_copy"]  # type: ignore[method-assign]
-    cls._load = staticmethod(namespace["_load"])  # type: ignore[method-assign]
     keys, keyset = cls.__wire_keys__
     build = namespace["_build"]
 
@@ -1174,7 +1155,6 @@ def _source(cls: type[WireModel], fields: list[FieldInfo], ns: dict[str, Any]) -
         _json_copy=_json_copy,
         _dict_any=_dict_any,
         _list_str=_list_str,
-        _KEYSET=cls.__wire_keys__[1],
     )
     lines = [
         "def _build(data, into, keys, keyset):",
@@ -1235,53 +1215,7 @@ def _source(cls: type[WireModel], fields: list[FieldInfo], ns: dict[str, Any]) -
         "            new._extra = e",
         "    return new",
     ]
-    lines += _load_source(fields, ns)
     return "\n".join(lines) + "\n"
-
-
-def _load_source(fields: list[FieldInfo], ns: dict[str, Any]) -> list[str]:
-    """The generated `_load(data)`: an object from its own `dump()`, unchecked (`from_dump`).
-
-    Uses the names `_check` put in `ns` (enum tables, model classes, converters); unions of
-    models go through their (checking) converters, which tell the members apart.
-    """
-    lines = [
-        "",
-        "def _load(data):",
-        "    try:",
-        "        get = data.get",
-        "        new = _new(_CLS)",
-    ]
-    for index, spec in enumerate(fields):
-        ns.setdefault(f"D{index}", spec.default)
-        wire = repr(spec.wire)
-        getter = f"data[{wire}]" if spec.is_required() else f"get({wire}, D{index})"
-        tp, _ = _non_none(spec.annotation)
-        kind = _dump_kind(spec.annotation)
-        if kind is _ENUM:
-            value = f"E{index}[v]"
-        elif kind is _MODEL:
-            value = f"T{index}._load(v)" if _is_model(tp) else f"C{index}(v)"
-        elif kind is _MODELS:
-            item = get_args(tp)[0]
-            value = (
-                f"[T{index}._load(x) for x in v]"
-                if _is_model(item)
-                else f"[U{index}(x) for x in v]"
-            )
-        else:  # plain values, lists of strings, free-form JSON: taken as they are
-            lines.append(f"        new.{spec.name} = {getter}")
-            continue
-        lines.append(f"        v = {getter}")
-        lines.append(f"        new.{spec.name} = None if v is None else {value}")
-    lines += [
-        "        if not _KEYSET.issuperset(data):",
-        "            new._extra = {k: v for k, v in data.items() if k not in _KEYSET}",
-        "    except (KeyError, TypeError, AttributeError, ValueError):",
-        "        return _CLS._v(data)",
-        "    return new",
-    ]
-    return lines
 
 
 def _check(spec: FieldInfo, index: int, ns: dict[str, Any]) -> list[str]:
