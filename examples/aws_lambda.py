@@ -1,6 +1,6 @@
 """AWS Lambda entry points of the example agent (examples/trip_planner.py).
 
-    examples/aws_lambda.http     the HTTP function (API Gateway HTTP API, behind Mangum)
+    examples/aws_lambda.http     the HTTP function (API Gateway HTTP API)
     examples/aws_lambda.worker   the SQS-triggered worker (turns of tasks, webhook deliveries)
     examples/aws_lambda.dead_letters  triggered by the dead-letter queue: fails the tasks of jobs
                                  whose worker died on every delivery

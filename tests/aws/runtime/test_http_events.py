@@ -1,4 +1,4 @@
-"""The HTTP handler in-process through Mangum, for every event source it serves: API Gateway
+"""The HTTP handler in-process, for every event source it serves: API Gateway
 HTTP API (v2), REST API (v1), ALB and function URLs; and message/stream answered with one
 buffered SSE body while the worker runs the turn."""
 

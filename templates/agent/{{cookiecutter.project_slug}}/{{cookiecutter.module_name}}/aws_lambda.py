@@ -1,6 +1,6 @@
 """AWS Lambda entry points (serverless.yml and infra/main.tf name them):
 
-    {{ cookiecutter.module_name }}.aws_lambda.http           API Gateway HTTP API, through Mangum
+    {{ cookiecutter.module_name }}.aws_lambda.http           API Gateway HTTP API
     {{ cookiecutter.module_name }}.aws_lambda.worker         the SQS worker: agent turns, webhooks
     {{ cookiecutter.module_name }}.aws_lambda.dead_letters   the dead-letter queue's consumer
 
