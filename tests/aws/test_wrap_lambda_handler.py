@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from typing import Any
 
 import pytest
@@ -49,7 +50,7 @@ async def async_handler(event: Any, context: Any) -> str:
 
 
 def message(*parts: dict[str, Any]) -> dict[str, Any]:
-    return {"message": {"role": "user", "messageId": f"m-{id(parts)}", "parts": list(parts)}}
+    return {"message": {"role": "user", "messageId": f"m-{uuid.uuid4()}", "parts": list(parts)}}
 
 
 def text(value: str) -> dict[str, Any]:

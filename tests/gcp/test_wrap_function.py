@@ -3,6 +3,7 @@ through the A2A app: message -> request/event, response -> artifact, errors -> f
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import flask
@@ -38,7 +39,7 @@ def on_message(event: Any) -> None:
 
 
 def message(*parts: dict[str, Any]) -> dict[str, Any]:
-    return {"message": {"role": "user", "messageId": f"m-{id(parts)}", "parts": list(parts)}}
+    return {"message": {"role": "user", "messageId": f"m-{uuid.uuid4()}", "parts": list(parts)}}
 
 
 async def send(client: Any, *parts: dict[str, Any]) -> dict[str, Any]:
