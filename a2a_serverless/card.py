@@ -20,6 +20,7 @@ from typing import Any
 from .agent import Agent
 from .auth import Security
 from .models import (
+    PROTOCOL_VERSION,
     AgentCapabilities,
     AgentCard,
     AgentInterface,
@@ -47,6 +48,7 @@ def build_card(
         description=agent.description,
         url=url,
         version=agent.version,
+        protocol_version=PROTOCOL_VERSION,
         capabilities=AgentCapabilities(
             streaming=streaming,
             push_notifications=push_notifications,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 from typing import Any, ClassVar
 
+from .codec import ValidationError
 from .store.base import StoreUnavailable
-from .wire import ValidationError
 
 log = logging.getLogger("a2a_serverless.errors")
 

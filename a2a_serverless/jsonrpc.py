@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import limits
+from .codec import ValidationError
 from .errors import (
     A2AError,
     AuthenticatedExtendedCardNotConfiguredError,
@@ -40,7 +41,6 @@ from .models import (
 from .observability import correlated_rpc
 from .service import Caller, StreamEvent, TaskService
 from .store.base import StoreUnavailable
-from .wire import ValidationError
 
 log = logging.getLogger("a2a_serverless.jsonrpc")
 

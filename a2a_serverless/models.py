@@ -1,41 +1,81 @@
-"""A2A v0.3 protocol objects, as wire models (`wire.py`).
+"""A2A v0.3 protocol objects, as msgspec Structs: the one declaration of the wire shapes.
 
-Written by hand from `spec/a2a.json` (not generated): class names are the schema's definition
-names, attributes are the snake_case form of the wire's camelCase names, and `kind` fields are
-literals with defaults so that building an object in Python never needs to spell them out.
+Class names are the schema's definition names (`spec/a2a.json` of A2A v0.3.0), attributes the
+snake_case form of the wire's camelCase names. Build objects with keywords; the `kind` of a part,
+message, task or event is its class, written on the wire without being spelt out:
 
     message = Message(message_id="m-1", role="user", parts=[TextPart(text="hi")])
     params = MessageSendParams.model_validate(request["params"])   # ValidationError if bad
+    params = MessageSendParams.model_validate_json(body_bytes)     # straight from bytes
     params.dump()              # {"message": {"kind": "message", "messageId": "m-1", ...}}
     task.model_copy(update={"status": TaskStatus(state=TaskState.WORKING)})
 
-What every model does (details in `wire.py`):
-- input is accepted under the wire (camelCase) name or the attribute name, with JSON's types
-  strictly (a string is a string, an integer never a bool or a float);
-- unknown fields are kept (`model_extra`) and written back, so a newer client's fields survive a
-  round trip through our store;
-- `dump()` / `dump_json()` serialise: wire names, and absent optional fields left out;
-- the unions (`Part`, `StreamResult`, `TaskEventPayload`, `SecurityScheme`) are told apart by
-  their `kind` / `type`, which the input must carry; `FileWithBytes | FileWithUri` by which of
-  `bytes` / `uri` it has. `wire.validate(StreamResult, obj)` checks a value against a union.
+What every model does (the codec is `codec.py`):
+- input is taken under the wire (camelCase) names, with JSON's types strictly (a string is a
+  string, an integer never a bool or a float); unknown members are ignored;
+- `dump()` / `dump_json()` serialise: wire names, fields left at their default (None) left out;
+- the unions (`Part`, `StreamResult`, `TaskEventPayload`, `SecurityScheme`) are tagged by their
+  `kind` / `type`, which the input must carry; `FilePart.file` is a `FileWithBytes` or a
+  `FileWithUri` by which one of `bytes` / `uri` it has (exactly one). `validate(StreamResult,
+  obj)` checks a value against a union;
+- `model_copy(update=...)` refuses a field name the model does not have.
 
-Importing this module costs little on a Lambda cold start (no dependency; declaring a class
-only records its fields), and so does a first request: fast checking and dumping code is
-generated for a model only once it has been used a few times.
+Every Struct is `gc=False`: protocol objects come from JSON and hold no reference cycles, so the
+garbage collector need not track them (a large heap of stored tasks made full collections stall
+every connection under load).
 """
 
-from enum import StrEnum
-from typing import Any, Literal
+from __future__ import annotations
 
-from .wire import ValidationError as ValidationError
-from .wire import WireModel, field
-from .wire import validate as validate
+import base64
+import binascii
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self
+
+import msgspec
+from msgspec import Meta
+
+from . import codec
+from .codec import ValidationError as ValidationError
 
 PROTOCOL_VERSION = "0.3.0"
 
+NonNegative = Annotated[int, Meta(ge=0)]
+# Integers a Store can hold (SQLite INTEGER, DynamoDB and Firestore numbers): signed 64 bits.
+Int64 = Annotated[int, Meta(ge=0, le=2**63 - 1)]
 
-class A2AModel(WireModel):
+
+class A2AModel(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel", gc=False):
     """Base of every protocol object."""
+
+    @classmethod
+    def model_validate(cls, obj: object) -> Self:
+        """`obj` (a dict as JSON gives it) checked and converted; raises ValidationError."""
+        return codec.convert(obj, cls)
+
+    @classmethod
+    def model_validate_json(cls, data: bytes | str) -> Self:
+        """JSON text decoded and checked; raises ValidationError (or msgspec.DecodeError, a
+        ValueError, if it is not JSON)."""
+        return codec.decode(data, cls)
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON-ready dict: wire names, defaults left out."""
+        return codec.to_builtins(self)  # type: ignore[no-any-return]
+
+    def dump_json(self) -> bytes:
+        return codec.encode(self)
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy with some fields replaced (not validated); an unknown field name is a
+        TypeError, never a stray key on the wire. `deep` copies nested objects too."""
+        copied = codec.deep_copy(self) if deep else self
+        return msgspec.structs.replace(copied, **(update or {}))
+
+
+def validate(tp: Any, value: Any) -> Any:
+    """`value` checked against a type: a model, a union of models, `list[Model]`, ..."""
+    return codec.convert(value, tp)
 
 
 # --- tasks, messages, parts ------------------------------------------------------------------
@@ -67,14 +107,14 @@ TERMINAL_STATES = frozenset(
 )
 
 
-class TextPart(A2AModel):
-    kind: Literal["text"] = "text"
+class TextPart(A2AModel, tag_field="kind", tag="text"):
+    kind: ClassVar[str] = "text"
     text: str
     metadata: dict[str, Any] | None = None
 
 
 class FileWithBytes(A2AModel):
-    bytes: str
+    bytes: str  # base64 (RFC 4648 §4), checked
     mime_type: str | None = None
     name: str | None = None
 
@@ -85,14 +125,50 @@ class FileWithUri(A2AModel):
     name: str | None = None
 
 
-class FilePart(A2AModel):
-    kind: Literal["file"] = "file"
-    file: FileWithBytes | FileWithUri
+class _FileObject(A2AModel):
+    """`FilePart.file` as decoded: msgspec tells union members apart only by a tag, and the two
+    kinds of file have none, so `FilePart` turns this into the one its content says."""
+
+    bytes: str | None = None
+    uri: str | None = None
+    mime_type: str | None = None
+    name: str | None = None
+
+
+class FilePart(A2AModel, tag_field="kind", tag="file"):
+    kind: ClassVar[str] = "file"
+    if TYPE_CHECKING:
+        file: FileWithBytes | FileWithUri
+    else:  # what msgspec decodes; __post_init__ makes it one of the two
+        file: _FileObject
     metadata: dict[str, Any] | None = None
 
+    def __post_init__(self) -> None:
+        file: Any = self.file
+        if isinstance(file, _FileObject):
+            if (file.bytes is None) == (file.uri is None):
+                raise ValueError("file: must have exactly one of 'bytes' and 'uri'")
+            if file.bytes is not None:
+                self.file = FileWithBytes(
+                    bytes=file.bytes, mime_type=file.mime_type, name=file.name
+                )
+            else:
+                assert file.uri is not None
+                self.file = FileWithUri(uri=file.uri, mime_type=file.mime_type, name=file.name)
+        if isinstance(self.file, FileWithBytes) and not _is_base64(self.file.bytes):
+            raise ValueError("file.bytes: must be base64 (RFC 4648)")
 
-class DataPart(A2AModel):
-    kind: Literal["data"] = "data"
+
+def _is_base64(text: str) -> bool:
+    try:
+        base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+class DataPart(A2AModel, tag_field="kind", tag="data"):
+    kind: ClassVar[str] = "data"
     data: dict[str, Any]
     metadata: dict[str, Any] | None = None
 
@@ -100,12 +176,12 @@ class DataPart(A2AModel):
 Part = TextPart | FilePart | DataPart
 
 
-class Message(A2AModel):
-    kind: Literal["message"] = "message"
+class Message(A2AModel, tag_field="kind", tag="message"):
+    kind: ClassVar[str] = "message"
     message_id: str
     role: Literal["user", "agent"]
     # The schema allows an empty list; a message that says nothing is a client bug, refused.
-    parts: list[Part] = field(min_length=1)
+    parts: Annotated[list[Part], Meta(min_length=1)]
     context_id: str | None = None
     task_id: str | None = None
     reference_task_ids: list[str] | None = None
@@ -128,8 +204,8 @@ class Artifact(A2AModel):
     metadata: dict[str, Any] | None = None
 
 
-class Task(A2AModel):
-    kind: Literal["task"] = "task"
+class Task(A2AModel, tag_field="kind", tag="task"):
+    kind: ClassVar[str] = "task"
     id: str
     context_id: str
     status: TaskStatus
@@ -138,8 +214,8 @@ class Task(A2AModel):
     metadata: dict[str, Any] | None = None
 
 
-class TaskStatusUpdateEvent(A2AModel):
-    kind: Literal["status-update"] = "status-update"
+class TaskStatusUpdateEvent(A2AModel, tag_field="kind", tag="status-update"):
+    kind: ClassVar[str] = "status-update"
     task_id: str
     context_id: str
     status: TaskStatus
@@ -147,8 +223,8 @@ class TaskStatusUpdateEvent(A2AModel):
     metadata: dict[str, Any] | None = None
 
 
-class TaskArtifactUpdateEvent(A2AModel):
-    kind: Literal["artifact-update"] = "artifact-update"
+class TaskArtifactUpdateEvent(A2AModel, tag_field="kind", tag="artifact-update"):
+    kind: ClassVar[str] = "artifact-update"
     task_id: str
     context_id: str
     artifact: Artifact
@@ -187,7 +263,7 @@ class TaskPushNotificationConfig(A2AModel):
 class MessageSendConfiguration(A2AModel):
     accepted_output_modes: list[str] | None = None
     blocking: bool | None = None
-    history_length: int | None = field(default=None, ge=0)
+    history_length: NonNegative | None = None
     push_notification_config: PushNotificationConfig | None = None
 
 
@@ -204,17 +280,17 @@ class TaskIdParams(A2AModel):
 
 class TaskQueryParams(A2AModel):
     id: str
-    history_length: int | None = field(default=None, ge=0)
+    history_length: NonNegative | None = None
     metadata: dict[str, Any] | None = None
 
 
 class ListTasksParams(A2AModel):
     context_id: str | None = None
     status: TaskState | None = None
-    page_size: int | None = field(default=None, ge=1, le=100)
+    page_size: Annotated[int, Meta(ge=1, le=100)] | None = None
     page_token: str | None = None
-    history_length: int | None = field(default=None, ge=0)
-    last_updated_after: int | None = field(default=None, ge=0)
+    history_length: NonNegative | None = None
+    last_updated_after: Int64 | None = None
     include_artifacts: bool | None = None
     metadata: dict[str, Any] | None = None
 
@@ -293,16 +369,16 @@ class AgentCardSignature(A2AModel):
     header: dict[str, Any] | None = None
 
 
-class APIKeySecurityScheme(A2AModel):
-    type: Literal["apiKey"] = "apiKey"
+class APIKeySecurityScheme(A2AModel, tag_field="type", tag="apiKey"):
+    type: ClassVar[str] = "apiKey"
     name: str
     # `in` is a Python keyword, so the attribute is `in_`.
-    in_: Literal["query", "header", "cookie"] = field(wire="in")
+    in_: Literal["query", "header", "cookie"] = msgspec.field(name="in")
     description: str | None = None
 
 
-class HTTPAuthSecurityScheme(A2AModel):
-    type: Literal["http"] = "http"
+class HTTPAuthSecurityScheme(A2AModel, tag_field="type", tag="http"):
+    type: ClassVar[str] = "http"
     scheme: str
     bearer_format: str | None = None
     description: str | None = None
@@ -340,21 +416,21 @@ class OAuthFlows(A2AModel):
     password: PasswordOAuthFlow | None = None
 
 
-class OAuth2SecurityScheme(A2AModel):
-    type: Literal["oauth2"] = "oauth2"
+class OAuth2SecurityScheme(A2AModel, tag_field="type", tag="oauth2"):
+    type: ClassVar[str] = "oauth2"
     flows: OAuthFlows
     oauth2_metadata_url: str | None = None
     description: str | None = None
 
 
-class OpenIdConnectSecurityScheme(A2AModel):
-    type: Literal["openIdConnect"] = "openIdConnect"
+class OpenIdConnectSecurityScheme(A2AModel, tag_field="type", tag="openIdConnect"):
+    type: ClassVar[str] = "openIdConnect"
     open_id_connect_url: str
     description: str | None = None
 
 
-class MutualTLSSecurityScheme(A2AModel):
-    type: Literal["mutualTLS"] = "mutualTLS"
+class MutualTLSSecurityScheme(A2AModel, tag_field="type", tag="mutualTLS"):
+    type: ClassVar[str] = "mutualTLS"
     description: str | None = None
 
 
@@ -367,17 +443,23 @@ SecurityScheme = (
 )
 
 
-class AgentCard(A2AModel):
+def _protocol_version() -> str:
+    return PROTOCOL_VERSION
+
+
+class AgentCard(A2AModel, kw_only=True):
     name: str
     description: str
     url: str
     version: str
-    protocol_version: str = PROTOCOL_VERSION
+    # Required by the schema, so always written: a factory's default is never left out of the
+    # JSON (a plain default would be, by omit_defaults).
+    protocol_version: str = msgspec.field(default_factory=_protocol_version)
     capabilities: AgentCapabilities
     default_input_modes: list[str]
     default_output_modes: list[str]
     skills: list[AgentSkill]
-    preferred_transport: str | None = TransportProtocol.JSONRPC.value
+    preferred_transport: str | None = None
     additional_interfaces: list[AgentInterface] | None = None
     provider: AgentProvider | None = None
     documentation_url: str | None = None
@@ -406,13 +488,13 @@ class JSONRPCRequest(A2AModel):
     params: dict[str, Any] | None = None
 
 
-class JSONRPCSuccessResponse(A2AModel):
+class JSONRPCSuccessResponse(A2AModel, kw_only=True, omit_defaults=False):
     jsonrpc: Literal["2.0"] = "2.0"
     id: JSONRPCId
     result: Any
 
 
-class JSONRPCErrorResponse(A2AModel):
+class JSONRPCErrorResponse(A2AModel, kw_only=True, omit_defaults=False):
     jsonrpc: Literal["2.0"] = "2.0"
     id: JSONRPCId
     error: JSONRPCError

@@ -97,6 +97,7 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
 from .. import jsonrpc, limits
+from ..codec import ValidationError
 from ..errors import (
     A2AError,
     AuthenticatedExtendedCardNotConfiguredError,
@@ -123,7 +124,6 @@ from ..models import (
 from ..observability import correlated
 from ..service import Caller, StreamEvent, TaskService
 from ..store.base import StoreUnavailable
-from ..wire import ValidationError
 from . import proto_json
 
 log = logging.getLogger("a2a_serverless.rest")

@@ -3,7 +3,7 @@
 Nothing survives the process, and two processes never share state, so this store suits only a
 single long-running server. Every method does its reads and writes with no `await` in between
 (atomic within one event loop) and under a lock (atomic across threads). Records, events and
-push configs are copied on the way in and on the way out (`wire.deep_copy`: the objects a JSON
+push configs are copied on the way in and on the way out (`codec.deep_copy`: the objects a JSON
 round trip would give, without the JSON), so no caller can change stored state through an object
 it passed in or got back.
 """
@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from ..wire import deep_copy, json_copy
+from ..codec import deep_copy, json_copy
 from .base import (
     IdempotencyKeyTaken,
     StoredPushConfig,

@@ -40,6 +40,7 @@ from a2a_serverless.models import (
     Message,
     MessageSendConfiguration,
     MessageSendParams,
+    Part,
     PushNotificationAuthenticationInfo,
     PushNotificationConfig,
     StreamResult,
@@ -50,9 +51,9 @@ from a2a_serverless.models import (
     TaskStatus,
     TaskStatusUpdateEvent,
     TextPart,
+    validate,
 )
 from a2a_serverless.rest import proto_json as pj
-from a2a_serverless.wire import validate
 
 TS = "2025-03-04T05:06:07.123Z"
 META = {"trace": "abc", "nested": {"list": [1, "two", None, True], "n": 1.5}}
@@ -137,7 +138,7 @@ CASES = [
             part,
             pj.to_part,
             lambda v: pj.from_part(v, "part"),
-            lambda d: Message(message_id="x", role="user", parts=[d]).parts[0],
+            lambda d: validate(Part, d),
             a2a_pb2.Part,
             lambda v: ToProto.part(sdk.Part.model_validate(v.dump())),
         )

@@ -61,9 +61,9 @@ from a2a_serverless.models import (
     ListTasksResult,
     StreamResult,
     TaskPushNotificationConfig,
+    validate,
 )
 from a2a_serverless.rest import proto_json
-from a2a_serverless.wire import validate
 from tests.integration.jsonrpc_agents import parse_sse, request, scripted, streamer
 
 FAST = {"blocking_timeout_s": 5.0, "poll_interval_s": 0.02, "stream_timeout_s": 5.0}

@@ -39,8 +39,8 @@ from a2a_serverless.models import (
     StreamResult,
     Task,
     TaskPushNotificationConfig,
+    validate,
 )
-from a2a_serverless.wire import validate
 from tests.reliability import strategies
 from tests.reliability.harness import FuzzApp, Response
 
@@ -58,7 +58,7 @@ CODES: dict[str, set[int]] = {
     "tasks/pushNotificationConfig/delete": {-32602, -32001},
     "agent/getAuthenticatedExtendedCard": {-32602, -32007},
 }
-# The type of each method's result (checked with `wire.validate`, as strictly as requests are).
+# The type of each method's result (checked with `models.validate`, as strictly as requests are).
 RESULTS: dict[str, Any] = {
     "message/send": Task,
     "tasks/get": Task,

@@ -3,8 +3,9 @@
 For every plain-object definition of the schema (see `checked_definitions` for what is left out
 and why) there must be a model of the same name whose wire field names are exactly the schema's
 `properties`, whose required fields are exactly the schema's `required` (allowances below), and
-whose field types have the schema's shape. Our side comes from the models' own field tables
-(`Model.model_fields`: wire name, default, type annotation).
+whose field types have the schema's shape. Our side comes from the Structs' own field tables
+(`msgspec.structs.fields`: wire name, default, type), plus the tag of a tagged Struct (`kind`,
+`type`), which msgspec writes and reads as a field.
 
 Allowed differences, all deliberate:
 - a `kind` / `type` discriminator required by the schema may default to its `const` value, so a
@@ -20,29 +21,21 @@ from __future__ import annotations
 
 import json
 import types
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
+import msgspec
 import pytest
 
 from a2a_serverless import models
-from a2a_serverless.wire import FieldInfo, WireModel
+
+# The published v0.3 schema, kept as a test fixture (source and license in its README).
+SPEC_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "a2a-spec-v0.3"
 
 
-def _find_spec_dir() -> Path:
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "shared" / "spec").is_dir():
-            return parent / "shared" / "spec"
-    pytest.fail(
-        f"A2A spec not found: no directory above {here} contains shared/spec "
-        "(expected <repo>/../shared/spec/a2a.json)",
-        pytrace=False,
-    )
-
-
-SCHEMA: dict[str, Any] = json.loads((_find_spec_dir() / "a2a.json").read_text(encoding="utf-8"))
+SCHEMA: dict[str, Any] = json.loads((SPEC_DIR / "a2a.json").read_text(encoding="utf-8"))
 DEFS: dict[str, Any] = SCHEMA["definitions"]
 
 # Abstract bases: the schema repeats their properties in every concrete definition (checked
@@ -73,7 +66,7 @@ def checked_definitions() -> list[str]:
 CHECKED = checked_definitions()
 
 
-def model_named(name: str) -> type[WireModel]:
+def model_named(name: str) -> type[models.A2AModel]:
     model = getattr(models, name, None)
     assert isinstance(model, type) and issubclass(model, models.A2AModel), (
         f"a2a.json defines {name!r}; a2a_serverless.models has no model of that name"
@@ -81,9 +74,32 @@ def model_named(name: str) -> type[WireModel]:
     return model
 
 
-def wire_fields(model: type[WireModel]) -> dict[str, FieldInfo]:
-    """Wire name -> FieldInfo."""
-    return {field.wire: field for field in model.model_fields.values()}
+@dataclass(frozen=True)
+class Field:
+    required: bool
+    default: Any
+    annotation: Any
+
+    def is_required(self) -> bool:
+        return self.required
+
+
+def _default(info: msgspec.structs.FieldInfo) -> Any:
+    if info.default_factory is not msgspec.NODEFAULT:
+        return info.default_factory()
+    return info.default
+
+
+def wire_fields(model: type[models.A2AModel]) -> dict[str, Field]:
+    """Wire name -> Field, the Struct's tag included (it defaults to its only value)."""
+    found = {
+        info.encode_name: Field(info.required, _default(info), info.type)
+        for info in msgspec.structs.fields(model)
+    }
+    config = model.__struct_config__
+    if isinstance(config.tag_field, str):
+        found[config.tag_field] = Field(False, config.tag, Literal[config.tag])
+    return found
 
 
 # --- shapes: a type reduced to what both JSON Schemas can be compared on ------------------------
@@ -101,7 +117,11 @@ def schema_shape(prop: dict[str, Any]) -> str:
 
 def model_shape(annotation: Any) -> str:
     """Shape of one of our fields' type annotation, in the terms of `schema_shape`."""
+    if annotation is models._FileObject:  # decoded as one, always made one of these two
+        return "union[FileWithBytes,FileWithUri]"
     origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:  # value constraints: not compared (see the module docstring)
+        return model_shape(args[0])
     if origin is Union or origin is types.UnionType:
         # `X | None`: optional-ness is checked separately, through `required`.
         members = [arg for arg in args if arg is not type(None)]
@@ -114,7 +134,7 @@ def model_shape(annotation: Any) -> str:
         return f"array<{model_shape(args[0])}>"
     if origin is dict:
         return "map<any>" if args[1] is Any else f"map<{model_shape(args[1])}>"
-    if isinstance(annotation, type) and issubclass(annotation, WireModel):
+    if isinstance(annotation, type) and issubclass(annotation, msgspec.Struct):
         return annotation.__name__
     if isinstance(annotation, type) and issubclass(annotation, Enum):
         return annotation.__name__
