@@ -20,12 +20,18 @@ inverses are shared by every adapter so the stored shapes are the same everywher
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ..models import PushNotificationConfig, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
+import msgspec
+
+from ..models import (
+    PushNotificationConfig,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskStatusUpdateEvent,
+)
 
 TaskEventPayload = TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 
@@ -232,82 +238,97 @@ class Store(Protocol):
 # --- the stored shapes, shared by every adapter -------------------------------------------------
 
 
+class _StoredClaim(msgspec.Struct, gc=False):
+    step: str
+    worker_id: str = msgspec.field(name="workerId")
+    lease_until: int = msgspec.field(name="leaseUntil")
+    attempt: int = 1
+
+
+class _StoredRecord(msgspec.Struct, gc=False):
+    """A task record's JSON, as every store keeps it (field names and order are the format)."""
+
+    task: Task
+    owner: str
+    version: int
+    last_seq: int = msgspec.field(name="lastSeq")
+    created_at: int = msgspec.field(name="createdAt")
+    updated_at: int = msgspec.field(name="updatedAt")
+    claim: _StoredClaim | None = None
+    expires_at: int | None = msgspec.field(name="expiresAt", default=None)
+    internal: dict[str, Any] | None = None
+
+
+class _StoredPushConfig(msgspec.Struct, gc=False):
+    task_id: str = msgspec.field(name="taskId")
+    owner: str
+    config: PushNotificationConfig
+
+
+_RECORD = msgspec.json.Decoder(_StoredRecord)
+_EVENT = msgspec.json.Decoder(TaskEventPayload)
+_PUSH_CONFIG = msgspec.json.Decoder(_StoredPushConfig)
+_ENCODER = msgspec.json.Encoder()
+
+
 def record_to_json(record: TaskRecord) -> str:
     claim = record.claim
-    return json.dumps(
-        {
-            "task": record.task.dump(),
-            "owner": record.owner,
-            "version": record.version,
-            "lastSeq": record.last_seq,
-            "createdAt": record.created_at_ms,
-            "updatedAt": record.updated_at_ms,
-            "claim": None
-            if claim is None
-            else {
-                "step": claim.step,
-                "workerId": claim.worker_id,
-                "leaseUntil": claim.lease_until_ms,
-                "attempt": claim.attempt,
-            },
-            "expiresAt": record.expires_at_ms,
-            "internal": record.internal,
-        },
-        separators=(",", ":"),
+    stored = _StoredRecord(
+        task=record.task,
+        owner=record.owner,
+        version=record.version,
+        last_seq=record.last_seq,
+        created_at=record.created_at_ms,
+        updated_at=record.updated_at_ms,
+        claim=None
+        if claim is None
+        else _StoredClaim(claim.step, claim.worker_id, claim.lease_until_ms, claim.attempt),
+        expires_at=record.expires_at_ms,
+        internal=record.internal,
     )
+    return _ENCODER.encode(stored).decode()
 
 
 def record_from_json(text: str | bytes) -> TaskRecord:
-    data = json.loads(text)
-    claim = data.get("claim")
+    """A record from its JSON, straight from the bytes (no dict in between)."""
+    data = _RECORD.decode(text)
+    claim = data.claim
     return TaskRecord(
-        task=Task.model_validate(data["task"]),
-        owner=data["owner"],
-        version=data["version"],
-        last_seq=data["lastSeq"],
-        created_at_ms=data["createdAt"],
-        updated_at_ms=data["updatedAt"],
+        task=data.task,
+        owner=data.owner,
+        version=data.version,
+        last_seq=data.last_seq,
+        created_at_ms=data.created_at,
+        updated_at_ms=data.updated_at,
         claim=None
         if claim is None
         else WorkerClaim(
-            step=claim["step"],
-            worker_id=claim["workerId"],
-            lease_until_ms=claim["leaseUntil"],
-            attempt=claim.get("attempt", 1),
+            step=claim.step,
+            worker_id=claim.worker_id,
+            lease_until_ms=claim.lease_until,
+            attempt=claim.attempt,
         ),
-        expires_at_ms=data.get("expiresAt"),
-        internal=data.get("internal") or {},
+        expires_at_ms=data.expires_at,
+        internal=data.internal or {},
     )
 
 
 def event_to_json(event: TaskEvent) -> str:
-    return event.payload.dump_json().decode()
+    return _ENCODER.encode(event.payload).decode()
 
 
 def event_from_json(seq: int, text: str | bytes) -> TaskEvent:
-    data = json.loads(text)
-    payload: TaskEventPayload
-    if data.get("kind") == "artifact-update":
-        payload = TaskArtifactUpdateEvent.model_validate(data)
-    else:
-        payload = TaskStatusUpdateEvent.model_validate(data)
-    return TaskEvent(seq=seq, payload=payload)
+    return TaskEvent(seq=seq, payload=_EVENT.decode(text))
 
 
 def push_config_to_json(config: StoredPushConfig) -> str:
-    return json.dumps(
-        {"taskId": config.task_id, "owner": config.owner, "config": config.config.dump()},
-        separators=(",", ":"),
-    )
+    stored = _StoredPushConfig(task_id=config.task_id, owner=config.owner, config=config.config)
+    return _ENCODER.encode(stored).decode()
 
 
 def push_config_from_json(text: str | bytes) -> StoredPushConfig:
-    data = json.loads(text)
-    return StoredPushConfig(
-        task_id=data["taskId"],
-        owner=data["owner"],
-        config=PushNotificationConfig.model_validate(data["config"]),
-    )
+    data = _PUSH_CONFIG.decode(text)
+    return StoredPushConfig(task_id=data.task_id, owner=data.owner, config=data.config)
 
 
 def check_event_sequence(

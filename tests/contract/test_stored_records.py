@@ -1,0 +1,98 @@
+"""Records written before the models moved to msgspec read back, and are written the same way.
+
+`tests/fixtures/stored-v0.1/records.json` holds a task record (with a claim, history, artifacts
+with a file by bytes and by URI, internal state), its three events and a push config, as the
+previous model layer (`wire.py`) wrote them. Every store keeps these JSON texts as they are
+(SQLite as TEXT, DynamoDB and Firestore zlib-packed in a body attribute) and reads them through
+the same functions of `a2a_serverless.store.base`, tested here; the SQLite test also reads them
+out of a store file, as rows an older version left there.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from a2a_serverless.models import FileWithBytes, FileWithUri, TaskState
+from a2a_serverless.store.base import (
+    event_from_json,
+    event_to_json,
+    push_config_from_json,
+    push_config_to_json,
+    record_from_json,
+    record_to_json,
+)
+from a2a_serverless.store.sqlite import SqliteStore
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "stored-v0.1" / "records.json"
+STORED: dict[str, Any] = json.loads(FIXTURE.read_text(encoding="utf-8"))
+
+
+def test_record_reads_back_and_is_written_the_same() -> None:
+    record = record_from_json(STORED["record"])
+    assert record.task.status.state is TaskState.COMPLETED
+    assert record.claim is not None and record.claim.attempt == 2
+    assert record.internal["push"] == {"cfg-1": 2}
+    history = record.task.history
+    assert history is not None and len(history) == 2
+    files = [getattr(part, "file", None) for part in history[0].parts]
+    assert isinstance(files[1], FileWithBytes) and files[1].name == "hi.txt"
+    artifacts = record.task.artifacts
+    assert artifacts is not None
+    assert isinstance(getattr(artifacts[0].parts[1], "file", None), FileWithUri)
+    assert record_to_json(record) == STORED["record"]
+
+
+def test_events_and_push_config_read_back_and_are_written_the_same() -> None:
+    for seq, text in STORED["events"].items():
+        event = event_from_json(int(seq), text)
+        assert event.seq == int(seq)
+        assert event_to_json(event) == text
+    config = push_config_from_json(STORED["pushConfig"])
+    assert config.config.authentication is not None
+    assert push_config_to_json(config) == STORED["pushConfig"]
+
+
+@pytest.mark.asyncio
+async def test_sqlite_file_with_rows_of_the_previous_version(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    SqliteStore(path)  # creates the schema
+    record = json.loads(STORED["record"])
+    task = record["task"]
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "INSERT INTO tasks (task_id, owner, context_id, state, version, last_seq, created_at,"
+            " updated_at, expires_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                task["id"],
+                record["owner"],
+                task["contextId"],
+                task["status"]["state"],
+                record["version"],
+                record["lastSeq"],
+                record["createdAt"],
+                record["updatedAt"],
+                None,  # kept from expiry: the test's clock is the wall clock
+                STORED["record"],
+            ),
+        )
+        conn.executemany(
+            "INSERT INTO events (task_id, seq, body) VALUES (?, ?, ?)",
+            [(task["id"], int(seq), text) for seq, text in STORED["events"].items()],
+        )
+        conn.execute(
+            "INSERT INTO push_configs (task_id, config_id, owner, body) VALUES (?, ?, ?, ?)",
+            (task["id"], "cfg-1", record["owner"], STORED["pushConfig"]),
+        )
+    store = SqliteStore(path)
+    got = await store.get_task(task["id"])
+    assert got is not None and got.task == record_from_json(STORED["record"]).task
+    events = await store.read_events(task["id"])
+    assert [event_to_json(event) for event in events] == list(STORED["events"].values())
+    config = await store.get_push_config(task["id"], "cfg-1")
+    assert config is not None and push_config_to_json(config) == STORED["pushConfig"]
+    await store.close()
