@@ -102,6 +102,8 @@ def _dev(args: argparse.Namespace) -> int:
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     print(f"Serving {app.runtime.agent.name!r} on http://{args.host}:{args.port}")
     print(f"  agent card: http://{args.host}:{args.port}/.well-known/agent-card.json")
+    if app.runtime.settings.dev_mode or app.runtime.settings.inspector:
+        print(f"  inspector:  http://{args.host}:{args.port}/_inspector/")
     print(f"  store:      {settings.store_url}")
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
