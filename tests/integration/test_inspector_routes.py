@@ -11,6 +11,7 @@ from a2a_serverless import agent
 from a2a_serverless.app import create_app
 from a2a_serverless.config import Settings
 from a2a_serverless.inspector import InspectorRefused
+from tests.integration.test_push_wiring import send_body as send
 
 ALICE = secrets.token_urlsafe(24)
 BOB = secrets.token_urlsafe(24)
@@ -20,14 +21,6 @@ KEYS = {"auth_api_keys": f"{ALICE}=alice,{BOB}=bob"}
 @agent(name="Echo", description="Says back what it is told.")
 def echo(text: str) -> str:
     return text
-
-
-def send(message_id: str, **config: Any) -> dict[str, Any]:
-    message = {"role": "user", "messageId": message_id, "parts": [{"kind": "text", "text": "hi"}]}
-    params: dict[str, Any] = {"message": message}
-    if config:
-        params["configuration"] = config
-    return {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": params}
 
 
 async def test_dev_mode_serves_the_page_its_assets_and_api(make_client: Any) -> None:
