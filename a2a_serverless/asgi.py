@@ -18,6 +18,8 @@ Routes:
     GET  /.well-known/jwks.json          public keys verifying our webhook JWTs (push enabled)
     GET  /v1/openapi.json                an OpenAPI 3.1 document of the REST routes (public)
     GET  /health                         liveness, no store access
+    *    /_inspector/...                     the inspector page and its API (inspector/), in dev
+                                         mode or with A2A_INSPECTOR and authentication
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     # The REST transport is imported on the first /v1/ request: a JSON-RPC deployment never
     # loads it (a cold start pays for every module imported).
     from . import rest
+    from .inspector import Inspector
 
 log = logging.getLogger("a2a_serverless.asgi")
 
@@ -57,6 +60,8 @@ Headers = list[tuple[bytes, bytes]]
 CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 JWKS_PATH = "/.well-known/jwks.json"
 OPENAPI_PATH = "/v1/openapi.json"
+# inspector.PREFIX: the inspector page and its API (dev mode, or A2A_INSPECTOR with auth).
+INSPECTOR = "/_inspector"
 # rest.routes.PREFIX, without importing the transport to know where it lives.
 REST_PREFIX = "/v1/"
 JSON = b"application/json"
@@ -202,6 +207,7 @@ class A2AApplication:
         self._rpc_path = "/" + runtime.settings.rpc_path.strip("/")
         self._cards: dict[str, bytes] = {}
         self._openapi: bytes | None = None
+        self._inspector: Inspector | None = _inspector(self)
 
     # --- entry points ---------------------------------------------------------------------------
 
@@ -261,6 +267,8 @@ class A2AApplication:
             return self._openapi_document()
         if path == "/health" and method == "GET":
             return json_response(200, {"status": "ok"})
+        if self._inspector is not None and (path == INSPECTOR or path.startswith(INSPECTOR + "/")):
+            return await self._inspector.respond(request)
         if path.startswith(REST_PREFIX) or path == REST_PREFIX.rstrip("/"):
             caller = await self._authenticate(request)
             if isinstance(caller, Response):
@@ -501,6 +509,18 @@ def _rest_error_frame(error: A2AError) -> bytes:
     from . import rest
 
     return b"event: error\n" + sse_frame(rest.error_body(error))
+
+
+def _inspector(app: A2AApplication) -> Inspector | None:
+    """The inspector, where it is served; imported only then (a cold start never pays for it)."""
+    runtime = app.runtime
+    if not (runtime.settings.dev_mode or runtime.settings.inspector):
+        return None
+    from .inspector import Inspector, inspector_enabled
+
+    if not inspector_enabled(runtime):
+        return None
+    return Inspector(runtime, app._authenticate, app._rpc_path)
 
 
 def _extensions_echo(activated: tuple[str, ...]) -> Headers:

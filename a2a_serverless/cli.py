@@ -4,6 +4,8 @@
     a2a-serverless keys generate [...]      make a webhook signing key (see `keys -h`)
     a2a-serverless new NAME [--cloud aws|gcp|none] [--output-dir DIR] [--kit-path PATH]
                        [--no-input]         create an agent project from the template
+    a2a-serverless tasks list|show|tail     look at the tasks in a store (see ops.py)
+    a2a-serverless dead-letters list|redrive  push notifications given up on, sent again
 
 `module:attribute` names an `Agent` (or an app from `create_app`), imported with the current
 directory on the path. Without it, `dev` serves the example agent in `examples/` (streaming and
@@ -55,7 +57,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     new.add_argument("--no-input", action="store_true", help="ask nothing; use the defaults")
 
+    from .ops import add_commands
+
+    add_commands(commands)
+
     args = parser.parse_args(argv)
+    if args.command in ("tasks", "dead-letters"):
+        from .ops import run
+
+        return run(args)
     if args.command == "keys":
         from .push.keys import keys_main
 
@@ -92,6 +102,8 @@ def _dev(args: argparse.Namespace) -> int:
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     print(f"Serving {app.runtime.agent.name!r} on http://{args.host}:{args.port}")
     print(f"  agent card: http://{args.host}:{args.port}/.well-known/agent-card.json")
+    if app.runtime.settings.dev_mode or app.runtime.settings.inspector:
+        print(f"  inspector:  http://{args.host}:{args.port}/_inspector/")
     print(f"  store:      {settings.store_url}")
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0

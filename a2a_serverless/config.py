@@ -57,6 +57,11 @@ class Settings:
     max_message_file_bytes: int = 6 * 1024 * 1024
     # Development mode: relaxes production-only checks (documented where used).
     dev_mode: bool = False
+    # Serve the inspector page (/_inspector/: talk to the agent, see its tasks, events and
+    # webhook deliveries) outside dev mode too, where it always is. It then needs authentication
+    # (the A2A_AUTH_* settings): the app refuses to start without, and the page's API answers
+    # each caller's own tasks only.
+    inspector: bool = False
 
     # --- push notifications (webhooks) ---
     # Private signing keys: a JSON array of JWKs (EC P-256 for ES256, or RSA for RS256), as

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
         keys_main,
         push_available,
     )
-    from .notifier import WEBHOOK_JOB, DeadLetter, PushNotifier, notification_id
+    from .notifier import WEBHOOK_JOB, DeadLetter, PushNotifier, RedriveResult, notification_id
     from .receiver import (
         BadSignature,
         BodyMismatch,
@@ -63,6 +63,7 @@ _EXPORTS = {
     "WEBHOOK_JOB": "notifier",
     "DeadLetter": "notifier",
     "PushNotifier": "notifier",
+    "RedriveResult": "notifier",
     "notification_id": "notifier",
     "BadSignature": "receiver",
     "BodyMismatch": "receiver",
@@ -105,6 +106,7 @@ __all__ = [
     "PinnedTarget",
     "PushNotifier",
     "PushUnavailable",
+    "RedriveResult",
     "ReplayCache",
     "ReplayedNotification",
     "SigningKey",

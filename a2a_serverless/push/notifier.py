@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import json
 import logging
 import random
@@ -95,9 +96,14 @@ class DeadLetter:
     reason: str
     attempts: int
     at: str  # ISO 8601 UTC
+    # Set by `PushNotifier.redrive`: when a redrive delivered it (ISO 8601 UTC), how many
+    # redrives were tried, and the last one's error while it is not delivered.
+    redriven_at: str | None = None
+    redrive_attempts: int = 0
+    redrive_error: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "notificationId": self.notification_id,
             "configId": self.config_id,
             "seq": self.seq,
@@ -106,6 +112,11 @@ class DeadLetter:
             "attempts": self.attempts,
             "at": self.at,
         }
+        if self.redrive_attempts:
+            data["redriveAttempts"] = self.redrive_attempts
+            data["redrivenAt"] = self.redriven_at
+            data["redriveError"] = self.redrive_error
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DeadLetter:
@@ -117,7 +128,24 @@ class DeadLetter:
             reason=data.get("reason", ""),
             attempts=int(data.get("attempts", 0)),
             at=data.get("at", ""),
+            redriven_at=data.get("redrivenAt"),
+            redrive_attempts=int(data.get("redriveAttempts", 0)),
+            redrive_error=data.get("redriveError"),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class RedriveResult:
+    """What `PushNotifier.redrive` did with one dead letter.
+
+    outcome: "delivered" (sent now), "already" (a redrive delivered it before: nothing sent),
+    "failed" (sent and refused or unreachable; the letter stays pending) or "missing" (no such
+    dead letter, or its task or push config is gone: nothing to send).
+    """
+
+    outcome: str
+    reason: str = ""
+    letter: DeadLetter | None = None
 
 
 class PushNotifier:
@@ -265,6 +293,62 @@ class PushNotifier:
         if record is None:
             return []
         return [DeadLetter.from_dict(d) for d in record.internal.get("pushDeadLetters", [])]
+
+    async def redrive(self, task_id: str, notification_id: str) -> RedriveResult:
+        """Send a dead-lettered notification again, once, now; safe to repeat.
+
+        The notification keeps its id and seq (receivers de-duplicate on the id) and carries
+        the task as it is now; it goes to the config's current URL, checked by the SSRF guard
+        and signed like any other. The outcome is recorded on the dead letter, which stays in
+        the list: a letter already redriven is not sent again, so running a redrive twice sends
+        each notification at most once more (at least once, if the process dies between the
+        send and that record, as for every delivery). The delivery cursor is left alone:
+        notifications after this one have flowed already.
+        """
+        record = await self.store.get_task(task_id)
+        if record is None:
+            return RedriveResult("missing", f"task {task_id} is gone")
+        letter = _find_letter(record, notification_id)
+        if letter is None:
+            return RedriveResult("missing", f"task {task_id} has no dead letter {notification_id}")
+        if letter.redriven_at:
+            return RedriveResult("already", f"redriven at {letter.redriven_at}", letter)
+        stored = await self.store.get_push_config(task_id, letter.config_id)
+        if stored is None:
+            return RedriveResult("missing", f"push config {letter.config_id} was deleted", letter)
+        result = await self._attempt(record, stored.config, letter.seq, notification_id, {})
+        delivered = result.outcome == "delivered"
+        at = _iso_now()
+        log.info(
+            "redrive of notification %s (task %s seq %d) to %s: %s",
+            notification_id,
+            task_id,
+            letter.seq,
+            loggable_url(stored.config.url),
+            result.outcome if delivered else result.reason,
+        )
+
+        def decide(fresh: TaskRecord) -> Change | None:
+            letters = list(fresh.internal.get("pushDeadLetters", []))
+            for index, data in enumerate(letters):
+                if data.get("notificationId") != notification_id or data.get("redrivenAt"):
+                    continue
+                current = DeadLetter.from_dict(data)
+                letters[index] = dataclasses.replace(
+                    current,
+                    redriven_at=at if delivered else None,
+                    redrive_attempts=current.redrive_attempts + 1,
+                    redrive_error=None if delivered else result.reason[:500],
+                ).to_dict()
+                return Change(internal={"pushDeadLetters": letters})
+            return None
+
+        with contextlib.suppress(TaskGone):
+            record = await self.journal.write(task_id, decide)
+        updated = _find_letter(record, notification_id) or letter
+        if delivered:
+            return RedriveResult("delivered", "", updated)
+        return RedriveResult("failed", result.reason, updated)
 
     def qualifies(self, payload: TaskEventPayload) -> bool:
         if self._notify_all:
@@ -527,7 +611,7 @@ class PushNotifier:
             url=stored.config.url,
             reason=reason[:1000],
             attempts=attempts,
-            at=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            at=_iso_now(),
         )
         self.signals.emit(Signal("webhook.dead-lettered", record.task_id))
         log.warning(
@@ -645,6 +729,17 @@ def _last_error(record: TaskRecord, config_id: str, seq: int) -> str | None:
         return None
     error = state.get("lastError")
     return str(error) if error else None
+
+
+def _find_letter(record: TaskRecord, notification_id: str) -> DeadLetter | None:
+    for data in record.internal.get("pushDeadLetters", []):
+        if data.get("notificationId") == notification_id:
+            return DeadLetter.from_dict(data)
+    return None
+
+
+def _iso_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _moved_cursor(record: TaskRecord, config_id: str, seq: int) -> dict[str, Any]:
