@@ -20,10 +20,16 @@ import pytest
 
 from a2a_serverless import Agent, Settings, create_app
 from a2a_serverless.asgi import A2AApplication
+from a2a_serverless.config import register_environment_names
 from tests.support import hypothesis_profiles
 from tests.support.server import LiveServer, start_live_server
 
 AppClient = tuple[httpx.AsyncClient, A2AApplication]
+
+# Variables the tests read (not settings), so that apps built here do not warn about them.
+register_environment_names(
+    "A2A_RACE_ROUNDS", "A2A_RACE_TASKS", "A2A_LOAD_TASKS", "A2A_LAMBDA_PYTHON", "A2A_TF_PLUGIN_DIR"
+)
 
 
 def pytest_report_header() -> str:
