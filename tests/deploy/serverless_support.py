@@ -92,6 +92,19 @@ def _runs_python(executable: str, version: str) -> bool:
     return result.returncode == 0 and result.stdout.strip() == version
 
 
+def stock_pip_python(directory: Path) -> Path:
+    """A new virtualenv of this Python with the pip that Python ships (ensurepip's, never
+    upgraded): what a user who just made a virtualenv packages with."""
+    base = getattr(sys, "_base_executable", sys.executable)
+    run([base, "-m", "venv", directory])
+    python = directory / "bin" / "python"
+    version = run([python, "-m", "pip", "--version"]).stdout.split()[1]
+    import ensurepip
+
+    assert version == ensurepip.version(), f"{python}: pip {version}, not the bundled one"
+    return python
+
+
 def tool_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """This process's environment without any AWS configuration, plus dummy credentials."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}

@@ -1,7 +1,8 @@
 """serverless.yml, checked with the real tools: osls, cfn-lint, checkov, serverless-offline.
 
 - `serverless package --stage test --param=streaming=true` (offline, dummy credentials) builds
-  the artifact with serverless-python-requirements (manylinux wheels, no Docker) and the
+  the artifact with serverless-python-requirements (manylinux wheels, no Docker; pip as a fresh
+  virtualenv has it, not upgraded) and the
   CloudFormation template, which must pass cfn-lint and checkov. Every cfn-lint rule left out
   is in CFN_LINT_IGNORED with its reason; every checkov skip carries its reason in the template
   (resource Metadata) and is listed in docs/deploy-aws-serverless.md.
@@ -39,6 +40,7 @@ from tests.deploy.serverless_support import (
     run,
     serverless,
     service,
+    stock_pip_python,
     tool_env,
 )
 
@@ -99,7 +101,9 @@ class Packaged:
 
 @pytest.fixture(scope="module")
 def packaged(tmp_path_factory: pytest.TempPathFactory) -> Packaged:
-    """`serverless package` of every function (streaming on), once for the module."""
+    """`serverless package` of every function (streaming on), once for the module, with the pip
+    a fresh virtualenv of this Python has (pip 23.2.1 on Python 3.11), as a user would."""
+    python = stock_pip_python(tmp_path_factory.mktemp("stock-pip") / "venv")
     out = tmp_path_factory.mktemp("serverless") / "package"
     command = [
         serverless(),
@@ -110,7 +114,7 @@ def packaged(tmp_path_factory: pytest.TempPathFactory) -> Packaged:
         "--package",
         out,
     ]
-    run(command, env=tool_env(), timeout_s=900)
+    run(command, env=tool_env({"PYTHON": str(python)}), timeout_s=900)
     template = json.loads((out / "cloudformation-template-update-stack.json").read_text())
     return Packaged(out, template)
 
