@@ -226,40 +226,6 @@ class AwsEmulator:
             aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION
         ).client("sqs", endpoint_url=self.endpoint)
 
-    def sqs_event(self) -> dict[str, Any]:
-        """The jobs on the queue, as the SQS event source mapping hands them to the worker."""
-        sqs = self.sqs()
-        received = sqs.receive_message(
-            QueueUrl=self.queue_url,
-            MaxNumberOfMessages=10,
-            WaitTimeSeconds=5,
-            AttributeNames=["All"],
-            MessageAttributeNames=["All"],
-        )
-        records = []
-        for message in received.get("Messages", []):
-            records.append(
-                {
-                    "messageId": message["MessageId"],
-                    "receiptHandle": message["ReceiptHandle"],
-                    "body": message["Body"],
-                    "attributes": message.get("Attributes", {}),
-                    "messageAttributes": {
-                        name: {
-                            "stringValue": value.get("StringValue"),
-                            "dataType": value["DataType"],
-                        }
-                        for name, value in message.get("MessageAttributes", {}).items()
-                    },
-                    "md5OfBody": message["MD5OfBody"],
-                    "eventSource": "aws:sqs",
-                    "eventSourceARN": f"arn:aws:sqs:{REGION}:123456789012:jobs",
-                    "awsRegion": REGION,
-                }
-            )
-            sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
-        return {"Records": records}
-
 
 @contextlib.contextmanager
 def aws_emulator(workdir: Path) -> Iterator[AwsEmulator]:
