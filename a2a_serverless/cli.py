@@ -1,28 +1,29 @@
 """The `a2a-serverless` command.
 
-    a2a-serverless dev [module:attribute]   serve an agent on http://127.0.0.1:8000
+    a2a-serverless dev [module[:attribute]] [--reload]
+                                            serve an agent on http://127.0.0.1:8000
     a2a-serverless keys generate [...]      make a webhook signing key (see `keys -h`)
     a2a-serverless new NAME [--cloud aws|gcp|none] [--output-dir DIR] [--kit-path PATH]
                        [--no-input]         create an agent project from the template
     a2a-serverless tasks list|show|tail     look at the tasks in a store (see ops.py)
     a2a-serverless dead-letters list|redrive  push notifications given up on, sent again
+    a2a-serverless --version
 
 `module:attribute` names an `Agent` (or an app from `create_app`), imported with the current
-directory on the path. Without it, `dev` serves the example agent in `examples/` (streaming and
-multi-turn), which is found next to this package in a source checkout.
+directory on the path; `module` alone serves the one agent it holds. Without it, `dev` serves
+the example agent in `examples/` (streaming and multi-turn), which is found next to this package
+in a source checkout. `--reload` restarts the server when a Python file under the current
+directory changes (devserver.py).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
-import logging
+import os
 import sys
+from importlib import metadata
 from pathlib import Path
-from typing import Any
 
-EXAMPLE_PATH = Path(__file__).resolve().parent.parent / "examples" / "trip_planner.py"
 CLOUDS = ("aws", "gcp", "none")
 # The project template: inside the package in a wheel, at templates/agent in a checkout.
 TEMPLATE_PATHS = (
@@ -32,19 +33,33 @@ TEMPLATE_PATHS = (
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["keys"]:
+        # `keys` has its own parser (push/keys.py): all its arguments, `-h` included, go there.
+        from .push.keys import keys_main
+
+        return keys_main(argv[1:])
     parser = argparse.ArgumentParser(prog="a2a-serverless", description=__doc__.split("\n")[0])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     dev = commands.add_parser("dev", help="serve an agent locally on the embedded SQLite store")
-    dev.add_argument("target", nargs="?", help="module:attribute of an Agent (default: example)")
+    dev.add_argument(
+        "target",
+        nargs="?",
+        help="module:attribute of an Agent or app, or a module holding one (default: example)",
+    )
+    dev.add_argument(
+        "--reload", action="store_true", help="restart when a .py file under this directory changes"
+    )
     dev.add_argument("--host", default="127.0.0.1")
     dev.add_argument("--port", type=int, default=8000)
     dev.add_argument("--store", default=None, help="store URL (default: sqlite:///a2a-tasks.db)")
     dev.add_argument("--public-url", default=None, help="the URL clients use, if not this one")
     dev.add_argument("--log-level", default="info")
 
-    keys = commands.add_parser("keys", help="webhook signing keys", add_help=False)
-    keys.add_argument("rest", nargs=argparse.REMAINDER)
+    # Listed for the help only: main() hands `keys ...` to its own parser before this one.
+    commands.add_parser("keys", help="webhook signing keys (`keys -h`)", add_help=False)
 
     new = commands.add_parser("new", help="create an agent project (cookiecutter template)")
     new.add_argument("name", help="the project's name, e.g. weather-agent")
@@ -66,15 +81,20 @@ def main(argv: list[str] | None = None) -> int:
         from .ops import run
 
         return run(args)
-    if args.command == "keys":
-        from .push.keys import keys_main
-
-        return keys_main(args.rest)
     if args.command == "dev":
         return _dev(args)
     if args.command == "new":
         return _new(args)
     return 2
+
+
+def _version() -> str:
+    try:
+        return metadata.version("a2a-serverless")
+    except metadata.PackageNotFoundError:  # imported from a source tree that is not installed
+        from . import __version__
+
+        return __version__
 
 
 def _dev(args: argparse.Namespace) -> int:
@@ -83,29 +103,36 @@ def _dev(args: argparse.Namespace) -> int:
     except ImportError:
         print("`dev` needs uvicorn: pip install 'a2a-serverless[server]'", file=sys.stderr)
         return 1
-    from .app import create_app
-    from .asgi import A2AApplication
-    from .config import Settings
+    from .devserver import RELOAD_ENV, DevTarget, TargetError
 
+    dev = DevTarget(args.target, args.store, args.public_url, args.log_level)
+    dev.configure_logging()
     try:
-        target = _load(args.target)
-    except (ImportError, AttributeError, FileNotFoundError) as exc:
+        # Built here even with --reload (where the child builds its own): a bad target or
+        # setting is reported once, clearly, instead of by a child restarting in a loop.
+        app = dev.app()
+    except (TargetError, ValueError) as exc:
         print(f"a2a-serverless dev: {exc}", file=sys.stderr)
         return 1
-    overrides: dict[str, Any] = {"dev_mode": True}
-    if args.store:
-        overrides["store_url"] = args.store
-    if args.public_url:
-        overrides["public_url"] = args.public_url
-    settings = Settings.from_env(**overrides)
-    app = target if isinstance(target, A2AApplication) else create_app(target, settings)
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     print(f"Serving {app.runtime.agent.name!r} on http://{args.host}:{args.port}")
     print(f"  agent card: http://{args.host}:{args.port}/.well-known/agent-card.json")
     if app.runtime.settings.dev_mode or app.runtime.settings.inspector:
         print(f"  inspector:  http://{args.host}:{args.port}/_inspector/")
-    print(f"  store:      {settings.store_url}")
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    print(f"  store:      {app.runtime.settings.store_url}")
+    if not args.reload:
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        return 0
+    print(f"  reloading:  on changes to .py files under {', '.join(dev.watched_dirs())}")
+    os.environ[RELOAD_ENV] = dev.to_env()
+    uvicorn.run(
+        "a2a_serverless.devserver:reload_app",
+        factory=True,
+        reload=True,
+        reload_dirs=dev.watched_dirs(),
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+    )
     return 0
 
 
@@ -144,6 +171,12 @@ def _new(args: argparse.Namespace) -> int:
         config.write_text(
             f"cookiecutters_dir: {json.dumps(str(Path(scratch) / 'cookiecutters'))}\n"
             f"replay_dir: {json.dumps(str(Path(scratch) / 'replay'))}\n"
+        )
+        print(
+            f"a2a-serverless new: rendering {args.name!r} from {template} into "
+            f"{Path(args.output_dir).resolve()}",
+            file=sys.stderr,
+            flush=True,
         )
         try:
             project = cookiecutter(
@@ -187,24 +220,6 @@ def _print_next_steps(project: Path, context: dict[str, str]) -> None:
     print(f"  a2a-serverless dev {module}.agent:echo")
     if cloud != "none":
         print("Deploying: see README.md.")
-
-
-def _load(target: str | None) -> Any:
-    if target is None:
-        if not EXAMPLE_PATH.exists():
-            raise FileNotFoundError(
-                "the example agent ships with the source checkout only; "
-                "pass module:attribute of your agent"
-            )
-        spec = importlib.util.spec_from_file_location("a2a_example_trip_planner", EXAMPLE_PATH)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module.trip_planner
-    module_name, _, attribute = target.partition(":")
-    sys.path.insert(0, str(Path.cwd()))
-    module = importlib.import_module(module_name)
-    return getattr(module, attribute or "agent")
 
 
 if __name__ == "__main__":

@@ -7,10 +7,31 @@ not in the middle of a request.
 
 from __future__ import annotations
 
+import difflib
+import logging
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
+
+logger = logging.getLogger(__name__)
+
+PREFIX = "A2A_"
+# `A2A_*` variables read outside `Settings` (the adapters' own settings register theirs), so
+# that only names nobody reads are reported as unknown.
+_OTHER_NAMES: set[str] = set()
+# Unknown names already reported by this process (one warning each, not one per Settings).
+_REPORTED: set[str] = set()
+
+
+class SettingsError(ValueError):
+    """A setting's value makes no sense (the message names the setting and what it must be)."""
+
+
+def register_environment_names(*names: str) -> None:
+    """Declare `A2A_*` variables that something other than `Settings` reads."""
+    _OTHER_NAMES.update(names)
 
 
 @dataclass(frozen=True)
@@ -104,17 +125,86 @@ class Settings:
     auth_requirements: str | None = None
     auth_public_card: bool = True
 
+    def __post_init__(self) -> None:
+        for name, (lowest, allowed) in _RANGES.items():
+            value = getattr(self, name)
+            if value is None:  # an optional setting left unset
+                continue
+            if isinstance(value, float) and not math.isfinite(value):
+                raise SettingsError(f"{_env(name)}={value}: must be a finite number")
+            if value < lowest or (value == lowest and not allowed):
+                need = f"at least {lowest}" if allowed else f"more than {lowest}"
+                raise SettingsError(f"{_env(name)}={value}: must be {need}")
+        if self.push_backoff_max_s < self.push_backoff_base_s:
+            raise SettingsError(
+                f"{_env('push_backoff_max_s')}={self.push_backoff_max_s} is below "
+                f"{_env('push_backoff_base_s')}={self.push_backoff_base_s}: the cap of the "
+                "back-off must be at least its base"
+            )
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
-        """Settings from `A2A_<FIELD_NAME>` variables (e.g. A2A_STORE_URL), then `overrides`."""
+        """Settings from `A2A_<FIELD_NAME>` variables (e.g. A2A_STORE_URL), then `overrides`.
+
+        An `A2A_*` variable that nothing reads (a typo) is logged as a warning naming the
+        closest setting; a value out of range is a `SettingsError` naming the variable.
+        """
         environ = os.environ if environ is None else environ
         values: dict[str, Any] = {}
         for f in fields(cls):
-            raw = environ.get(f"A2A_{f.name.upper()}")
+            raw = environ.get(_env(f.name))
             if raw is not None:
                 values[f.name] = _parse(f.name, str(f.type), raw)
         values.update(overrides)
+        _report_unknown(environ)
         return cls(**values)
+
+
+def _env(name: str) -> str:
+    return f"{PREFIX}{name.upper()}"
+
+
+# The lowest value of each number setting, and whether that value itself is allowed; checked
+# when Settings are made, so a deployment with a negative timeout does not start. Waits, polls
+# and lifetimes must be positive; zero is allowed only where it has a meaning (a blocking send
+# that answers at once, no inline files, no back-off, no clock leeway).
+_RANGES: dict[str, tuple[float, bool]] = {
+    "blocking_timeout_s": (0, True),
+    "stream_timeout_s": (0, False),
+    "poll_interval_s": (0, False),
+    "keepalive_s": (0, False),
+    "worker_lease_s": (0, False),
+    "worker_max_attempts": (1, True),
+    "finished_task_ttl_s": (0, False),
+    "max_body_bytes": (1, True),
+    "max_json_depth": (1, True),
+    "max_message_parts": (1, True),
+    "max_file_bytes": (0, True),
+    "max_message_file_bytes": (0, True),
+    "push_max_attempts": (1, True),
+    "push_deadline_s": (0, False),
+    "push_backoff_base_s": (0, True),
+    "push_backoff_max_s": (0, True),
+    "push_timeout_s": (0, False),
+    "push_max_response_bytes": (1, True),
+    "push_jwt_ttl_s": (0, False),
+    "auth_jwt_leeway_s": (0, True),
+}
+
+
+def _report_unknown(environ: Mapping[str, str]) -> None:
+    known = {_env(f.name) for f in fields(Settings)} | _OTHER_NAMES
+    for name in environ:
+        if not name.startswith(PREFIX) or name in known or name in _REPORTED:
+            continue
+        _REPORTED.add(name)
+        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
+        hint = (
+            f"did you mean {close[0]}?"
+            if close
+            else "no setting is close to it (docs/configuration.md lists them)"
+        )
+        logger.warning("%s is set but nothing in this process reads it: %s", name, hint)
 
 
 def _parse(name: str, type_name: str, raw: str) -> Any:

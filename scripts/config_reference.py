@@ -33,7 +33,10 @@ HEADER = """# Configuration reference
 
 Every setting is an environment variable (what a Lambda function or a Cloud Function is
 configured with); the core's are also fields of `a2a_serverless.Settings` for code that builds
-an app itself. Unknown or malformed values fail at start-up, not in a request.
+an app itself. Unknown or malformed values fail at start-up, not in a request, and so do
+numbers out of range (a negative timeout, a limit of zero), with an error naming the variable.
+An `A2A_*` variable that nothing reads (a typo, say `A2A_STORE_ULR`) is logged as a warning at
+start-up, naming the closest setting.
 
 This page is generated from the code by `scripts/config_reference.py`; the test suite fails when
 it is out of date, so what you read here is what the code does.

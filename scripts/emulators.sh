@@ -4,7 +4,15 @@
 # emulator fails the suite rather than skipping tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for installer in scripts/emulators/*.sh; do
+installers=(scripts/emulators/*.sh)
+total=${#installers[@]}
+step=0
+for installer in "${installers[@]}"; do
     [ -e "$installer" ] || continue
+    step=$((step + 1))
+    name="$(basename "$installer" .sh)"
+    started=$SECONDS
+    echo "emulators: [$step/$total] $name"
     bash "$installer"
+    echo "emulators: [$step/$total] $name ready ($((SECONDS - started)) s)"
 done

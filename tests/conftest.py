@@ -4,6 +4,9 @@
   fresh in-memory store unless a `store` is given (no network, fast).
 - `live_server(target, **env)`: the real dev server (`a2a-serverless dev`) in a subprocess on a
   free loopback port, for tests that need real HTTP (official SDK clients, several processes).
+
+Hypothesis runs under the profile `HYPOTHESIS_PROFILE` names (tests/support/hypothesis_profiles.py):
+derandomized unless asked to explore.
 """
 
 from __future__ import annotations
@@ -17,9 +20,20 @@ import pytest
 
 from a2a_serverless import Agent, Settings, create_app
 from a2a_serverless.asgi import A2AApplication
+from a2a_serverless.config import register_environment_names
+from tests.support import hypothesis_profiles
 from tests.support.server import LiveServer, start_live_server
 
 AppClient = tuple[httpx.AsyncClient, A2AApplication]
+
+# Variables the tests read (not settings), so that apps built here do not warn about them.
+register_environment_names(
+    "A2A_RACE_ROUNDS", "A2A_RACE_TASKS", "A2A_LOAD_TASKS", "A2A_LAMBDA_PYTHON", "A2A_TF_PLUGIN_DIR"
+)
+
+
+def pytest_report_header() -> str:
+    return f"hypothesis profile: {hypothesis_profiles.NAME} ({hypothesis_profiles.PROFILE})"
 
 
 @pytest.fixture

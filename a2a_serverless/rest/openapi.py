@@ -28,6 +28,7 @@ from typing import Any
 from ..config import Settings
 from ..limits import MAX_INT64
 from ..models import PROTOCOL_VERSION
+from .proto_json import PUSH_CONFIG_COLLECTION
 
 JSON = dict[str, Any]
 
@@ -65,6 +66,18 @@ def _nullable(schema: JSON) -> JSON:
     if isinstance(schema.get("type"), str):
         return {**schema, "type": [schema["type"], "null"]}
     return {"anyOf": [schema, {"type": "null"}]}
+
+
+def _task_name(*, config: bool = False) -> JSON:
+    """A resource name in a request body: `tasks/{id}` (`config`: or
+    `tasks/{id}/pushNotificationConfigs/{configId}`), empty or null for none. Its shape is the
+    schema; that the task is the URL's is said in words (it depends on the request's path)."""
+    tail = f"(/{PUSH_CONFIG_COLLECTION}/[^/]+)?" if config else ""
+    return {
+        "type": ["string", "null"],
+        "pattern": f"^(tasks/[^/]+{tail})?$",
+        "description": "Must name the task of the URL, if given.",
+    }
 
 
 def _strings() -> JSON:
@@ -467,6 +480,7 @@ def _request_schemas(settings: Settings) -> JSON:
         ),
         "TaskPushNotificationConfigInput": _input(
             {
+                "name": (None, _task_name(config=True)),
                 "pushNotificationConfig": (
                     "push_notification_config",
                     _ref("PushNotificationConfigInput"),
@@ -487,6 +501,7 @@ def _request_schemas(settings: Settings) -> JSON:
         "CreateTaskPushNotificationConfigRequest": _input(
             {
                 "configId": ("config_id", _nullable({"type": "string", "pattern": "^[^/]*$"})),
+                "parent": (None, _task_name()),
                 "config": (None, _ref("TaskPushNotificationConfigInput")),
             },
             ("config",),
@@ -563,7 +578,7 @@ def _operations() -> JSON:
     optional_body = {
         "required": False,
         "description": "Optional. A `name`, if given, must be tasks/{id} of the URL.",
-        "content": _json(OBJECT),
+        "content": _json(_input({"name": (None, _task_name())})),
     }
     history = _query(
         "historyLength",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the deployment tooling the deploy tests (tests/deploy/) run:
-#  - node_modules/: osls (as `serverless`), serverless-python-requirements and
-#    serverless-offline, exactly as package-lock.json pins them (`npm ci`); needs Node >= 20.19;
+#  - node_modules/: osls (as `serverless`), serverless-python-requirements, serverless-offline
+#    and serverless-offline-sqs, exactly as package-lock.json pins them (`npm ci`); needs
+#    Node >= 20.19;
 #  - .emulators/cfn-lint-venv: cfn-lint, pinned, in its own virtualenv (not the project's).
 # checkov comes from scripts/emulators/checkov.sh. Idempotent: does nothing when both are there
 # and match the pins.
@@ -20,7 +21,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ] || [ ! -x node_module
         echo "serverless: npm (Node >= 20.19) is needed to install the deployment tooling" >&2
         exit 1
     }
-    echo "serverless: installing osls, serverless-python-requirements, serverless-offline (npm ci)"
+    echo "serverless: installing osls, serverless-python-requirements, serverless-offline(-sqs) (npm ci)"
     npm ci --no-audit --no-fund --loglevel=error
     echo "$wanted" > "$stamp"
 fi

@@ -92,6 +92,19 @@ def _runs_python(executable: str, version: str) -> bool:
     return result.returncode == 0 and result.stdout.strip() == version
 
 
+def stock_pip_python(directory: Path) -> Path:
+    """A new virtualenv of this Python with the pip that Python ships (ensurepip's, never
+    upgraded): what a user who just made a virtualenv packages with."""
+    base = getattr(sys, "_base_executable", sys.executable)
+    run([base, "-m", "venv", directory])
+    python = directory / "bin" / "python"
+    version = run([python, "-m", "pip", "--version"]).stdout.split()[1]
+    import ensurepip
+
+    assert version == ensurepip.version(), f"{python}: pip {version}, not the bundled one"
+    return python
+
+
 def tool_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """This process's environment without any AWS configuration, plus dummy credentials."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
@@ -212,40 +225,6 @@ class AwsEmulator:
         return boto3.session.Session(
             aws_access_key_id="testing", aws_secret_access_key="testing", region_name=REGION
         ).client("sqs", endpoint_url=self.endpoint)
-
-    def sqs_event(self) -> dict[str, Any]:
-        """The jobs on the queue, as the SQS event source mapping hands them to the worker."""
-        sqs = self.sqs()
-        received = sqs.receive_message(
-            QueueUrl=self.queue_url,
-            MaxNumberOfMessages=10,
-            WaitTimeSeconds=5,
-            AttributeNames=["All"],
-            MessageAttributeNames=["All"],
-        )
-        records = []
-        for message in received.get("Messages", []):
-            records.append(
-                {
-                    "messageId": message["MessageId"],
-                    "receiptHandle": message["ReceiptHandle"],
-                    "body": message["Body"],
-                    "attributes": message.get("Attributes", {}),
-                    "messageAttributes": {
-                        name: {
-                            "stringValue": value.get("StringValue"),
-                            "dataType": value["DataType"],
-                        }
-                        for name, value in message.get("MessageAttributes", {}).items()
-                    },
-                    "md5OfBody": message["MD5OfBody"],
-                    "eventSource": "aws:sqs",
-                    "eventSourceARN": f"arn:aws:sqs:{REGION}:123456789012:jobs",
-                    "awsRegion": REGION,
-                }
-            )
-            sqs.delete_message(QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"])
-        return {"Records": records}
 
 
 @contextlib.contextmanager

@@ -1,16 +1,17 @@
 """serverless.yml, checked with the real tools: osls, cfn-lint, checkov, serverless-offline.
 
 - `serverless package --stage test --param=streaming=true` (offline, dummy credentials) builds
-  the artifact with serverless-python-requirements (manylinux wheels, no Docker) and the
+  the artifact with serverless-python-requirements (manylinux wheels, no Docker; pip as a fresh
+  virtualenv has it, not upgraded) and the
   CloudFormation template, which must pass cfn-lint and checkov. Every cfn-lint rule left out
   is in CFN_LINT_IGNORED with its reason; every checkov skip carries its reason in the template
   (resource Metadata) and is listed in docs/deploy-aws-serverless.md.
 - The template agrees with the code it deploys: the table with the DynamoDB store's model, the
   timeouts and queue settings with the adapter's timing rules, the handlers with the files in
   the artifact, and each function's role allows only what that function does.
-- `serverless offline --stage offline` serves the example agent's card and a message/send through
-  the HTTP function; the job it queues (on a moto SQS queue) runs in the worker function,
-  invoked through serverless-offline's Lambda endpoint as the SQS event source would.
+- The guide's `serverless offline` recipe, run by bash exactly as written (on free ports): the
+  HTTP function serves the example agent's card and a message/send; the job it queues on a moto
+  SQS queue reaches the worker function through serverless-offline-sqs, and the task completes.
 
 A missing tool fails the tests with how to install it (scripts/emulators/serverless.sh,
 scripts/emulators/checkov.sh).
@@ -20,8 +21,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
-import sys
+import time
 import urllib.request
 import zipfile
 from collections.abc import Iterator
@@ -32,13 +34,13 @@ import pytest
 
 from tests.deploy.serverless_support import (
     ROOT,
-    aws_emulator,
     cfn_lint,
     checkov,
     free_port,
     run,
     serverless,
     service,
+    stock_pip_python,
     tool_env,
 )
 
@@ -99,7 +101,9 @@ class Packaged:
 
 @pytest.fixture(scope="module")
 def packaged(tmp_path_factory: pytest.TempPathFactory) -> Packaged:
-    """`serverless package` of every function (streaming on), once for the module."""
+    """`serverless package` of every function (streaming on), once for the module, with the pip
+    a fresh virtualenv of this Python has (pip 23.2.1 on Python 3.11), as a user would."""
+    python = stock_pip_python(tmp_path_factory.mktemp("stock-pip") / "venv")
     out = tmp_path_factory.mktemp("serverless") / "package"
     command = [
         serverless(),
@@ -110,7 +114,7 @@ def packaged(tmp_path_factory: pytest.TempPathFactory) -> Packaged:
         "--package",
         out,
     ]
-    run(command, env=tool_env(), timeout_s=900)
+    run(command, env=tool_env({"PYTHON": str(python)}), timeout_s=900)
     template = json.loads((out / "cloudformation-template-update-stack.json").read_text())
     return Packaged(out, template)
 
@@ -325,42 +329,55 @@ def test_default_deployment_has_no_streaming_function() -> None:
 
 # --- serverless offline ---------------------------------------------------------------------
 
+OFFLINE_SECTION = "## Running it on your machine: `serverless offline`"
+# The port the guide gives moto (serverless-offline's ports come from SLS_OFFLINE_*_PORT).
+GUIDE_MOTO_PORT = "5000"
+
+
+def documented_offline_recipe() -> str:
+    """The first bash block of the guide's `serverless offline` section, as written."""
+    text = GUIDE.read_text()
+    section = text[text.index(OFFLINE_SECTION) :]
+    match = re.search(r"```bash\n(.*?)```", section, re.S)
+    assert match is not None, "the guide's offline section has no bash block"
+    return match.group(1)
+
 
 @dataclasses.dataclass(frozen=True)
 class Offline:
     http_url: str
-    lambda_url: str
 
 
 @pytest.fixture
-def offline(tmp_path: Path) -> Iterator[tuple[Offline, Any]]:
-    """serverless-offline on free ports, its functions using a moto server's table and queue."""
-    from a2a_serverless.push.keys import generate_keys_json
-
-    venv = Path(sys.prefix)
-    with aws_emulator(tmp_path) as aws:
-        http_port, lambda_port = free_port(), free_port()
-        env = tool_env(
-            {
-                "SLS_OFFLINE_HTTP_PORT": str(http_port),
-                "SLS_OFFLINE_LAMBDA_PORT": str(lambda_port),
-                # serverless-offline runs `python3` from this virtualenv for Python handlers.
-                "VIRTUAL_ENV": str(venv),
-                "AWS_ENDPOINT_URL_SQS": aws.endpoint,
-                "A2A_STORE_URL": aws.store_url,
-                "A2A_SQS_QUEUE_URL": aws.queue_url,
-                "A2A_PUSH_SIGNING_KEYS": generate_keys_json(),
-            }
-        )
-        command = [serverless(), "offline", "--stage", "offline"]
-        with service(command, tmp_path / "offline.log", env=env) as started:
-            http_url = f"http://127.0.0.1:{http_port}"
-            started.wait_http(f"{http_url}/.well-known/agent-card.json", timeout_s=120)
-            try:
-                yield Offline(http_url, f"http://127.0.0.1:{lambda_port}"), aws
-            except BaseException:
-                print(started.output())
-                raise
+def offline(tmp_path: Path) -> Iterator[Offline]:
+    """The guide's recipe run by bash as written, on free ports instead of the guide's (moto's
+    5000 replaced in the text; serverless-offline's from SLS_OFFLINE_*_PORT), in an environment
+    with no AWS or A2A variables: everything it needs, it sets itself."""
+    http_port, lambda_port, moto_port = free_port(), free_port(), free_port()
+    script = documented_offline_recipe().replace(GUIDE_MOTO_PORT, str(moto_port))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("AWS_", "A2A_", "VIRTUAL_ENV", "PYTHONPATH"))
+    }
+    env.update(
+        {
+            "SLS_TELEMETRY_DISABLED": "1",
+            "SLS_NOTIFICATIONS_MODE": "off",
+            "SLS_OFFLINE_HTTP_PORT": str(http_port),
+            "SLS_OFFLINE_LAMBDA_PORT": str(lambda_port),
+        }
+    )
+    (tmp_path / "recipe.sh").write_text(script)
+    command = ["bash", "-e", tmp_path / "recipe.sh"]
+    with service(command, tmp_path / "offline.log", env=env) as started:
+        http_url = f"http://127.0.0.1:{http_port}"
+        started.wait_http(f"{http_url}/.well-known/agent-card.json", timeout_s=180)
+        try:
+            yield Offline(http_url)
+        except BaseException:
+            print(started.output())
+            raise
 
 
 def _post(url: str, body: dict[str, Any]) -> Any:
@@ -371,18 +388,16 @@ def _post(url: str, body: dict[str, Any]) -> Any:
         return json.load(response)
 
 
-def test_offline_serves_the_card_and_message_send(offline: tuple[Offline, Any]) -> None:
-    functions, aws = offline
+def test_the_documented_offline_recipe_runs_a_task_through_the_queue(offline: Offline) -> None:
     with urllib.request.urlopen(
-        f"{functions.http_url}/.well-known/agent-card.json", timeout=30
+        f"{offline.http_url}/.well-known/agent-card.json", timeout=30
     ) as response:
         card = json.load(response)
     assert card["name"] == "Trip Planner"
     assert card["capabilities"]["streaming"] is False
-    assert card["capabilities"]["pushNotifications"] is True
 
     sent = _post(
-        f"{functions.http_url}/",
+        f"{offline.http_url}/",
         {
             "jsonrpc": "2.0",
             "id": 1,
@@ -401,20 +416,17 @@ def test_offline_serves_the_card_and_message_send(offline: tuple[Offline, Any]) 
     task_id = sent["result"]["id"]
     assert sent["result"]["status"]["state"] == "submitted"
 
-    # The HTTP function queued the turn on SQS; hand it to the worker function as the event
-    # source mapping would (serverless-offline does not poll SQS).
-    event = aws.sqs_event()
-    assert len(event["Records"]) == 1
-    answer = _post(
-        f"{functions.lambda_url}/2015-03-31/functions/{SERVICE}-offline-worker/invocations",
-        event,
-    )
-    assert answer == {"batchItemFailures": []}
-
-    task = _post(
-        f"{functions.http_url}/",
-        {"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"id": task_id}},
-    )["result"]
-    assert task["status"]["state"] == "completed"
+    # The HTTP function queued the turn on the local SQS queue; serverless-offline-sqs hands it
+    # to the worker function, as the event source mapping would on AWS.
+    deadline = time.monotonic() + 90
+    while True:
+        task = _post(
+            f"{offline.http_url}/",
+            {"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"id": task_id}},
+        )["result"]
+        if task["status"]["state"] == "completed" or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    assert task["status"]["state"] == "completed", task["status"]
     text = "".join(p.get("text", "") for a in task["artifacts"] for p in a["parts"])
     assert "Day 1:" in text and "Day 2:" in text and "Lisbon" in text

@@ -12,6 +12,7 @@ document says so in words), the test makes each positive request one the server 
 
 - task ids: it names one of a few real tasks (a random id is a 404, which schemathesis accepts
   too, and negative requests still send random ones);
+- resource names in bodies (`name`, `parent`): they name that task;
 - webhook URLs: they point at a receiver on 127.0.0.1 (dev mode lets it pass the SSRF guard),
   so deliveries happen too;
 - `fileWithBytes`: the generated text, double base64-encoded as the a2a-sdk does;
@@ -34,6 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import quote, unquote
 
+import jsonschema
 import pytest
 import schemathesis
 from hypothesis import settings
@@ -42,8 +44,8 @@ from schemathesis.python import asgi as schemathesis_asgi
 from a2a_serverless import Settings, create_app
 from a2a_serverless.asgi import A2AApplication
 from a2a_serverless.rest import openapi
-from tests.reliability.conftest import PROFILE, SCHEMATHESIS_EXAMPLES
 from tests.reliability.harness import FUZZ_SETTINGS, LogRecorder, fuzz_agent
+from tests.support.hypothesis_profiles import PROFILE
 
 SETTINGS = Settings(store_url="memory://", **FUZZ_SETTINGS)
 
@@ -157,11 +159,26 @@ def _put_push_config(api: Api, task_id: str, config_id: str) -> None:
     assert response.status_code == 200, response.text
 
 
+def _name_the_task(body: Any, task_id: str) -> None:
+    """A body's resource names (`name`, `parent`, `config.name`) name the task of the URL; a
+    push config's name keeps its config id."""
+    holders = [body, body.get("config")] if isinstance(body, dict) else []
+    for holder in holders:
+        if not isinstance(holder, dict):
+            continue
+        for key in ("name", "parent"):
+            value = holder.get(key)
+            if isinstance(value, str) and value:
+                holder[key] = "/".join(["tasks", task_id, *value.split("/")[2:]])
+
+
 def make_acceptable(case: schemathesis.Case[Any], api: Api) -> None:
     if "id" in case.path_parameters:
         case.path_parameters["id"] = _pick(api.task_ids, case.path_parameters["id"])
     if isinstance(case.body, dict | list):
         case.body = _acceptable_body(case.body, api)
+        if "id" in case.path_parameters:
+            _name_the_task(case.body, case.path_parameters["id"])
     query = case.query or {}
     if "pageToken" in query:
         query["pageToken"] = _page_token(query["pageToken"])
@@ -177,7 +194,7 @@ def make_acceptable(case: schemathesis.Case[Any], api: Api) -> None:
 
 
 @schema.parametrize()
-@settings(max_examples=SCHEMATHESIS_EXAMPLES[PROFILE])
+@settings(max_examples=PROFILE.schemathesis_examples)
 def test_rest_transport_against_its_openapi_document(
     case: schemathesis.Case[Any], api: Api
 ) -> None:
@@ -187,6 +204,76 @@ def test_rest_transport_against_its_openapi_document(
     case.call_and_validate()
     errors = api.logs.errors()
     assert errors == [], "\n".join(errors)
+
+
+def _body_schema(path: str) -> Any:
+    """The JSON Schema of an operation's request body, its `$ref`s resolvable."""
+    document = schema.raw_schema
+    body = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    return jsonschema.Draft202012Validator({**body, "components": document["components"]})
+
+
+# A resource name in a body: the server takes the URL's task (or none), and refuses anything else;
+# the document must call exactly the same bodies valid (schemathesis ST202 found a `name` that
+# was a list of numbers, "valid" by the document and refused by the server).
+NAMES = [
+    ({"name": "tasks/{id}"}, 200),
+    ({"name": ""}, 200),
+    ({"name": None}, 200),
+    ({"name": [1, 2]}, 400),
+    ({"name": 7}, 400),
+    ({"name": "tasks/"}, 400),
+    ({"name": "tasks/{id}/x"}, 400),
+    ({"name": "{id}"}, 400),
+]
+
+
+@pytest.mark.parametrize(("body", "status"), NAMES)
+@pytest.mark.parametrize("route", [":cancel", ":subscribe"])
+def test_a_name_in_a_cancel_or_subscribe_body(
+    api: Api, route: str, body: dict[str, Any], status: int
+) -> None:
+    task_id = api.task_ids[0]
+    sent = json.loads(json.dumps(body).replace("{id}", task_id))
+    assert _body_schema(f"/v1/tasks/{{id}}{route}").is_valid(sent) is (status == 200)
+    response = api.client().post(f"http://testserver/v1/tasks/{task_id}{route}", json=sent)
+    # Our seeded tasks are finished: a cancel that gets past the name is refused as 409.
+    expected = 409 if (status == 200 and route == ":cancel") else status
+    assert response.status_code == expected, response.text
+
+
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [
+        ({"name": "tasks/{id}"}, 200),
+        ({"name": "tasks/{id}/pushNotificationConfigs/c1"}, 200),
+        ({"name": None}, 200),
+        ({"name": ["tasks/{id}"]}, 400),
+        ({"name": "tasks/{id}/pushNotificationConfigs/"}, 400),
+        ({"name": "tasks/{id}/other/c1"}, 400),
+    ],
+)
+def test_a_name_in_a_push_config_body(api: Api, body: dict[str, Any], status: int) -> None:
+    task_id = api.task_ids[0]
+    config = {"pushNotificationConfig": {"url": api.webhook}}
+    sent = json.loads(json.dumps({**body, **config}).replace("{id}", task_id))
+    path = "/v1/tasks/{id}/pushNotificationConfigs"
+    assert _body_schema(path).is_valid(sent) is (status == 200)
+    response = api.client().post(f"http://testserver{path.replace('{id}', task_id)}", json=sent)
+    assert response.status_code == status, response.text
+
+
+@pytest.mark.parametrize(
+    ("parent", "status"), [("tasks/{id}", 200), ("", 200), (None, 200), (3, 400), ("x/y", 400)]
+)
+def test_a_parent_in_the_sdk_push_config_body(api: Api, parent: Any, status: int) -> None:
+    task_id = api.task_ids[0]
+    body = {"parent": parent, "config": {"pushNotificationConfig": {"url": api.webhook}}}
+    sent = json.loads(json.dumps(body).replace("{id}", task_id))
+    path = "/v1/tasks/{id}/pushNotificationConfigs"
+    assert _body_schema(path).is_valid(sent) is (status == 200)
+    response = api.client().post(f"http://testserver{path.replace('{id}', task_id)}", json=sent)
+    assert response.status_code == status, response.text
 
 
 def test_the_served_document_is_the_one_tested(api: Api) -> None:

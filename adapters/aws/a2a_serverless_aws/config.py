@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from a2a_serverless.config import Settings
+from a2a_serverless.config import Settings, register_environment_names
 
 # AWS's recommendation for SQS event sources: visibility timeout at least 6x the function's.
 RECOMMENDED_VISIBILITY_FACTOR = 6
@@ -85,6 +85,9 @@ class AwsSettings:
                 "A2A_SQS_QUEUE_URL is not set: the Lambda handlers put every job on an SQS queue"
             )
         return self.sqs_queue_url
+
+
+register_environment_names(*(f"A2A_{f.name.upper()}" for f in fields(AwsSettings)))
 
 
 def _parse(name: str, type_name: str, raw: str) -> Any:

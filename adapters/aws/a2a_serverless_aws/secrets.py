@@ -11,22 +11,42 @@ function's configuration or in deployment state (and Lambda's 4 KB environment l
 bound the key set). The function's role needs `ssm:GetParameter` (and `kms:Decrypt` for the
 parameter's key) or `secretsmanager:GetSecretValue`. A reference that cannot be read fails the
 start-up with the reason: a function must not come up without its keys.
+
+One exception: push signing keys whose parameter or secret does not exist (a deployment made
+before the parameter was). The functions then start without push notifications, the card says
+`pushNotifications: false`, and every start logs an ERROR naming the parameter and how to make
+it; everything else works. (API keys are never skipped: without them the agent would be open.)
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 from typing import Any
 
 from a2a_serverless.config import Settings
 
+logger = logging.getLogger(__name__)
+
 # The settings that may be given as references.
 SECRET_FIELDS = ("push_signing_keys", "auth_api_keys")
 PREFIXES = ("ssm:", "secretsmanager:")
+# What each service answers for a parameter or secret that does not exist.
+NOT_FOUND = {"ssm": "ParameterNotFound", "secretsmanager": "ResourceNotFoundException"}
+HOW_TO_CREATE = {
+    "ssm": "a2a-serverless keys generate > keys.json && aws ssm put-parameter --name {reference} "
+    "--type SecureString --value file://keys.json && rm keys.json",
+    "secretsmanager": "a2a-serverless keys generate | aws secretsmanager create-secret --name "
+    "{reference} --secret-string file:///dev/stdin",
+}
 
 
 class SecretUnavailable(RuntimeError):
     """A secret setting names a parameter or secret that could not be read."""
+
+
+class SecretMissing(SecretUnavailable):
+    """The parameter or secret a setting names does not exist."""
 
 
 def resolve_secrets(settings: Settings, *, clients: dict[str, Any] | None = None) -> Settings:
@@ -49,7 +69,20 @@ def resolve_secrets(settings: Settings, *, clients: dict[str, Any] | None = None
             import boto3  # type: ignore[import-untyped]
 
             client = made[service] = boto3.session.Session().client(service)
-        changes[name] = _fetch(client, service, reference, name)
+        try:
+            changes[name] = _fetch(client, service, reference, name)
+        except SecretMissing as missing:
+            if name != "push_signing_keys":
+                raise
+            logger.error(
+                "PUSH NOTIFICATIONS ARE OFF: %s. The agent runs without them (its card says "
+                "pushNotifications: false) until the %s exists and the functions restart; "
+                "create it with: %s",
+                missing,
+                "parameter" if service == "ssm" else "secret",
+                HOW_TO_CREATE[service].format(reference=reference),
+            )
+            changes[name] = None
     return dataclasses.replace(settings, **changes) if changes else settings
 
 
@@ -61,6 +94,11 @@ def _fetch(client: Any, service: str, reference: str, name: str) -> str:
         response = client.get_secret_value(SecretId=reference)
     except Exception as exc:
         # The error names the parameter, never a value.
+        code = getattr(exc, "response", {}).get("Error", {}).get("Code")
+        if code == NOT_FOUND[service]:
+            raise SecretMissing(
+                f"A2A_{name.upper()}: {service} {reference!r} does not exist"
+            ) from None
         raise SecretUnavailable(
             f"A2A_{name.upper()}: could not read {service} {reference!r}: {type(exc).__name__}: "
             f"{exc}"

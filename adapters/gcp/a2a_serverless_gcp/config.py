@@ -31,7 +31,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+
+from a2a_serverless.config import register_environment_names
 
 GOOGLE_JWKS_URL = "https://www.googleapis.com/oauth2/v3/certs"
 WORKER_AUTH_MODES = ("oidc", "secret", "none")
@@ -120,6 +122,14 @@ class GcpConfig:
             worker_oidc_jwks_url=get("A2A_WORKER_OIDC_JWKS_URL") or GOOGLE_JWKS_URL,
             log_level=get("A2A_LOG_LEVEL") or "INFO",
         )
+
+
+# `project` is A2A_GCP_PROJECT; a short queue name takes its location from the last one.
+register_environment_names(
+    "A2A_GCP_PROJECT",
+    "A2A_CLOUD_TASKS_LOCATION",
+    *(f"A2A_{f.name.upper()}" for f in fields(GcpConfig) if f.name != "project"),
+)
 
 
 def _full_name(
