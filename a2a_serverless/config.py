@@ -55,6 +55,10 @@ class Settings:
     max_file_bytes: int = 4 * 1024 * 1024
     # Bytes of all the files sent inline in one message (counted decoded).
     max_message_file_bytes: int = 6 * 1024 * 1024
+    # Key of the HMAC that makes `tasks/list` page tokens tamper-evident (any string; give all
+    # instances of a deployment the same). Unset: derived from the push signing keys, else from
+    # the store URL (a2a_serverless/pagetoken.py says what each choice protects).
+    page_token_key: str | None = field(default=None, repr=False)
     # Development mode: relaxes production-only checks (documented where used).
     dev_mode: bool = False
 

@@ -13,9 +13,6 @@ function being frozen, and a blocking `message/send` then waits for it within a 
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
-import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -52,6 +49,7 @@ from .models import (
     TaskStatusUpdateEvent,
 )
 from .observability import set_task_id
+from .pagetoken import PageTokens, page_token_key
 from .queue.base import RUN_AGENT, Job, Queue
 from .skills import SkillGate
 from .store.base import IdempotencyKeyTaken, StoredPushConfig, TaskEvent, TaskQuery, TaskRecord
@@ -109,6 +107,7 @@ class TaskService:
         self.settings = settings
         self.notifier = notifier
         self.skill_gate = skill_gate or SkillGate(())
+        self.page_tokens = PageTokens(page_token_key(settings))
 
     def activate_extensions(self, caller: Caller, header_value: str | None) -> Caller:
         """`caller` with the extensions its request activates (refuses missing required ones)."""
@@ -355,7 +354,7 @@ class TaskService:
             state=params.status.value if params.status else None,
             updated_after_ms=params.last_updated_after,
             limit=page_size,
-            after=_decode_page_token(params.page_token) if params.page_token else None,
+            after=self.page_tokens.decode(params.page_token) if params.page_token else None,
         )
         page = await self.store.list_tasks(query)
         if params.context_id and page.total_size == 0 and not params.page_token:
@@ -369,7 +368,7 @@ class TaskService:
         next_token = ""
         if page.has_more and page.records:
             last = page.records[-1]
-            next_token = _encode_page_token(last.updated_at_ms, last.task_id)
+            next_token = self.page_tokens.encode(last.updated_at_ms, last.task_id)
         return ListTasksResult(
             tasks=tasks, total_size=page.total_size, page_size=page_size, next_page_token=next_token
         )
@@ -512,23 +511,3 @@ def _step_info(params: MessageSendParams, caller: Caller, skill_id: str | None) 
         "acceptedOutputModes": config.accepted_output_modes if config else None,
         "extensions": list(caller.extensions),
     }
-
-
-def _encode_page_token(updated_at_ms: int, task_id: str) -> str:
-    raw = json.dumps([updated_at_ms, task_id], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _decode_page_token(token: str) -> tuple[int, str]:
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        updated_at_ms, task_id = json.loads(raw)
-        if not isinstance(updated_at_ms, int) or not isinstance(task_id, str):
-            raise ValueError
-        if not 0 <= updated_at_ms < 2**63:  # a position no store can hold
-            raise ValueError
-        return updated_at_ms, task_id
-    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError):
-        raise InvalidParamsError(
-            data={"errors": [{"field": "pageToken", "message": "Not a valid page token"}]}
-        ) from None
