@@ -37,6 +37,7 @@ from .errors import A2AError, InternalError, a2a_error
 from .extensions import HEADER as EXTENSIONS_HEADER
 from .extensions import header_value
 from .models import AgentCard
+from .origins import OriginPolicy
 from .runtime import Runtime
 from .service import Caller, StreamEvent
 from .store.base import StoreUnavailable
@@ -202,6 +203,7 @@ class A2AApplication:
         self._rpc_path = "/" + runtime.settings.rpc_path.strip("/")
         self._cards: dict[str, bytes] = {}
         self._openapi: bytes | None = None
+        self.origin_policy = OriginPolicy(runtime.settings)
 
     # --- entry points ---------------------------------------------------------------------------
 
@@ -224,7 +226,18 @@ class A2AApplication:
     async def respond(self, request: Request) -> Response:
         """The response to `request`. Never raises: an unexpected error is a logged 500."""
         try:
-            return await self._route(request)
+            origins = self.origin_policy
+            if not origins.host_allowed(request.headers):
+                host = request.headers.get("host")
+                return json_response(421, {"error": f"this server does not answer host {host!r}"})
+            if not origins.origins:
+                return await self._route(request)
+            origin = origins.allowed_origin(request.headers)
+            if origin is not None and origins.is_preflight(request.method, request.headers):
+                return Response(204, origins.preflight_headers(origin, request.headers))
+            response = await self._route(request)
+            response.headers = [*response.headers, *origins.response_headers(origin)]
+            return response
         except Exception:
             log.exception("unhandled error serving %s %s", request.method, request.path)
             return json_response(500, {"error": "internal server error"})
@@ -245,6 +258,8 @@ class A2AApplication:
     async def _route(self, request: Request) -> Response:
         path, method = request.path, request.method
         if path == self._rpc_path and method == "POST":
+            if not _is_json(request.headers.get("content-type")):
+                return _not_json_rpc(request.headers.get("content-type"))
             caller = await self._authenticate(request, jsonrpc_errors=True)
             if isinstance(caller, Response):
                 return caller
@@ -501,6 +516,25 @@ def _rest_error_frame(error: A2AError) -> bytes:
     from . import rest
 
     return b"event: error\n" + sse_frame(rest.error_body(error))
+
+
+def _is_json(content_type: str | None) -> bool:
+    return (
+        content_type is not None
+        and content_type.split(";")[0].strip().lower() == "application/json"
+    )
+
+
+def _not_json_rpc(content_type: str | None) -> Response:
+    """JSON-RPC is carried as application/json only (spec §3.2.1): a form, a multipart or a
+    text/plain body — what a page of another origin can send without asking — is refused with
+    415, before authentication or the body is read."""
+    from .rest.routes import UnsupportedMediaTypeError
+
+    error = UnsupportedMediaTypeError(
+        data={"contentType": content_type, "expected": "application/json"}
+    )
+    return json_response(415, jsonrpc.error_response(None, error))
 
 
 def _extensions_echo(activated: tuple[str, ...]) -> Headers:

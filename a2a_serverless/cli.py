@@ -17,6 +17,7 @@ import importlib
 import importlib.util
 import logging
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,7 @@ def _dev(args: argparse.Namespace) -> int:
     from .app import create_app
     from .asgi import A2AApplication
     from .config import Settings
+    from .origins import OriginPolicy, dev_hosts
 
     try:
         target = _load(args.target)
@@ -88,7 +90,15 @@ def _dev(args: argparse.Namespace) -> int:
     if args.public_url:
         overrides["public_url"] = args.public_url
     settings = Settings.from_env(**overrides)
-    app = target if isinstance(target, A2AApplication) else create_app(target, settings)
+    # Only the dev server's own names: a rebound DNS name pointing here is refused.
+    settings = replace(settings, allowed_hosts=dev_hosts(settings, args.host))
+    if isinstance(target, A2AApplication):
+        app = target
+        app.origin_policy = OriginPolicy(
+            replace(app.runtime.settings, allowed_hosts=settings.allowed_hosts)
+        )
+    else:
+        app = create_app(target, settings)
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     print(f"Serving {app.runtime.agent.name!r} on http://{args.host}:{args.port}")
     print(f"  agent card: http://{args.host}:{args.port}/.well-known/agent-card.json")

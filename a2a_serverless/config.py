@@ -59,6 +59,13 @@ class Settings:
     # instances of a deployment the same). Unset: derived from the push signing keys, else from
     # the store URL (a2a_serverless/pagetoken.py says what each choice protects).
     page_token_key: str | None = field(default=None, repr=False)
+    # Comma-separated host names this app answers (the Host header, port ignored); others get
+    # 421. Unset answers any host; `a2a-serverless dev` sets localhost, 127.0.0.1 and [::1]
+    # (plus these, and the host of `public_url`), so DNS rebinding cannot reach it.
+    allowed_hosts: str | None = None
+    # Comma-separated origins (scheme://host[:port]) browsers may call this app from (CORS).
+    # Unset: no CORS headers, so browsers keep pages of other origins from calling it.
+    cors_allowed_origins: str | None = None
     # Development mode: relaxes production-only checks (documented where used).
     dev_mode: bool = False
 

@@ -106,3 +106,119 @@ def test_the_page_token_key_is_per_deployment() -> None:
     keyed = page_token_key(Settings(page_token_key="k", push_signing_keys="[]"))
     assert keyed != page_token_key(Settings(push_signing_keys="[]")) != by_store
     assert "s3cret" not in repr(Settings(page_token_key="s3cret"))
+
+
+# --- 4. content types, Host, CORS ---------------------------------------------------------------
+
+RPC_SEND = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "message/send",
+        "params": {
+            "message": {
+                "role": "user",
+                "messageId": "csrf-1",
+                "parts": [{"kind": "text", "text": "x"}],
+            }
+        },
+    }
+)
+
+
+async def stored_tasks(client: httpx.AsyncClient) -> int:
+    listed = await list_tasks(client, "jsonrpc")
+    return int(listed.json()["result"]["totalSize"])
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"],
+)
+async def test_json_rpc_bodies_of_other_types_are_refused_with_415(
+    client: httpx.AsyncClient, content_type: str | None
+) -> None:
+    headers = {"content-type": content_type} if content_type else {}
+    request = client.build_request("POST", "/", content=RPC_SEND.encode(), headers=headers)
+    if content_type is None:
+        request.headers.pop("content-type", None)
+    response = await client.send(request)
+    assert response.status_code == 415, response.text
+    body = response.json()
+    assert body["jsonrpc"] == "2.0" and body["id"] is None
+    assert body["error"]["code"] == -32600
+    assert body["error"]["data"]["expected"] == "application/json"
+    assert await stored_tasks(client) == 0, "a refused body must not be executed"
+
+
+async def test_json_rpc_with_a_charset_is_fine(client: httpx.AsyncClient) -> None:
+    headers = {"content-type": "Application/JSON; charset=utf-8"}
+    response = await client.post("/", content=RPC_SEND.encode(), headers=headers)
+    assert response.json()["result"]["kind"] == "task"
+
+
+async def test_allowed_hosts_refuse_other_host_names(make_client: Any) -> None:
+    async with make_client(fuzz_agent, allowed_hosts="localhost,[::1]") as (client, _app):
+        for host in ("evil.example", "evil.example:8000", "localhost.evil.example"):
+            response = await client.get("/health", headers={"host": host})
+            assert response.status_code == 421, host
+        for host in ("localhost", "localhost:8000", "[::1]:8000", "LOCALHOST"):
+            assert (await client.get("/health", headers={"host": host})).status_code == 200
+
+
+def test_the_dev_server_answers_its_own_names() -> None:
+    from a2a_serverless.origins import dev_hosts
+
+    hosts = dev_hosts(Settings(allowed_hosts="agent.lan"), "127.0.0.1").split(",")
+    assert hosts == ["localhost", "127.0.0.1", "[::1]", "agent.lan"]
+    public = Settings(public_url="https://agent.example.com/a2a")
+    assert "agent.example.com" in dev_hosts(public, "0.0.0.0").split(",")
+    assert "[::1]" in dev_hosts(Settings(), "::1").split(",")
+
+
+def test_a_live_dev_server_refuses_a_rebound_host_name(live_server: Any) -> None:
+    server = live_server()
+    assert httpx.get(f"{server.url}/health").status_code == 200
+    rebound = httpx.post(
+        f"{server.url}/",
+        content=RPC_SEND,
+        headers={"host": "attacker.example", "content-type": "application/json"},
+    )
+    assert rebound.status_code == 421
+
+
+async def test_cors_is_off_by_default(client: httpx.AsyncClient) -> None:
+    origin = {"origin": "https://page.example"}
+    preflight = await client.options(
+        "/", headers={**origin, "access-control-request-method": "POST"}
+    )
+    assert "access-control-allow-origin" not in preflight.headers
+    card = await client.get("/.well-known/agent-card.json", headers=origin)
+    assert "access-control-allow-origin" not in card.headers
+
+
+async def test_cors_allows_the_configured_origins_only(make_client: Any) -> None:
+    async with make_client(fuzz_agent, cors_allowed_origins="https://app.example") as (client, _):
+        asked = {
+            "origin": "https://app.example",
+            "access-control-request-method": "POST",
+            "access-control-request-headers": "content-type, authorization",
+        }
+        preflight = await client.options("/", headers=asked)
+        assert preflight.status_code == 204
+        assert preflight.headers["access-control-allow-origin"] == "https://app.example"
+        assert "authorization" in preflight.headers["access-control-allow-headers"]
+        sent = await client.post(
+            "/",
+            content=RPC_SEND.encode(),
+            headers={"origin": "https://app.example", "content-type": "application/json"},
+        )
+        assert sent.headers["access-control-allow-origin"] == "https://app.example"
+        assert "Origin" in sent.headers["vary"]
+        other = await client.options("/", headers={**asked, "origin": "https://evil.example"})
+        assert "access-control-allow-origin" not in other.headers
+        card = await client.get(
+            "/.well-known/agent-card.json", headers={"origin": "https://evil.example"}
+        )
+        assert "access-control-allow-origin" not in card.headers
+        assert "Origin" in card.headers["vary"]
