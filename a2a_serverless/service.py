@@ -135,6 +135,7 @@ class TaskService:
         """Accept the message, then stream the task: the Task first, then its events."""
         self._require_streaming()
         record = await self._accept(params, caller)
+        _check_cursor(record, last_event_id)
         history_length = params.configuration.history_length if params.configuration else None
         return self._follow(record, after_seq=last_event_id, history_length=history_length)
 
@@ -291,6 +292,7 @@ class TaskService:
         record = await self._owned(params.id, caller)
         if last_event_id is not None and last_event_id < 0:
             raise InvalidParamsError("Last-Event-ID must be a non-negative event number")
+        _check_cursor(record, last_event_id)
         return self._follow(record, after_seq=last_event_id)
 
     async def _follow(
@@ -310,6 +312,13 @@ class TaskService:
                 record.last_seq, task_view(record.task, history_length=history_length)
             )
             after_seq = record.last_seq
+        if at_rest and after_seq > record.last_seq:
+            # A cursor past the end of a finished log (_check_cursor refused it for a live
+            # one): nothing to replay, so the stream ends with where the task stands.
+            yield StreamEvent(
+                record.last_seq, task_view(record.task, history_length=history_length)
+            )
+            return
         if at_rest and after_seq >= record.last_seq:
             # Nothing left to replay and nothing will happen until the client acts.
             return
@@ -494,6 +503,21 @@ class TaskService:
 
 class _AlreadyAccepted(Exception):
     pass
+
+
+def _check_cursor(record: TaskRecord, last_event_id: int | None) -> None:
+    """Refuse a Last-Event-ID past the end of a live task's log: events up to it were never
+    written, so the stream would skip them all (the final one included) and never end."""
+    if last_event_id is None or last_event_id <= record.last_seq:
+        return
+    state = record.task.status.state
+    if state.is_terminal or (state.is_interrupted and record.claim is None):
+        return  # a finished log: the stream answers with the task as it stands
+    raise InvalidParamsError(
+        f"Last-Event-ID {last_event_id} is past the end of the event log of task "
+        f"{record.task_id} ({record.last_seq} events so far)",
+        data={"taskId": record.task_id, "lastEventId": last_event_id, "lastSeq": record.last_seq},
+    )
 
 
 def _stream_ends(payload: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, *, last: bool) -> bool:

@@ -7,6 +7,7 @@ fails mid-turn, reused message ids, poisoned agent cards, webhook amplification.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from collections.abc import AsyncIterator
@@ -222,3 +223,73 @@ async def test_cors_allows_the_configured_origins_only(make_client: Any) -> None
         )
         assert "access-control-allow-origin" not in card.headers
         assert "Origin" in card.headers["vary"]
+
+
+# --- 6. a cursor past the end of the log --------------------------------------------------------
+
+
+@pytest.fixture
+async def streaming(make_client: Any) -> AsyncIterator[httpx.AsyncClient]:
+    from tests.integration.jsonrpc_agents import streamer
+
+    fast = {"blocking_timeout_s": 5.0, "poll_interval_s": 0.02, "stream_timeout_s": 30.0}
+    async with make_client(streamer, **fast) as (client, _app):
+        yield client
+
+
+async def resubscribe_after(
+    client: httpx.AsyncClient, transport: str, task_id: str, last_event_id: int
+) -> httpx.Response:
+    headers = {"last-event-id": str(last_event_id)}
+    if transport == "jsonrpc":
+        body = {"jsonrpc": "2.0", "id": 3, "method": "tasks/resubscribe", "params": {"id": task_id}}
+        return await client.post("/", json=body, headers=headers)
+    return await client.get(f"/v1/tasks/{task_id}:subscribe", headers=headers)
+
+
+def sse_payloads(response: httpx.Response) -> list[dict[str, Any]]:
+    lines = response.text.splitlines()
+    return [json.loads(line[len("data: ") :]) for line in lines if line.startswith("data: ")]
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_cursor_past_a_finished_log_ends_with_the_final_state(
+    streaming: httpx.AsyncClient, transport: str
+) -> None:
+    done = (await send_text(streaming, "cursor-1", "2 0"))["result"]
+    assert done["status"]["state"] == "completed"
+    response = await asyncio.wait_for(
+        resubscribe_after(streaming, transport, done["id"], 10_000), timeout=5
+    )
+    payloads = sse_payloads(response)
+    assert len(payloads) == 1, payloads
+    task = payloads[0]["result"] if transport == "jsonrpc" else payloads[0]["task"]
+    assert task["status"]["state"] in ("completed", "TASK_STATE_COMPLETED")
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_cursor_past_a_live_log_is_invalid_params(
+    streaming: httpx.AsyncClient, transport: str
+) -> None:
+    message = {
+        "role": "user",
+        "messageId": f"cursor-live-{transport}",
+        "parts": [{"kind": "text", "text": "3 1.0"}],
+    }
+    params = {"message": message, "configuration": {"blocking": False}}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": params}
+    task = (await streaming.post("/", json=body)).json()["result"]
+    response = await asyncio.wait_for(
+        resubscribe_after(streaming, transport, task["id"], 10_000), timeout=5
+    )
+    if transport == "jsonrpc":
+        error = (
+            sse_payloads(response)[0]["error"]
+            if response.text.startswith(("data", "id"))
+            else response.json()["error"]
+        )
+    else:
+        assert response.status_code == 400, response.text
+        error = response.json()["error"]
+    assert error["code"] == -32602
+    assert error["data"]["lastEventId"] == 10_000
