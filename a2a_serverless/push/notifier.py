@@ -181,7 +181,7 @@ class PushNotifier:
         except UrlRefused as refused:
             raise InvalidParamsError(
                 f"pushNotificationConfig.url is not allowed: {refused.reason}",
-                data={"url": url, "reason": refused.reason},
+                data={"url": refused.url, "reason": refused.reason},
             ) from None
         if self.settings.push_verify_ownership:
             await self._challenge(url)

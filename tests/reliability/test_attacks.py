@@ -293,3 +293,55 @@ async def test_a_cursor_past_a_live_log_is_invalid_params(
         error = response.json()["error"]
     assert error["code"] == -32602
     assert error["data"]["lastEventId"] == 10_000
+
+
+# --- 5. over-long webhook URLs ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_an_over_long_webhook_url_is_refused_when_set(
+    client: httpx.AsyncClient, transport: str
+) -> None:
+    from a2a_serverless.push.ssrf import MAX_URL_CHARS
+
+    task = (await send_text(client, f"long-url-{transport}"))["result"]
+    url = "http://127.0.0.1:9/" + "a" * 70_000
+    config = {"url": url}
+    if transport == "jsonrpc":
+        params = {"taskId": task["id"], "pushNotificationConfig": config}
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tasks/pushNotificationConfig/set",
+            "params": params,
+        }
+        response = await client.post("/", json=body)
+    else:
+        response = await client.post(
+            f"/v1/tasks/{task['id']}/pushNotificationConfigs",
+            json={"pushNotificationConfig": config},
+        )
+    error = refused_as_invalid(response, transport)
+    assert str(MAX_URL_CHARS) in error["message"]
+    assert len(response.content) < 2000, "the error must not echo the whole URL"
+    at_limit = "http://127.0.0.1:9/" + "a" * (MAX_URL_CHARS - len("http://127.0.0.1:9/"))
+    params = {"taskId": task["id"], "pushNotificationConfig": {"url": at_limit}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tasks/pushNotificationConfig/set",
+        "params": params,
+    }
+    assert "result" in (await client.post("/", json=body)).json()
+
+
+async def test_a_request_the_client_cannot_build_is_a_permanent_failure() -> None:
+    from a2a_serverless.push import delivery
+    from a2a_serverless.push.ssrf import PinnedTarget
+
+    target = PinnedTarget(
+        "http://127.0.0.1:9/x", "http", "127.0.0.1", 9, "/" + "a" * 70_000, "127.0.0.1"
+    )
+    result = await delivery.send("POST", target, body=b"{}", timeout_s=2)
+    assert result.outcome == "permanent", result
+    assert "cannot be made" in result.reason
