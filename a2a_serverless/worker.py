@@ -63,6 +63,9 @@ class Worker:
         # Handlers of other job kinds sharing the queue (e.g. webhook deliveries), by kind.
         self.handlers: dict[str, Callable[[Job], Awaitable[None]]] = {}
         self.notifier: PushNotifier | None = None
+        # Turns running in this process now: a claim of ours on any other turn is a leftover
+        # of a run that stopped (the store failed under it), which may be taken over at once.
+        self._running: set[tuple[str, str]] = set()
 
     async def handle(self, job: Job) -> None:
         """The Queue's job handler."""
@@ -123,7 +126,11 @@ class Worker:
         updater = TaskUpdater(
             self.journal, record, worker_id=self.worker_id, step=step, lease_s=self.lease_s
         )
-        await self._execute(context, updater)
+        self._running.add((task_id, step))
+        try:
+            await self._execute(context, updater)
+        finally:
+            self._running.discard((task_id, step))
 
     async def _reschedule_notifications(self, task_id: str) -> None:
         """A redelivered job may mean the worker that ran the turn died between writing an
@@ -144,12 +151,26 @@ class Worker:
             raise _Skip("turn already done")
         claim = record.claim
         now = now_ms()
-        if claim is not None and claim.step == step and claim.lease_until_ms > now:
+        ours_stopped = (
+            claim is not None
+            and claim.worker_id == self.worker_id
+            and (record.task_id, step) not in self._running
+        )
+        if (
+            claim is not None
+            and claim.step == step
+            and claim.lease_until_ms > now
+            and not ours_stopped
+        ):
             # Another worker is running this turn. Look again when its lease runs out: if it
             # died, this delivery takes over; if it finished, this one is dropped then.
             wait_s = (claim.lease_until_ms - now) / 1000
             raise RetryJob("turn is running in another worker", delay_s=wait_s)
         attempt = claim.attempt + 1 if claim is not None and claim.step == step else 1
+        if ours_stopped and claim is not None and claim.step == step:
+            # Our own run of this turn stopped because the store failed under it, not the
+            # agent or the process: it does not count against the turn's attempts.
+            attempt = claim.attempt
         if attempt > self.max_attempts:
             # Every worker that ran this turn died (a crash, or killed at the function's
             # timeout): another run would likely end the same way, and a queue that re-sends

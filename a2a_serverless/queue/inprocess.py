@@ -6,7 +6,8 @@ A2A_PUSH_TIMEOUT_S; it must never keep a task's turn waiting for a slot). A hand
 that raises `RetryJob` is run again after its delay, as often as it asks (the handler owns that
 policy, e.g. webhook back-off with its own attempt limit); any other exception is retried with
 exponential back-off up to `max_attempts`, then the job is dead-lettered (kept in `dead_letters`
-and logged). Nothing survives a restart of the process: for durable work use a cloud queue.
+and logged), except `StoreUnavailable`, retried with back-off (capped at 30 s) while it lasts.
+Nothing survives a restart of the process: for durable work use a cloud queue.
 """
 
 from __future__ import annotations
@@ -15,9 +16,13 @@ import asyncio
 import logging
 from dataclasses import dataclass, replace
 
+from ..store.base import StoreUnavailable
 from .base import WEBHOOK_JOB, Job, JobHandler, RetryJob
 
 log = logging.getLogger("a2a_serverless.queue")
+
+# The longest pause between two tries of a job while the store is unavailable.
+MAX_STORE_WAIT_S = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +71,13 @@ class InProcessQueue:
             except RetryJob as retry:
                 next_job = replace(job, attempt=job.attempt + 1)
                 await self.enqueue(next_job, delay_s=retry.delay_s)
+                return
+            except StoreUnavailable as exc:
+                # The store failed, not the job (a full disk, a locked file): try again for as
+                # long as it lasts, never dead-lettering work that could not even be recorded.
+                log.warning("job %s (%s) waits for the store: %s", job.id, job.kind, exc)
+                delay = min(self._base_backoff_s * 2 ** min(job.attempt - 1, 16), MAX_STORE_WAIT_S)
+                await self.enqueue(replace(job, attempt=job.attempt + 1), delay_s=delay)
                 return
             except Exception as exc:  # a worker must survive any handler failure
                 log.exception("job %s (%s) failed on attempt %d", job.id, job.kind, job.attempt)

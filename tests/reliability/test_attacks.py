@@ -345,3 +345,89 @@ async def test_a_request_the_client_cannot_build_is_a_permanent_failure() -> Non
     result = await delivery.send("POST", target, body=b"{}", timeout_s=2)
     assert result.outcome == "permanent", result
     assert "cannot be made" in result.reason
+
+
+# --- 8. a full disk under SQLite ----------------------------------------------------------------
+
+
+def fill_disk(store: Any) -> None:
+    """Make the SQLite file full: no page may be added (SQLite's own SQLITE_FULL error)."""
+    pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+    store._conn.execute(f"PRAGMA max_page_count = {pages}")
+
+
+def free_disk(store: Any) -> None:
+    store._conn.execute("PRAGMA max_page_count = 1073741823")
+
+
+async def test_a_full_sqlite_disk_is_503_with_retry_after_not_500(
+    make_client: Any, tmp_path: Any
+) -> None:
+    from a2a_serverless.store.sqlite import SqliteStore
+
+    store = SqliteStore(tmp_path / "tasks.db")
+    async with make_client(fuzz_agent, store=store, blocking_timeout_s=5.0) as (client, _app):
+        fill_disk(store)
+        big = "x" * 200_000  # more than the free room left in the file's last pages
+        message = {"role": "user", "messageId": "full-1", "parts": [{"kind": "text", "text": big}]}
+        body = {"jsonrpc": "2.0", "id": 4, "method": "message/send", "params": {"message": message}}
+        response = await client.post("/", json=body)
+        assert response.status_code == 200 and response.headers["retry-after"], response.text
+        error = response.json()["error"]
+        assert error["code"] == -32603
+        assert error["data"]["reason"] == "store-unavailable", error
+        rest = await client.post(
+            "/v1/message:send",
+            json={
+                "message": {"messageId": "full-2", "role": "ROLE_USER", "content": [{"text": big}]}
+            },
+        )
+        assert rest.status_code == 503 and rest.headers["retry-after"]
+        free_disk(store)
+        assert (await client.post("/", json=body)).json()["result"]["status"][
+            "state"
+        ] == "completed"
+
+
+async def test_a_full_disk_mid_turn_retries_the_turn_and_never_fails_the_task(
+    make_client: Any, tmp_path: Any
+) -> None:
+    from a2a_serverless import Context, agent
+    from a2a_serverless.store.sqlite import SqliteStore
+
+    store = SqliteStore(tmp_path / "tasks.db")
+    reached, go_on = asyncio.Event(), asyncio.Event()
+    runs: list[str] = []
+
+    @agent(name="Big writer", description="Answers with a large text.")
+    async def big_writer(ctx: Context) -> AsyncIterator[Any]:
+        runs.append(ctx.task_id)
+        if len(runs) == 1:
+            reached.set()
+            await go_on.wait()
+        yield "y" * 200_000
+
+    async with make_client(big_writer, store=store, blocking_timeout_s=10.0) as (client, _app):
+        message = {
+            "role": "user",
+            "messageId": "full-turn",
+            "parts": [{"kind": "text", "text": "go"}],
+        }
+        params = {"message": message, "configuration": {"blocking": False}}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": params}
+        task = (await client.post("/", json=body)).json()["result"]
+        await asyncio.wait_for(reached.wait(), 5)
+        fill_disk(store)
+        go_on.set()
+        await asyncio.sleep(0.5)  # the turn's writes fail; its job is tried again
+        record = await store.get_task(task["id"])
+        assert record is not None and record.state == "working"
+        free_disk(store)
+        get = {"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"id": task["id"]}}
+        for _ in range(100):
+            state = (await client.post("/", json=get)).json()["result"]["status"]["state"]
+            if state != "working":
+                break
+            await asyncio.sleep(0.05)
+        assert state == "completed"
+        assert len(runs) >= 2  # runs while the disk is full fail the job, never the task
