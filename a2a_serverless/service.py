@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .config import Settings
 from .errors import (
     InvalidParamsError,
+    MessageIdReusedError,
     PushNotificationNotSupportedError,
     TaskNotCancelableError,
     TaskNotFoundError,
@@ -246,6 +247,7 @@ class TaskService:
         record = await self.store.get_task(task_id)
         if record is None or record.owner != caller.owner:
             raise TaskNotFoundError(data={"taskId": task_id})
+        _check_same_message(record, message)
         step = record.internal.get("step", {}).get("messageId")
         waiting = record.task.status.state == TaskState.SUBMITTED and record.claim is None
         if step == message.message_id and waiting:
@@ -503,6 +505,24 @@ class TaskService:
 
 class _AlreadyAccepted(Exception):
     pass
+
+
+def _check_same_message(record: TaskRecord, message: Message) -> None:
+    """A retry must be the message it repeats: same parts, same task, same context."""
+    first = next((m for m in record.task.history or [] if m.message_id == message.message_id), None)
+    differs = []
+    if first is not None and [p.dump() for p in first.parts] != [p.dump() for p in message.parts]:
+        differs.append("parts")
+    if message.task_id is not None and message.task_id != record.task_id:
+        differs.append("taskId")
+    if message.context_id is not None and message.context_id != record.context_id:
+        differs.append("contextId")
+    if differs:
+        raise MessageIdReusedError(
+            f"messageId {message.message_id!r} was already used for another message (its "
+            f"{', '.join(differs)} differ): give every new message a new messageId",
+            data={"messageId": message.message_id, "taskId": record.task_id, "differs": differs},
+        )
 
 
 def _check_cursor(record: TaskRecord, last_event_id: int | None) -> None:

@@ -431,3 +431,63 @@ async def test_a_full_disk_mid_turn_retries_the_turn_and_never_fails_the_task(
             await asyncio.sleep(0.05)
         assert state == "completed"
         assert len(runs) >= 2  # runs while the disk is full fail the job, never the task
+
+
+# --- 10. a messageId reused for another message -------------------------------------------------
+
+
+def rest_send_body(message_id: str, text: str, **fields: Any) -> dict[str, Any]:
+    message = {"messageId": message_id, "role": "ROLE_USER", "content": [{"text": text}], **fields}
+    return {"message": message}
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_reused_message_id_with_other_content_is_refused(
+    client: httpx.AsyncClient, transport: str
+) -> None:
+    first = (await send_text(client, f"reused-{transport}", "hello"))["result"]
+    if transport == "jsonrpc":
+        again = await send_text(client, f"reused-{transport}", "hello")
+        assert again["result"]["id"] == first["id"], "an identical retry is idempotent"
+        other = await client.post(
+            "/",
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "message/send",
+                "params": {
+                    "message": {
+                        "role": "user",
+                        "messageId": f"reused-{transport}",
+                        "parts": [{"kind": "text", "text": "something else"}],
+                    }
+                },
+            },
+        )
+        error = other.json()["error"]
+        assert error["code"] == -32602
+    else:
+        same = await client.post(
+            "/v1/message:send", json=rest_send_body(f"reused-{transport}", "hello")
+        )
+        assert same.status_code == 200 and same.json()["task"]["id"] == first["id"]
+        other = await client.post(
+            "/v1/message:send", json=rest_send_body(f"reused-{transport}", "bye")
+        )
+        assert other.status_code == 409, other.text
+        error = other.json()["error"]
+    assert error["data"]["differs"] == ["parts"]
+    assert error["data"]["taskId"] == first["id"]
+
+
+async def test_a_reused_message_id_in_another_context_is_refused(client: httpx.AsyncClient) -> None:
+    await send_text(client, "ctx-reuse", "hello")
+    message = {
+        "role": "user",
+        "messageId": "ctx-reuse",
+        "contextId": "another-context",
+        "parts": [{"kind": "text", "text": "hello"}],
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message}}
+    error = (await client.post("/", json=body)).json()["error"]
+    assert error["code"] == -32602 and error["data"]["differs"] == ["contextId"]
