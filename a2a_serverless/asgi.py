@@ -32,7 +32,15 @@ from typing import TYPE_CHECKING, Any
 
 from . import jsonrpc
 from .auth import AuthError, RequestView
-from .card import build_card, join_url, request_base_url
+from .card import (
+    IPNetwork,
+    build_card,
+    from_trusted_proxy,
+    join_url,
+    platform_base_url,
+    request_base_url,
+    trusted_networks,
+)
 from .errors import A2AError, InternalError, a2a_error
 from .extensions import HEADER as EXTENSIONS_HEADER
 from .extensions import header_value
@@ -63,6 +71,12 @@ REST_PREFIX = "/v1/"
 JSON = b"application/json"
 JSON_HEADERS: Headers = [(b"content-type", JSON)]
 PUBLIC_CACHE = (b"cache-control", b"public, max-age=300")
+# A card built from the request's headers is for that request's client only; a shared cache
+# must not hand it to others (Vary too, for caches that ignore `private`).
+PRIVATE_CARD_CACHE = [
+    (b"cache-control", b"private, max-age=300"),
+    (b"vary", b"Host, X-Forwarded-Host, X-Forwarded-Proto, X-Forwarded-Prefix"),
+]
 # Every caller of an app without authentication (a frozen value, shared).
 ANONYMOUS = Caller()
 
@@ -111,13 +125,14 @@ class Request:
             }
         )
 
-    def base_url(self) -> str:
+    def base_url(self, trusted_proxies: tuple[IPNetwork, ...] = ()) -> str:
         return request_base_url(
             scheme=self.scope.get("scheme", "http"),
             headers=self.headers,
             server=self.scope.get("server"),
             root_path=self.scope.get("root_path", ""),
             aws_event=self.scope.get("aws.event"),
+            trust_forwarded=from_trusted_proxy(self.scope.get("client"), trusted_proxies),
         )
 
     async def body(self, limit: int) -> bytes:
@@ -204,6 +219,7 @@ class A2AApplication:
         self._cards: dict[str, bytes] = {}
         self._openapi: bytes | None = None
         self.origin_policy = OriginPolicy(runtime.settings)
+        self._trusted_proxies = trusted_networks(runtime.settings.trusted_proxies)
 
     # --- entry points ---------------------------------------------------------------------------
 
@@ -309,12 +325,12 @@ class A2AApplication:
         settings = self.runtime.settings
         if settings.public_url:
             return join_url(settings.public_url.rstrip("/"), self._rpc_path)
-        return join_url(request.base_url(), self._rpc_path)
+        return join_url(request.base_url(self._trusted_proxies), self._rpc_path)
 
     def rest_url(self, request: Request) -> str:
         """The HTTP+JSON interface's URL: the app's base, which REST clients append /v1/... to."""
         settings = self.runtime.settings
-        return (settings.public_url or request.base_url()).rstrip("/")
+        return (settings.public_url or request.base_url(self._trusted_proxies)).rstrip("/")
 
     def public_card(self, request: Request) -> AgentCard:
         return build_card(
@@ -347,7 +363,11 @@ class A2AApplication:
             body = self.public_card(request).dump_json()
             if len(self._cards) < 64:  # a handful of hosts at most; never grow unbounded
                 self._cards[url] = body
-        return Response(200, [*JSON_HEADERS, PUBLIC_CACHE], body)
+        fixed = self.runtime.settings.public_url or platform_base_url(
+            request.scope.get("aws.event")
+        )
+        caching = [PUBLIC_CACHE] if fixed else PRIVATE_CARD_CACHE
+        return Response(200, [*JSON_HEADERS, *caching], body)
 
     def _jwks(self) -> Response:
         """The public keys that verify our webhook JWTs (only where push is offered)."""

@@ -17,8 +17,13 @@ from typing import Any
 class Settings:
     # Where tasks live: "sqlite:///path.db" (default), "memory://", or an adapter's URL.
     store_url: str = "sqlite:///a2a-tasks.db"
-    # The public URL clients use (the card's `url`). Unset: derived from each request.
+    # The public URL clients use (the card's `url`). Unset: API Gateway's own domain name where
+    # there is one, else the request's Host (card.py says how; the card is then not cached
+    # by shared caches).
     public_url: str | None = None
+    # Comma-separated addresses or CIDR networks of the proxies in front of the app whose
+    # X-Forwarded-Proto, -Host and -Prefix are believed. Unset: those headers are ignored.
+    trusted_proxies: str | None = None
     # Path of the JSON-RPC endpoint, relative to the app's root.
     rpc_path: str = "/"
     # Can this platform hold a response open? False behind API Gateway + Mangum: the card then

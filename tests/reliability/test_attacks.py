@@ -491,3 +491,64 @@ async def test_a_reused_message_id_in_another_context_is_refused(client: httpx.A
     body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message}}
     error = (await client.post("/", json=body)).json()["error"]
     assert error["code"] == -32602 and error["data"]["differs"] == ["contextId"]
+
+
+# --- 2. agent card poisoning --------------------------------------------------------------------
+
+POISON = {
+    "x-forwarded-host": "attacker.example",
+    "x-forwarded-proto": "https",
+    "x-forwarded-prefix": "/steal",
+}
+
+
+async def test_forwarded_headers_from_an_untrusted_peer_do_not_reach_the_card(
+    client: httpx.AsyncClient,
+) -> None:
+    response = await client.get("/.well-known/agent-card.json", headers=POISON)
+    card = response.json()
+    urls = [card["url"], *(i["url"] for i in card["additionalInterfaces"])]
+    assert all(url.startswith("http://testserver") for url in urls), urls
+    # Built from the request: for this client only, and said to depend on those headers.
+    assert response.headers["cache-control"].startswith("private")
+    assert "Host" in response.headers["vary"]
+
+
+async def test_forwarded_headers_from_a_trusted_proxy_are_used(make_client: Any) -> None:
+    async with make_client(fuzz_agent, trusted_proxies="10.0.0.0/8, 127.0.0.1") as (client, _):
+        card = (await client.get("/.well-known/agent-card.json", headers=POISON)).json()
+    assert card["url"] == "https://attacker.example/steal/"
+
+
+async def test_a_configured_public_url_is_cached_publicly(make_client: Any) -> None:
+    async with make_client(fuzz_agent, public_url="https://agent.example.com") as (client, _):
+        response = await client.get("/.well-known/agent-card.json", headers=POISON)
+    assert response.json()["url"] == "https://agent.example.com/"
+    assert response.headers["cache-control"] == "public, max-age=300"
+
+
+def test_api_gateway_context_wins_over_client_headers() -> None:
+    from a2a_serverless.card import request_base_url
+
+    event = {
+        "requestContext": {"domainName": "abc.execute-api.eu-west-1.amazonaws.com", "stage": "prod"}
+    }
+    url = request_base_url(
+        scheme="http",
+        headers={**POISON, "host": "attacker.example"},
+        server=None,
+        aws_event=event,
+        trust_forwarded=True,
+    )
+    assert url == "https://abc.execute-api.eu-west-1.amazonaws.com/prod"
+    custom = {"requestContext": {"domainName": "agent.example.com", "stage": "prod"}}
+    assert request_base_url(scheme="http", headers={}, server=None, aws_event=custom) == (
+        "https://agent.example.com"
+    )
+
+
+def test_a_bad_trusted_proxy_is_refused_at_start_up() -> None:
+    from a2a_serverless.card import trusted_networks
+
+    with pytest.raises(ValueError, match="A2A_TRUSTED_PROXIES"):
+        trusted_networks("10.0.0.0/8, proxy.internal")
