@@ -92,6 +92,15 @@ class Settings:
     push_max_response_bytes: int = 65536
     # Comma-separated domains webhooks may target (subdomains included); unset allows any.
     push_allowed_domains: str | None = None
+    # Push configs one task may have, and a config's URL may appear once per task: one message
+    # must not fan out into hundreds of deliveries.
+    push_max_configs_per_task: int = 5
+    # The largest notification body: a larger task is sent without its history and artifacts
+    # (the receiver fetches them with tasks/get).
+    push_max_body_bytes: int = 64 * 1024
+    # Deliveries per second to one target host, per process (0: no limit). Over it, a delivery
+    # waits for its turn; it is not counted as a failed attempt.
+    push_max_per_host_per_s: float = 10.0
     # Ask receivers to prove they own the URL (GET ?validationToken=..., echoed) before use.
     push_verify_ownership: bool = False
     # Lifetime of the JWT in each notification.

@@ -471,6 +471,24 @@ class TaskService:
         # Without an id a config is the task's default one (the official SDK does the same).
         config_id = config.id or task_id
         config = config.model_copy(update={"id": config_id})
+        others = [s.config for s in await self.store.list_push_configs(task_id)]
+        others = [c for c in others if c.id != config_id]
+        if any(c.url == config.url for c in others):
+            raise InvalidParamsError(
+                f"Task {task_id} already has a push notification config for this URL",
+                data={"taskId": task_id, "field": "pushNotificationConfig.url"},
+            )
+        limit = self.settings.push_max_configs_per_task
+        if len(others) >= limit:
+            raise InvalidParamsError(
+                f"Task {task_id} has {len(others)} push notification configs, the most it "
+                f"may have (A2A_PUSH_MAX_CONFIGS_PER_TASK={limit})",
+                data={
+                    "limit": "push_max_configs_per_task",
+                    "setting": "A2A_PUSH_MAX_CONFIGS_PER_TASK",
+                    "max": limit,
+                },
+            )
         await self.store.put_push_config(StoredPushConfig(task_id, caller.owner, config))
         # Events up to here were never queued for this config; later ones must not wait on them.
         await self._require_push().on_config_set(task_id, config_id, seen_seq=record.last_seq)

@@ -552,3 +552,67 @@ def test_a_bad_trusted_proxy_is_refused_at_start_up() -> None:
 
     with pytest.raises(ValueError, match="A2A_TRUSTED_PROXIES"):
         trusted_networks("10.0.0.0/8, proxy.internal")
+
+
+# --- 3. webhook amplification -------------------------------------------------------------------
+
+
+async def set_config(
+    client: httpx.AsyncClient, task_id: str, url: str, config_id: str | None = None
+) -> dict[str, Any]:
+    config = {"url": url, **({"id": config_id} if config_id else {})}
+    params = {"taskId": task_id, "pushNotificationConfig": config}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tasks/pushNotificationConfig/set",
+        "params": params,
+    }
+    reply: dict[str, Any] = (await client.post("/", json=body)).json()
+    return reply
+
+
+async def test_push_configs_per_task_are_capped_and_urls_unique(make_client: Any) -> None:
+    async with make_client(fuzz_agent, push_max_configs_per_task=3) as (client, _app):
+        task = (await send_text(client, "amplify"))["result"]
+        for n in range(3):
+            assert "result" in await set_config(
+                client, task["id"], f"http://127.0.0.1:9/h{n}", f"c{n}"
+            )
+        over = (await set_config(client, task["id"], "http://127.0.0.1:9/h9", "c9"))["error"]
+        assert over["code"] == -32602 and over["data"]["setting"] == "A2A_PUSH_MAX_CONFIGS_PER_TASK"
+        # Replacing one of the three is no new config.
+        assert "result" in await set_config(client, task["id"], "http://127.0.0.1:9/new", "c0")
+        twice = (await set_config(client, task["id"], "http://127.0.0.1:9/h1", "c-other"))["error"]
+        assert twice["code"] == -32602 and "already has" in twice["message"]
+
+
+def test_a_notification_body_is_bounded() -> None:
+    from a2a_serverless.push.notifier import bounded_body
+
+    task = {
+        "kind": "task",
+        "id": "t",
+        "contextId": "c",
+        "status": {"state": "completed", "timestamp": "2026-01-01T00:00:00Z"},
+        "history": [{"text": "x" * 100_000}],
+        "artifacts": [{"text": "y" * 100_000}],
+    }
+    body = bounded_body(task, 4096)
+    assert len(body) <= 4096
+    assert json.loads(body)["status"]["state"] == "completed"
+    huge_status = {**task, "status": {**task["status"], "message": {"text": "z" * 10_000}}}
+    assert len(bounded_body(huge_status, 4096)) <= 4096
+    small = {k: v for k, v in task.items() if k not in ("history", "artifacts")}
+    assert json.loads(bounded_body(small, 4096)) == small
+
+
+def test_deliveries_per_host_are_rate_limited() -> None:
+    from a2a_serverless.push.ratelimit import HostRateLimiter
+
+    limiter = HostRateLimiter(5.0)
+    waits = [limiter.reserve("victim.example") for _ in range(20)]
+    assert waits[:5] == [0.0] * 5
+    assert all(w > 0 for w in waits[5:])
+    assert limiter.reserve("other.example") == 0.0, "each host has its own budget"
+    assert HostRateLimiter(0).reserve("victim.example") == 0.0
