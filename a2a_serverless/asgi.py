@@ -455,6 +455,7 @@ class A2AApplication:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                await self.runtime.start()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.runtime.aclose()

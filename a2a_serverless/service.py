@@ -27,7 +27,7 @@ from .errors import (
     UnsupportedOperationError,
 )
 from .ids import random_uuid
-from .journal import Change, Journal, TaskGone
+from .journal import Change, Journal, TaskGone, now_ms
 from .lifecycle import CANCELABLE_STATES, now_iso, status_event, task_view
 from .media import check_message_media
 from .models import (
@@ -249,8 +249,19 @@ class TaskService:
             raise TaskNotFoundError(data={"taskId": task_id})
         _check_same_message(record, message)
         step = record.internal.get("step", {}).get("messageId")
-        waiting = record.task.status.state == TaskState.SUBMITTED and record.claim is None
-        if step == message.message_id and waiting:
+        state = record.task.status.state
+        claim = record.claim
+        waiting = state == TaskState.SUBMITTED and claim is None
+        # A turn whose worker's lease ran out with nobody taking over (its job was lost with
+        # the process that held it): the retry queues it again, and the worker resumes it, or
+        # fails the task once the turn has used its attempts. Nothing stays `working` forever.
+        stalled = (
+            not state.is_terminal
+            and claim is not None
+            and claim.step == message.message_id
+            and claim.lease_until_ms < now_ms()
+        )
+        if step == message.message_id and (waiting or stalled):
             # The first attempt may have died between storing the task and enqueueing its turn.
             # Enqueueing again is safe: the worker claims each turn once.
             await self._enqueue_turn(task_id, message.message_id)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from .agent import Agent, Context, Outcome, agent_message
 from .executor import TaskEnded, TaskUpdater
+from .holders import holder_is_dead
 from .journal import Change, Journal, TaskGone, now_ms
 from .lifecycle import status_event
 from .models import Message, TaskState
@@ -52,6 +53,7 @@ class Worker:
         lease_s: float = 900.0,
         worker_id: str | None = None,
         max_attempts: int = 5,
+        local_liveness: bool = False,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("a turn needs at least one attempt (max_attempts >= 1)")
@@ -60,6 +62,9 @@ class Worker:
         self.lease_s = lease_s
         self.max_attempts = max_attempts
         self.worker_id = worker_id or uuid.uuid4().hex
+        # Every worker is on this machine (a SQLite store): a claim whose holder process has
+        # exited is taken over at once rather than when its lease runs out (holders.py).
+        self.local_liveness = local_liveness
         # Handlers of other job kinds sharing the queue (e.g. webhook deliveries), by kind.
         self.handlers: dict[str, Callable[[Job], Awaitable[None]]] = {}
         self.notifier: PushNotifier | None = None
@@ -156,11 +161,13 @@ class Worker:
             and claim.worker_id == self.worker_id
             and (record.task_id, step) not in self._running
         )
+        holder_dead = claim is not None and self.local_liveness and holder_is_dead(claim.worker_id)
         if (
             claim is not None
             and claim.step == step
             and claim.lease_until_ms > now
             and not ours_stopped
+            and not holder_dead
         ):
             # Another worker is running this turn. Look again when its lease runs out: if it
             # died, this delivery takes over; if it finished, this one is dropped then.

@@ -7,7 +7,8 @@ that raises `RetryJob` is run again after its delay, as often as it asks (the ha
 policy, e.g. webhook back-off with its own attempt limit); any other exception is retried with
 exponential back-off up to `max_attempts`, then the job is dead-lettered (kept in `dead_letters`
 and logged), except `StoreUnavailable`, retried with back-off (capped at 30 s) while it lasts.
-Nothing survives a restart of the process: for durable work use a cloud queue.
+Nothing survives a restart of the process: `SqliteQueue` (queue/sqlite.py) keeps the jobs in the
+store's SQLite file, and a cloud queue keeps them in the cloud.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ class InProcessQueue:
         async with slots:
             try:
                 await self._handler(job)
+                await self._finished(job)
                 return
             except RetryJob as retry:
                 next_job = replace(job, attempt=job.attempt + 1)
@@ -86,8 +88,12 @@ class InProcessQueue:
         if job.attempt >= self._max_attempts:
             log.error("job %s (%s) dead-lettered: %s", job.id, job.kind, reason)
             self.dead_letters.append(DeadLetter(job, reason))
+            await self._finished(job)
             return
         await self.enqueue(replace(job, attempt=job.attempt + 1), delay_s=delay)
+
+    async def _finished(self, job: Job) -> None:
+        """`job` is done (handled, or dead-lettered): a durable queue forgets it here."""
 
     async def drain(self) -> None:
         """Wait until no job is queued or running (tests use this)."""

@@ -616,3 +616,107 @@ def test_deliveries_per_host_are_rate_limited() -> None:
     assert all(w > 0 for w in waits[5:])
     assert limiter.reserve("other.example") == 0.0, "each host has its own budget"
     assert HostRateLimiter(0).reserve("victim.example") == 0.0
+
+
+# --- 7. a dev server killed mid-turn ------------------------------------------------------------
+
+
+def rpc_sync(url: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    reply: dict[str, Any] = httpx.post(url + "/", json=body, timeout=30).json()
+    return reply
+
+
+def test_a_dev_server_killed_mid_turn_resumes_the_turn_when_it_starts_again(
+    live_server: Any, tmp_path: Any
+) -> None:
+    import time
+
+    env = {"A2A_STORE_URL": f"sqlite:///{tmp_path / 'tasks.db'}"}
+    target = "tests.integration.jsonrpc_agents:streamer"
+    first = live_server(target, **env)
+    message = {
+        "role": "user",
+        "messageId": "killed-mid-turn",
+        "parts": [{"kind": "text", "text": "2 1.0"}],
+    }
+    params = {"message": message, "configuration": {"blocking": False}}
+    task = rpc_sync(first.url, "message/send", params)["result"]
+    deadline = time.monotonic() + 10
+    while rpc_sync(first.url, "tasks/get", {"id": task["id"]})["result"]["status"]["state"] != (
+        "working"
+    ):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    first.process.kill()  # no shutdown: the turn, its job and its claim are left as they were
+    first.process.wait()
+
+    second = live_server(target, **env)
+    state = ""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        state = rpc_sync(second.url, "tasks/get", {"id": task["id"]})["result"]["status"]["state"]
+        if state != "working":
+            break
+        time.sleep(0.1)
+    assert state == "completed", second.log()
+    # The same message sent again is answered at once with the finished task.
+    again = rpc_sync(second.url, "message/send", {"message": message})["result"]
+    assert again["id"] == task["id"] and again["status"]["state"] == "completed"
+
+
+async def test_a_retry_requeues_a_turn_whose_lease_ran_out(make_client: Any) -> None:
+    from a2a_serverless.journal import Change, now_ms
+    from a2a_serverless.lifecycle import status_event
+    from a2a_serverless.models import TaskState
+    from a2a_serverless.store.base import WorkerClaim
+    from tests.integration.agent_fixtures import RecordingQueue
+
+    queue = RecordingQueue()
+    async with make_client(fuzz_agent, queue=queue) as (client, app):
+        message = {"role": "user", "messageId": "stalled", "parts": [{"kind": "text", "text": "x"}]}
+        params = {"message": message, "configuration": {"blocking": False}}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": params}
+        task = (await client.post("/", json=body)).json()["result"]
+
+        def stall(record: Any) -> Change:
+            claim = WorkerClaim("stalled", "a-worker-that-died", now_ms() - 1000, 1)
+            return Change(events=[status_event(record.task, TaskState.WORKING)], claim=claim)
+
+        await app.runtime.journal.write(task["id"], stall)
+        assert len(queue.jobs_for(task["id"])) == 1
+        await client.post("/", json=body)
+        assert len(queue.jobs_for(task["id"])) == 2, "the retry queues the stalled turn again"
+
+
+async def test_the_sqlite_queue_takes_over_jobs_of_a_dead_process(tmp_path: Any) -> None:
+    import sys
+
+    from a2a_serverless.holders import local_holder_id
+    from a2a_serverless.queue.base import Job
+    from a2a_serverless.queue.sqlite import SqliteQueue
+
+    exited = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", "import os; print(os.getpid())", stdout=asyncio.subprocess.PIPE
+    )
+    out, _ = await exited.communicate()
+    dead_holder = local_holder_id().split("/")[0] + f"/{out.decode().strip()}/x"
+    ran: list[str] = []
+
+    async def handler(job: Job) -> None:
+        ran.append(job.id)
+
+    queue = SqliteQueue(tmp_path / "tasks.db", handler, poll_s=0.05)
+    job = Job(kind="run-agent", task_id="t", payload={"step": "s"})
+    queue._db.execute(
+        "INSERT INTO a2a_jobs (id, body, run_at, holder, lease_until) VALUES (?, ?, 0, ?, ?)",
+        (job.id, job.to_json(), dead_holder, 2**62),
+    )
+    try:
+        assert await queue.recover() == 1
+        await queue.drain()
+        assert ran == [job.id]
+        rows = queue._db.execute("SELECT COUNT(*) FROM a2a_jobs").fetchone()[0]
+        assert rows == 0, "a handled job is forgotten"
+    finally:
+        await queue.aclose()
