@@ -34,11 +34,20 @@ from typing import TYPE_CHECKING, Any
 
 from . import jsonrpc
 from .auth import AuthError, RequestView
-from .card import build_card, join_url, request_base_url
+from .card import (
+    IPNetwork,
+    build_card,
+    from_trusted_proxy,
+    join_url,
+    platform_base_url,
+    request_base_url,
+    trusted_networks,
+)
 from .errors import A2AError, InternalError, a2a_error
 from .extensions import HEADER as EXTENSIONS_HEADER
 from .extensions import header_value
 from .models import AgentCard
+from .origins import OriginPolicy
 from .runtime import Runtime
 from .service import Caller, StreamEvent
 from .store.base import StoreUnavailable
@@ -67,6 +76,12 @@ REST_PREFIX = "/v1/"
 JSON = b"application/json"
 JSON_HEADERS: Headers = [(b"content-type", JSON)]
 PUBLIC_CACHE = (b"cache-control", b"public, max-age=300")
+# A card built from the request's headers is for that request's client only; a shared cache
+# must not hand it to others (Vary too, for caches that ignore `private`).
+PRIVATE_CARD_CACHE = [
+    (b"cache-control", b"private, max-age=300"),
+    (b"vary", b"Host, X-Forwarded-Host, X-Forwarded-Proto, X-Forwarded-Prefix"),
+]
 # Every caller of an app without authentication (a frozen value, shared).
 ANONYMOUS = Caller()
 
@@ -115,13 +130,14 @@ class Request:
             }
         )
 
-    def base_url(self) -> str:
+    def base_url(self, trusted_proxies: tuple[IPNetwork, ...] = ()) -> str:
         return request_base_url(
             scheme=self.scope.get("scheme", "http"),
             headers=self.headers,
             server=self.scope.get("server"),
             root_path=self.scope.get("root_path", ""),
             aws_event=self.scope.get("aws.event"),
+            trust_forwarded=from_trusted_proxy(self.scope.get("client"), trusted_proxies),
         )
 
     async def body(self, limit: int) -> bytes:
@@ -207,6 +223,8 @@ class A2AApplication:
         self._rpc_path = "/" + runtime.settings.rpc_path.strip("/")
         self._cards: dict[str, bytes] = {}
         self._openapi: bytes | None = None
+        self.origin_policy = OriginPolicy(runtime.settings)
+        self._trusted_proxies = trusted_networks(runtime.settings.trusted_proxies)
         self._inspector: Inspector | None = _inspector(self)
 
     # --- entry points ---------------------------------------------------------------------------
@@ -230,7 +248,18 @@ class A2AApplication:
     async def respond(self, request: Request) -> Response:
         """The response to `request`. Never raises: an unexpected error is a logged 500."""
         try:
-            return await self._route(request)
+            origins = self.origin_policy
+            if not origins.host_allowed(request.headers):
+                host = request.headers.get("host")
+                return json_response(421, {"error": f"this server does not answer host {host!r}"})
+            if not origins.origins:
+                return await self._route(request)
+            origin = origins.allowed_origin(request.headers)
+            if origin is not None and origins.is_preflight(request.method, request.headers):
+                return Response(204, origins.preflight_headers(origin, request.headers))
+            response = await self._route(request)
+            response.headers = [*response.headers, *origins.response_headers(origin)]
+            return response
         except Exception:
             log.exception("unhandled error serving %s %s", request.method, request.path)
             return json_response(500, {"error": "internal server error"})
@@ -251,6 +280,8 @@ class A2AApplication:
     async def _route(self, request: Request) -> Response:
         path, method = request.path, request.method
         if path == self._rpc_path and method == "POST":
+            if not _is_json(request.headers.get("content-type")):
+                return _not_json_rpc(request.headers.get("content-type"))
             caller = await self._authenticate(request, jsonrpc_errors=True)
             if isinstance(caller, Response):
                 return caller
@@ -302,12 +333,12 @@ class A2AApplication:
         settings = self.runtime.settings
         if settings.public_url:
             return join_url(settings.public_url.rstrip("/"), self._rpc_path)
-        return join_url(request.base_url(), self._rpc_path)
+        return join_url(request.base_url(self._trusted_proxies), self._rpc_path)
 
     def rest_url(self, request: Request) -> str:
         """The HTTP+JSON interface's URL: the app's base, which REST clients append /v1/... to."""
         settings = self.runtime.settings
-        return (settings.public_url or request.base_url()).rstrip("/")
+        return (settings.public_url or request.base_url(self._trusted_proxies)).rstrip("/")
 
     def public_card(self, request: Request) -> AgentCard:
         return build_card(
@@ -340,7 +371,11 @@ class A2AApplication:
             body = self.public_card(request).dump_json()
             if len(self._cards) < 64:  # a handful of hosts at most; never grow unbounded
                 self._cards[url] = body
-        return Response(200, [*JSON_HEADERS, PUBLIC_CACHE], body)
+        fixed = self.runtime.settings.public_url or platform_base_url(
+            request.scope.get("aws.event")
+        )
+        caching = [PUBLIC_CACHE] if fixed else PRIVATE_CARD_CACHE
+        return Response(200, [*JSON_HEADERS, *caching], body)
 
     def _jwks(self) -> Response:
         """The public keys that verify our webhook JWTs (only where push is offered)."""
@@ -428,6 +463,7 @@ class A2AApplication:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                await self.runtime.start()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.runtime.aclose()
@@ -521,6 +557,25 @@ def _inspector(app: A2AApplication) -> Inspector | None:
     if not inspector_enabled(runtime):
         return None
     return Inspector(runtime, app._authenticate, app._rpc_path)
+
+
+def _is_json(content_type: str | None) -> bool:
+    return (
+        content_type is not None
+        and content_type.split(";")[0].strip().lower() == "application/json"
+    )
+
+
+def _not_json_rpc(content_type: str | None) -> Response:
+    """JSON-RPC is carried as application/json only (spec §3.2.1): a form, a multipart or a
+    text/plain body — what a page of another origin can send without asking — is refused with
+    415, before authentication or the body is read."""
+    from .rest.routes import UnsupportedMediaTypeError
+
+    error = UnsupportedMediaTypeError(
+        data={"contentType": content_type, "expected": "application/json"}
+    )
+    return json_response(415, jsonrpc.error_response(None, error))
 
 
 def _extensions_echo(activated: tuple[str, ...]) -> Headers:

@@ -6,14 +6,24 @@ and HTTP+JSON/REST at the app's base URL, the one REST clients append `/v1/...` 
 SDK strips a trailing slash, then requests e.g. `{url}/v1/message:send`). With the JSON-RPC
 endpoint at the root the two differ only by the trailing slash of the JSON-RPC url.
 
-Both come from configuration (`public_url`) when set; otherwise from the request that fetched the
-card — the Host header, proxies' X-Forwarded-Proto / X-Forwarded-Host / X-Forwarded-Prefix, the
-ASGI root path and an API Gateway stage — and never from the wildcard address a server happens
-to be bound to.
+Both come, in this order, from:
+
+1. configuration (`public_url`): what the deploy files and the project template set;
+2. the platform's own request context: API Gateway's and Lambda function URLs'
+   `requestContext.domainName` (and the stage, on an execute-api host), which the gateway fills
+   in, not the client;
+3. the request: its Host header and the ASGI root path; proxies' X-Forwarded-Proto /
+   X-Forwarded-Host / X-Forwarded-Prefix only when the request comes from an address in
+   `trusted_proxies` (a client can write any header: a card built from one, kept by a shared
+   cache, would send every client's messages and credentials to the host it names). The card
+   is then served `Cache-Control: private` with `Vary` on those headers (asgi.py).
+
+Never from the wildcard address a server happens to be bound to.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,6 +38,7 @@ from .models import (
 )
 
 _WILDCARD_HOSTS = {"0.0.0.0", "[::]", "::"}
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 def build_card(
@@ -84,16 +95,61 @@ def request_base_url(
     server: tuple[str, int | None] | None,
     root_path: str = "",
     aws_event: Mapping[str, Any] | None = None,
+    trust_forwarded: bool = False,
 ) -> str:
-    """The public base URL (no trailing slash) a client used to reach this app."""
-    proto = _first(headers.get("x-forwarded-proto")) or scheme
-    host = _first(headers.get("x-forwarded-host")) or headers.get("host")
+    """The public base URL (no trailing slash) a client used to reach this app: the platform's
+    request context if there is one, else the request (forwarded headers if `trust_forwarded`)."""
+    platform = platform_base_url(aws_event)
+    if platform is not None:
+        return platform
+    forwarded = headers if trust_forwarded else {}
+    proto = _first(forwarded.get("x-forwarded-proto")) or scheme
+    host = _first(forwarded.get("x-forwarded-host")) or headers.get("host")
     if not host and server is not None:
         name, port = server
         host = name if port is None else f"{name}:{port}"
     host = _not_wildcard(host or "localhost")
-    prefix = _first(headers.get("x-forwarded-prefix")) or root_path or _api_gateway_stage(aws_event)
+    prefix = _first(forwarded.get("x-forwarded-prefix")) or root_path
     return f"{proto}://{host}{_clean_prefix(prefix)}"
+
+
+def platform_base_url(event: Mapping[str, Any] | None) -> str | None:
+    """The base URL API Gateway (REST or HTTP API) or a Lambda function URL says it was called
+    at: its `requestContext.domainName`, and a named stage on an execute-api host (a custom
+    domain maps the stage away). None for other events (an ALB's) and other platforms."""
+    if not event:
+        return None
+    context = event.get("requestContext") or {}
+    domain = context.get("domainName")
+    if not isinstance(domain, str) or not domain:
+        return None
+    stage = context.get("stage")
+    prefix = f"/{stage}" if stage and stage != "$default" and ".execute-api." in domain else ""
+    return f"https://{domain}{prefix}"
+
+
+def trusted_networks(value: str | None) -> tuple[IPNetwork, ...]:
+    """`trusted_proxies` (comma-separated addresses or CIDR networks), parsed; ValueError names
+    a bad entry at start-up."""
+    networks: list[IPNetwork] = []
+    for item in (value or "").split(","):
+        if item.strip():
+            try:
+                networks.append(ipaddress.ip_network(item.strip(), strict=False))
+            except ValueError:
+                raise ValueError(f"A2A_TRUSTED_PROXIES: {item.strip()!r} is no address") from None
+    return tuple(networks)
+
+
+def from_trusted_proxy(client: Any, networks: tuple[IPNetwork, ...]) -> bool:
+    """Whether the peer of a request (the ASGI scope's `client`) is one of `networks`."""
+    if not networks or not client:
+        return False
+    try:
+        address = ipaddress.ip_address(client[0])
+    except (ValueError, TypeError, IndexError):
+        return False
+    return any(address in network for network in networks)
 
 
 def _first(value: str | None) -> str | None:
@@ -108,20 +164,6 @@ def _not_wildcard(host: str) -> str:
     if name in _WILDCARD_HOSTS:
         return f"127.0.0.1:{port}" if port else "127.0.0.1"
     return host
-
-
-def _api_gateway_stage(event: Mapping[str, Any] | None) -> str:
-    """A REST API (v1) or a named HTTP API (v2) stage is part of the public path."""
-    if not event:
-        return ""
-    stage = (event.get("requestContext") or {}).get("stage")
-    if not stage or stage == "$default":
-        return ""
-    # A custom domain maps the stage away; only the execute-api host carries it in the path.
-    host = (event.get("headers") or {}).get("host", "") or ""
-    if host and ".execute-api." not in host:
-        return ""
-    return f"/{stage}"
 
 
 def _clean_prefix(prefix: str | None) -> str:

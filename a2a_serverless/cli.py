@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from importlib import metadata
 from pathlib import Path
 
@@ -104,6 +105,7 @@ def _dev(args: argparse.Namespace) -> int:
         print("`dev` needs uvicorn: pip install 'a2a-serverless[server]'", file=sys.stderr)
         return 1
     from .devserver import RELOAD_ENV, DevTarget, TargetError
+    from .origins import OriginPolicy, dev_hosts
 
     dev = DevTarget(args.target, args.store, args.public_url, args.log_level)
     dev.configure_logging()
@@ -114,6 +116,11 @@ def _dev(args: argparse.Namespace) -> int:
     except (TargetError, ValueError) as exc:
         print(f"a2a-serverless dev: {exc}", file=sys.stderr)
         return 1
+    # Only the dev server's own names: a rebound DNS name pointing here is refused. Put in the
+    # environment too, so that a --reload child builds its app with the same hosts.
+    hosts = dev_hosts(app.runtime.settings, args.host)
+    os.environ["A2A_ALLOWED_HOSTS"] = hosts
+    app.origin_policy = OriginPolicy(replace(app.runtime.settings, allowed_hosts=hosts))
     print(f"Serving {app.runtime.agent.name!r} on http://{args.host}:{args.port}")
     print(f"  agent card: http://{args.host}:{args.port}/.well-known/agent-card.json")
     if app.runtime.settings.dev_mode or app.runtime.settings.inspector:

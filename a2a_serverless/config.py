@@ -38,8 +38,13 @@ def register_environment_names(*names: str) -> None:
 class Settings:
     # Where tasks live: "sqlite:///path.db" (default), "memory://", or an adapter's URL.
     store_url: str = "sqlite:///a2a-tasks.db"
-    # The public URL clients use (the card's `url`). Unset: derived from each request.
+    # The public URL clients use (the card's `url`). Unset: API Gateway's own domain name where
+    # there is one, else the request's Host (card.py says how; the card is then not cached
+    # by shared caches).
     public_url: str | None = None
+    # Comma-separated addresses or CIDR networks of the proxies in front of the app whose
+    # X-Forwarded-Proto, -Host and -Prefix are believed. Unset: those headers are ignored.
+    trusted_proxies: str | None = None
     # Path of the JSON-RPC endpoint, relative to the app's root.
     rpc_path: str = "/"
     # Can this platform hold a response open? False behind API Gateway + Mangum: the card then
@@ -76,6 +81,17 @@ class Settings:
     max_file_bytes: int = 4 * 1024 * 1024
     # Bytes of all the files sent inline in one message (counted decoded).
     max_message_file_bytes: int = 6 * 1024 * 1024
+    # Key of the HMAC that makes `tasks/list` page tokens tamper-evident (any string; give all
+    # instances of a deployment the same). Unset: derived from the push signing keys, else from
+    # the store URL (a2a_serverless/pagetoken.py says what each choice protects).
+    page_token_key: str | None = field(default=None, repr=False)
+    # Comma-separated host names this app answers (the Host header, port ignored); others get
+    # 421. Unset answers any host; `a2a-serverless dev` sets localhost, 127.0.0.1 and [::1]
+    # (plus these, and the host of `public_url`), so DNS rebinding cannot reach it.
+    allowed_hosts: str | None = None
+    # Comma-separated origins (scheme://host[:port]) browsers may call this app from (CORS).
+    # Unset: no CORS headers, so browsers keep pages of other origins from calling it.
+    cors_allowed_origins: str | None = None
     # Development mode: relaxes production-only checks (documented where used).
     dev_mode: bool = False
     # Serve the inspector page (/_inspector/: talk to the agent, see its tasks, events and
@@ -102,6 +118,15 @@ class Settings:
     push_max_response_bytes: int = 65536
     # Comma-separated domains webhooks may target (subdomains included); unset allows any.
     push_allowed_domains: str | None = None
+    # Push configs one task may have, and a config's URL may appear once per task: one message
+    # must not fan out into hundreds of deliveries.
+    push_max_configs_per_task: int = 5
+    # The largest notification body: a larger task is sent without its history and artifacts
+    # (the receiver fetches them with tasks/get).
+    push_max_body_bytes: int = 64 * 1024
+    # Deliveries per second to one target host, per process (0: no limit). Over it, a delivery
+    # waits for its turn; it is not counted as a failed attempt.
+    push_max_per_host_per_s: float = 10.0
     # Ask receivers to prove they own the URL (GET ?validationToken=..., echoed) before use.
     push_verify_ownership: bool = False
     # Lifetime of the JWT in each notification.

@@ -70,6 +70,17 @@ class InvalidParamsError(A2AError):
     http_status = 400
 
 
+class MessageIdReusedError(InvalidParamsError):
+    """A messageId sent again with other content (parts, taskId or contextId).
+
+    The same message sent again is a retry, answered with its task; the same id on another
+    message is a client bug (a fixed id in a script, say) that would otherwise be answered with
+    the first message's task as if nothing were wrong. JSON-RPC: -32602; REST: HTTP 409.
+    """
+
+    http_status = 409
+
+
 class InternalError(A2AError):
     code = -32603
     default_message = "Internal error"

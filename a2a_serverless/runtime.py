@@ -7,6 +7,7 @@ process (per container) and reuses it across invocations, so connections are mad
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,7 @@ from .auth import Security, security_from_settings
 from .bus import TaskBus
 from .config import Settings
 from .extras import crypto_available
+from .holders import local_holder_id
 from .journal import Journal
 from .observability import Observer, Signals
 from .queue.base import Queue
@@ -54,16 +56,34 @@ class Runtime:
         # Metrics and traces: what happened, for the observers an entry point brings.
         self.signals = Signals(observers)
         self.journal.commit_hooks.append(self.signals.on_commit)
+        # On a SQLite file the embedded queue keeps its jobs in that file (they survive a
+        # restart), and every worker on it is on this machine: a dead one is recognised at once.
+        # (Looked up, not imported: a cold start on another store never loads sqlite3.)
+        sqlite = sys.modules.get("a2a_serverless.store.sqlite")
+        sqlite_path = str(getattr(self.store, "path", ":memory:"))
+        durable = (
+            queue is None
+            and sqlite is not None
+            and isinstance(self.store, sqlite.SqliteStore)
+            and sqlite_path != ":memory:"
+        )
         self.worker = Worker(
             agent,
             self.journal,
             lease_s=self.settings.worker_lease_s,
             max_attempts=self.settings.worker_max_attempts,
+            worker_id=local_holder_id() if durable else None,
+            local_liveness=durable,
         )
         if queue is None:
-            from .queue.inprocess import InProcessQueue
+            if durable:
+                from .queue.sqlite import SqliteQueue
 
-            queue = InProcessQueue(self.worker.handle)
+                queue = SqliteQueue(sqlite_path, self.worker.handle)
+            else:
+                from .queue.inprocess import InProcessQueue
+
+                queue = InProcessQueue(self.worker.handle)
         self.queue = queue
         # Push is offered only where it can be delivered and signed: the card, the service's
         # answers (-32003 otherwise) and the JWKS endpoint all follow `notifier`.
@@ -81,6 +101,13 @@ class Runtime:
             extensions=agent.extensions,
             skill_gate=SkillGate([*agent.skills, *agent.extended_skills], self.security),
         )
+
+    async def start(self) -> None:
+        """Begin background work where the queue has some (taking over a durable queue's jobs
+        left by a stopped process). Entry points with a lifespan call it at start-up."""
+        start = getattr(self.queue, "start", None)
+        if start is not None:
+            start()
 
     async def aclose(self) -> None:
         await self.queue.aclose()

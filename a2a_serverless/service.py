@@ -13,9 +13,6 @@ function being frozen, and a blocking `message/send` then waits for it within a 
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
-import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -23,13 +20,14 @@ from typing import TYPE_CHECKING, Any
 from .config import Settings
 from .errors import (
     InvalidParamsError,
+    MessageIdReusedError,
     PushNotificationNotSupportedError,
     TaskNotCancelableError,
     TaskNotFoundError,
     UnsupportedOperationError,
 )
 from .ids import random_uuid
-from .journal import Change, Journal, TaskGone
+from .journal import Change, Journal, TaskGone, now_ms
 from .lifecycle import CANCELABLE_STATES, now_iso, status_event, task_view
 from .media import check_message_media
 from .models import (
@@ -52,6 +50,7 @@ from .models import (
     TaskStatusUpdateEvent,
 )
 from .observability import set_task_id
+from .pagetoken import PageTokens, page_token_key
 from .queue.base import RUN_AGENT, Job, Queue
 from .skills import SkillGate
 from .store.base import IdempotencyKeyTaken, StoredPushConfig, TaskEvent, TaskQuery, TaskRecord
@@ -109,6 +108,7 @@ class TaskService:
         self.settings = settings
         self.notifier = notifier
         self.skill_gate = skill_gate or SkillGate(())
+        self.page_tokens = PageTokens(page_token_key(settings))
 
     def activate_extensions(self, caller: Caller, header_value: str | None) -> Caller:
         """`caller` with the extensions its request activates (refuses missing required ones)."""
@@ -136,6 +136,7 @@ class TaskService:
         """Accept the message, then stream the task: the Task first, then its events."""
         self._require_streaming()
         record = await self._accept(params, caller)
+        _check_cursor(record, last_event_id)
         history_length = params.configuration.history_length if params.configuration else None
         return self._follow(record, after_seq=last_event_id, history_length=history_length)
 
@@ -246,9 +247,21 @@ class TaskService:
         record = await self.store.get_task(task_id)
         if record is None or record.owner != caller.owner:
             raise TaskNotFoundError(data={"taskId": task_id})
+        _check_same_message(record, message)
         step = record.internal.get("step", {}).get("messageId")
-        waiting = record.task.status.state == TaskState.SUBMITTED and record.claim is None
-        if step == message.message_id and waiting:
+        state = record.task.status.state
+        claim = record.claim
+        waiting = state == TaskState.SUBMITTED and claim is None
+        # A turn whose worker's lease ran out with nobody taking over (its job was lost with
+        # the process that held it): the retry queues it again, and the worker resumes it, or
+        # fails the task once the turn has used its attempts. Nothing stays `working` forever.
+        stalled = (
+            not state.is_terminal
+            and claim is not None
+            and claim.step == message.message_id
+            and claim.lease_until_ms < now_ms()
+        )
+        if step == message.message_id and (waiting or stalled):
             # The first attempt may have died between storing the task and enqueueing its turn.
             # Enqueueing again is safe: the worker claims each turn once.
             await self._enqueue_turn(task_id, message.message_id)
@@ -292,6 +305,7 @@ class TaskService:
         record = await self._owned(params.id, caller)
         if last_event_id is not None and last_event_id < 0:
             raise InvalidParamsError("Last-Event-ID must be a non-negative event number")
+        _check_cursor(record, last_event_id)
         return self._follow(record, after_seq=last_event_id)
 
     async def _follow(
@@ -311,6 +325,13 @@ class TaskService:
                 record.last_seq, task_view(record.task, history_length=history_length)
             )
             after_seq = record.last_seq
+        if at_rest and after_seq > record.last_seq:
+            # A cursor past the end of a finished log (_check_cursor refused it for a live
+            # one): nothing to replay, so the stream ends with where the task stands.
+            yield StreamEvent(
+                record.last_seq, task_view(record.task, history_length=history_length)
+            )
+            return
         if at_rest and after_seq >= record.last_seq:
             # Nothing left to replay and nothing will happen until the client acts.
             return
@@ -355,7 +376,7 @@ class TaskService:
             state=params.status.value if params.status else None,
             updated_after_ms=params.last_updated_after,
             limit=page_size,
-            after=_decode_page_token(params.page_token) if params.page_token else None,
+            after=self.page_tokens.decode(params.page_token) if params.page_token else None,
         )
         page = await self.store.list_tasks(query)
         if params.context_id and page.total_size == 0 and not params.page_token:
@@ -369,7 +390,7 @@ class TaskService:
         next_token = ""
         if page.has_more and page.records:
             last = page.records[-1]
-            next_token = _encode_page_token(last.updated_at_ms, last.task_id)
+            next_token = self.page_tokens.encode(last.updated_at_ms, last.task_id)
         return ListTasksResult(
             tasks=tasks, total_size=page.total_size, page_size=page_size, next_page_token=next_token
         )
@@ -461,6 +482,24 @@ class TaskService:
         # Without an id a config is the task's default one (the official SDK does the same).
         config_id = config.id or task_id
         config = config.model_copy(update={"id": config_id})
+        others = [s.config for s in await self.store.list_push_configs(task_id)]
+        others = [c for c in others if c.id != config_id]
+        if any(c.url == config.url for c in others):
+            raise InvalidParamsError(
+                f"Task {task_id} already has a push notification config for this URL",
+                data={"taskId": task_id, "field": "pushNotificationConfig.url"},
+            )
+        limit = self.settings.push_max_configs_per_task
+        if len(others) >= limit:
+            raise InvalidParamsError(
+                f"Task {task_id} has {len(others)} push notification configs, the most it "
+                f"may have (A2A_PUSH_MAX_CONFIGS_PER_TASK={limit})",
+                data={
+                    "limit": "push_max_configs_per_task",
+                    "setting": "A2A_PUSH_MAX_CONFIGS_PER_TASK",
+                    "max": limit,
+                },
+            )
         await self.store.put_push_config(StoredPushConfig(task_id, caller.owner, config))
         # Events up to here were never queued for this config; later ones must not wait on them.
         await self._require_push().on_config_set(task_id, config_id, seen_seq=record.last_seq)
@@ -497,6 +536,39 @@ class _AlreadyAccepted(Exception):
     pass
 
 
+def _check_same_message(record: TaskRecord, message: Message) -> None:
+    """A retry must be the message it repeats: same parts, same task, same context."""
+    first = next((m for m in record.task.history or [] if m.message_id == message.message_id), None)
+    differs = []
+    if first is not None and [p.dump() for p in first.parts] != [p.dump() for p in message.parts]:
+        differs.append("parts")
+    if message.task_id is not None and message.task_id != record.task_id:
+        differs.append("taskId")
+    if message.context_id is not None and message.context_id != record.context_id:
+        differs.append("contextId")
+    if differs:
+        raise MessageIdReusedError(
+            f"messageId {message.message_id!r} was already used for another message (its "
+            f"{', '.join(differs)} differ): give every new message a new messageId",
+            data={"messageId": message.message_id, "taskId": record.task_id, "differs": differs},
+        )
+
+
+def _check_cursor(record: TaskRecord, last_event_id: int | None) -> None:
+    """Refuse a Last-Event-ID past the end of a live task's log: events up to it were never
+    written, so the stream would skip them all (the final one included) and never end."""
+    if last_event_id is None or last_event_id <= record.last_seq:
+        return
+    state = record.task.status.state
+    if state.is_terminal or (state.is_interrupted and record.claim is None):
+        return  # a finished log: the stream answers with the task as it stands
+    raise InvalidParamsError(
+        f"Last-Event-ID {last_event_id} is past the end of the event log of task "
+        f"{record.task_id} ({record.last_seq} events so far)",
+        data={"taskId": record.task_id, "lastEventId": last_event_id, "lastSeq": record.last_seq},
+    )
+
+
 def _stream_ends(payload: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, *, last: bool) -> bool:
     """A final event ends the stream if the task is finished, or waits for input right now."""
     assert isinstance(payload, TaskStatusUpdateEvent)
@@ -512,23 +584,3 @@ def _step_info(params: MessageSendParams, caller: Caller, skill_id: str | None) 
         "acceptedOutputModes": config.accepted_output_modes if config else None,
         "extensions": list(caller.extensions),
     }
-
-
-def _encode_page_token(updated_at_ms: int, task_id: str) -> str:
-    raw = json.dumps([updated_at_ms, task_id], separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def _decode_page_token(token: str) -> tuple[int, str]:
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        updated_at_ms, task_id = json.loads(raw)
-        if not isinstance(updated_at_ms, int) or not isinstance(task_id, str):
-            raise ValueError
-        if not 0 <= updated_at_ms < 2**63:  # a position no store can hold
-            raise ValueError
-        return updated_at_ms, task_id
-    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError):
-        raise InvalidParamsError(
-            data={"errors": [{"field": "pageToken", "message": "Not a valid page token"}]}
-        ) from None

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from .agent import Agent, Context, Outcome, agent_message
 from .executor import TaskEnded, TaskUpdater
+from .holders import holder_is_dead
 from .journal import Change, Journal, TaskGone, now_ms
 from .lifecycle import status_event
 from .models import Message, TaskState
@@ -52,6 +53,7 @@ class Worker:
         lease_s: float = 900.0,
         worker_id: str | None = None,
         max_attempts: int = 5,
+        local_liveness: bool = False,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("a turn needs at least one attempt (max_attempts >= 1)")
@@ -60,9 +62,15 @@ class Worker:
         self.lease_s = lease_s
         self.max_attempts = max_attempts
         self.worker_id = worker_id or uuid.uuid4().hex
+        # Every worker is on this machine (a SQLite store): a claim whose holder process has
+        # exited is taken over at once rather than when its lease runs out (holders.py).
+        self.local_liveness = local_liveness
         # Handlers of other job kinds sharing the queue (e.g. webhook deliveries), by kind.
         self.handlers: dict[str, Callable[[Job], Awaitable[None]]] = {}
         self.notifier: PushNotifier | None = None
+        # Turns running in this process now: a claim of ours on any other turn is a leftover
+        # of a run that stopped (the store failed under it), which may be taken over at once.
+        self._running: set[tuple[str, str]] = set()
 
     async def handle(self, job: Job) -> None:
         """The Queue's job handler."""
@@ -123,7 +131,11 @@ class Worker:
         updater = TaskUpdater(
             self.journal, record, worker_id=self.worker_id, step=step, lease_s=self.lease_s
         )
-        await self._execute(context, updater)
+        self._running.add((task_id, step))
+        try:
+            await self._execute(context, updater)
+        finally:
+            self._running.discard((task_id, step))
 
     async def _reschedule_notifications(self, task_id: str) -> None:
         """A redelivered job may mean the worker that ran the turn died between writing an
@@ -144,12 +156,28 @@ class Worker:
             raise _Skip("turn already done")
         claim = record.claim
         now = now_ms()
-        if claim is not None and claim.step == step and claim.lease_until_ms > now:
+        ours_stopped = (
+            claim is not None
+            and claim.worker_id == self.worker_id
+            and (record.task_id, step) not in self._running
+        )
+        holder_dead = claim is not None and self.local_liveness and holder_is_dead(claim.worker_id)
+        if (
+            claim is not None
+            and claim.step == step
+            and claim.lease_until_ms > now
+            and not ours_stopped
+            and not holder_dead
+        ):
             # Another worker is running this turn. Look again when its lease runs out: if it
             # died, this delivery takes over; if it finished, this one is dropped then.
             wait_s = (claim.lease_until_ms - now) / 1000
             raise RetryJob("turn is running in another worker", delay_s=wait_s)
         attempt = claim.attempt + 1 if claim is not None and claim.step == step else 1
+        if ours_stopped and claim is not None and claim.step == step:
+            # Our own run of this turn stopped because the store failed under it, not the
+            # agent or the process: it does not count against the turn's attempts.
+            attempt = claim.attempt
         if attempt > self.max_attempts:
             # Every worker that ran this turn died (a crash, or killed at the function's
             # timeout): another run would likely end the same way, and a queue that re-sends

@@ -178,13 +178,18 @@ async def _send(
                 limits=httpx.Limits(max_keepalive_connections=0),
             ) as client,
         ):
-            request = client.build_request(
-                method,
-                target.connect_url,
-                content=body if method != "GET" else None,
-                headers=all_headers,
-                extensions=extensions,
-            )
+            try:
+                request = client.build_request(
+                    method,
+                    target.connect_url,
+                    content=body if method != "GET" else None,
+                    headers=all_headers,
+                    extensions=extensions,
+                )
+            except Exception as exc:  # whatever the client refuses to build
+                # A request that cannot be built now never can: retrying only delays the
+                # notifications queued behind it, so it is dead-lettered at once.
+                return DeliveryResult("permanent", f"the request cannot be made: {exc}")
             response = await client.send(request, stream=True)
             try:
                 received = await _read_bounded(response, max_response_bytes)

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib.util import find_spec
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..config import Settings
 from ..errors import InvalidParamsError
@@ -59,6 +60,7 @@ from ..store.base import StoredPushConfig, TaskEvent, TaskEventPayload, TaskReco
 from . import delivery
 from .delivery import DeliveryResult, loggable_url
 from .keys import KeyRing, PushUnavailable
+from .ratelimit import HostRateLimiter
 from .signing import JwtSigner
 from .ssrf import HostUnresolvable, UrlGuard, UrlRefused
 
@@ -83,6 +85,34 @@ def notification_id(task_id: str, config_id: str, seq: int) -> str:
 def encode_task(task: dict[str, Any]) -> bytes:
     """The request body: the Task as JSON with sorted keys (the A2A samples' canonical form)."""
     return json.dumps(task, ensure_ascii=False, sort_keys=True).encode("utf-8")
+
+
+def bounded_body(task: dict[str, Any], limit: int) -> bytes:
+    """The notification body of `task`, at most about `limit` bytes: a larger task goes without
+    its history and artifacts, then without anything but its id, context and status state (the
+    receiver reads the rest with tasks/get)."""
+    body = encode_task(task)
+    if len(body) <= limit:
+        return body
+    trimmed = {k: v for k, v in task.items() if k not in ("history", "artifacts")}
+    body = encode_task(trimmed)
+    if len(body) <= limit:
+        return body
+    status = task.get("status") or {}
+    bare = {
+        "kind": "task",
+        "id": task.get("id"),
+        "contextId": task.get("contextId"),
+        "status": {k: status[k] for k in ("state", "timestamp") if k in status},
+    }
+    return encode_task(bare)
+
+
+def _host_of(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +219,7 @@ class PushNotifier:
         # For receivers with a private CA (and tests); None verifies against public CAs.
         self.ssl_context = ssl_context
         self._notify_all = settings.push_notify_on == "all"
+        self.host_limiter = HostRateLimiter(settings.push_max_per_host_per_s)
         # How often a notification waiting for an earlier one looks again, at most.
         self.wait_s = min(1.0, max(0.05, settings.push_backoff_base_s))
         # An earlier notification silent for this long is presumed lost and enqueued again.
@@ -209,7 +240,7 @@ class PushNotifier:
         except UrlRefused as refused:
             raise InvalidParamsError(
                 f"pushNotificationConfig.url is not allowed: {refused.reason}",
-                data={"url": url, "reason": refused.reason},
+                data={"url": refused.url, "reason": refused.reason},
             ) from None
         if self.settings.push_verify_ownership:
             await self._challenge(url)
@@ -396,6 +427,10 @@ class PushNotifier:
             await self._dead_letter(record, stored, seq, nid, reason + because, prior)
             return
 
+        wait_s = self.host_limiter.reserve(_host_of(stored.config.url))
+        if wait_s > 0:
+            # Over the host's rate: not an attempt, just a later turn.
+            raise RetryJob(f"notification {nid}: {url} is at its delivery rate", delay_s=wait_s)
         started = time.monotonic()
         result = await self._attempt(record, stored.config, seq, nid, payload)
         attempt_s = time.monotonic() - started
@@ -530,7 +565,7 @@ class PushNotifier:
         except HostUnresolvable as unresolved:
             return DeliveryResult("retry", str(unresolved))
         task = payload.get("task") or record.task.dump()
-        body = encode_task(task)
+        body = bounded_body(task, self.settings.push_max_body_bytes)
         token, _ = self.signer.sign(body, config.url, record.task_id, notification_id=nid, seq=seq)
         try:
             headers = notification_headers(config, nid, seq, token)

@@ -265,6 +265,12 @@ def parse_domains(value: str | Iterable[str] | None) -> tuple[str, ...]:
     return tuple(d.strip().lower().strip(".") for d in items if d.strip().strip("."))
 
 
+# Longer URLs are refused when a config is set (and at every send): HTTP clients and servers
+# have limits of their own (httpx refuses a component over 64 KiB), and 2 KiB is what every
+# browser and CDN supports.
+MAX_URL_CHARS = 2048
+
+
 class UrlGuard:
     def __init__(
         self,
@@ -283,6 +289,8 @@ class UrlGuard:
         """Check what can be checked without DNS; UrlRefused if the URL is refused."""
         if not isinstance(url, str) or not url:
             raise UrlRefused(str(url), "the URL is empty")
+        if len(url) > MAX_URL_CHARS:
+            raise UrlRefused(url[:64] + "...", f"the URL is longer than {MAX_URL_CHARS} characters")
         if _UNSAFE_CHARS.search(url):
             raise UrlRefused(url, "the URL contains whitespace, control characters or '\\'")
         try:

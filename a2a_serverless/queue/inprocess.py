@@ -6,7 +6,9 @@ A2A_PUSH_TIMEOUT_S; it must never keep a task's turn waiting for a slot). A hand
 that raises `RetryJob` is run again after its delay, as often as it asks (the handler owns that
 policy, e.g. webhook back-off with its own attempt limit); any other exception is retried with
 exponential back-off up to `max_attempts`, then the job is dead-lettered (kept in `dead_letters`
-and logged). Nothing survives a restart of the process: for durable work use a cloud queue.
+and logged), except `StoreUnavailable`, retried with back-off (capped at 30 s) while it lasts.
+Nothing survives a restart of the process: `SqliteQueue` (queue/sqlite.py) keeps the jobs in the
+store's SQLite file, and a cloud queue keeps them in the cloud.
 """
 
 from __future__ import annotations
@@ -15,9 +17,13 @@ import asyncio
 import logging
 from dataclasses import dataclass, replace
 
+from ..store.base import StoreUnavailable
 from .base import WEBHOOK_JOB, Job, JobHandler, RetryJob
 
 log = logging.getLogger("a2a_serverless.queue")
+
+# The longest pause between two tries of a job while the store is unavailable.
+MAX_STORE_WAIT_S = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +68,18 @@ class InProcessQueue:
         async with slots:
             try:
                 await self._handler(job)
+                await self._finished(job)
                 return
             except RetryJob as retry:
                 next_job = replace(job, attempt=job.attempt + 1)
                 await self.enqueue(next_job, delay_s=retry.delay_s)
+                return
+            except StoreUnavailable as exc:
+                # The store failed, not the job (a full disk, a locked file): try again for as
+                # long as it lasts, never dead-lettering work that could not even be recorded.
+                log.warning("job %s (%s) waits for the store: %s", job.id, job.kind, exc)
+                delay = min(self._base_backoff_s * 2 ** min(job.attempt - 1, 16), MAX_STORE_WAIT_S)
+                await self.enqueue(replace(job, attempt=job.attempt + 1), delay_s=delay)
                 return
             except Exception as exc:  # a worker must survive any handler failure
                 log.exception("job %s (%s) failed on attempt %d", job.id, job.kind, job.attempt)
@@ -74,8 +88,12 @@ class InProcessQueue:
         if job.attempt >= self._max_attempts:
             log.error("job %s (%s) dead-lettered: %s", job.id, job.kind, reason)
             self.dead_letters.append(DeadLetter(job, reason))
+            await self._finished(job)
             return
         await self.enqueue(replace(job, attempt=job.attempt + 1), delay_s=delay)
+
+    async def _finished(self, job: Job) -> None:
+        """`job` is done (handled, or dead-lettered): a durable queue forgets it here."""
 
     async def drain(self) -> None:
         """Wait until no job is queued or running (tests use this)."""

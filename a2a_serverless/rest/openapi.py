@@ -533,7 +533,7 @@ def _responses(ok: JSON | None, *errors: int, stream: bool = False) -> JSON:
         403: "the caller lacks a scope",
         404: "no such task (or route)",
         405: "the id names another route (it ends in :cancel or :subscribe), which has no GET",
-        409: "the task cannot be canceled",
+        409: "the task cannot be canceled, or the messageId was used for another message",
         413: "the body or a file is over a limit",
         415: "the body is not JSON, or a part's media type is not one the agent accepts",
         503: "credentials cannot be checked right now",
@@ -591,7 +591,7 @@ def _operations() -> JSON:
                 "operationId": "sendMessage",
                 "summary": "Send a message (creates or continues a task)",
                 "requestBody": send_body,
-                "responses": _responses(_ref("SendMessageResponse"), 400, 404, 413, 415),
+                "responses": _responses(_ref("SendMessageResponse"), 400, 404, 409, 413, 415),
             }
         },
         "/v1/message:stream": {
@@ -600,7 +600,7 @@ def _operations() -> JSON:
                 "summary": "Send a message and stream the task's events",
                 "description": "Last-Event-ID resumes after that event.",
                 "requestBody": send_body,
-                "responses": _responses(None, 400, 404, 413, 415, stream=True),
+                "responses": _responses(None, 400, 404, 409, 413, 415, stream=True),
             }
         },
         "/v1/tasks": {

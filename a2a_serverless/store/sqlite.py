@@ -12,6 +12,7 @@ another process holds the write lock; that wait blocks the event loop.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
@@ -24,6 +25,7 @@ from typing import Any
 from .base import (
     IdempotencyKeyTaken,
     StoredPushConfig,
+    StoreUnavailable,
     TaskAlreadyExists,
     TaskEvent,
     TaskPage,
@@ -142,23 +144,41 @@ class SqliteStore:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """The connection's lock, with SQLite's own failures turned into `StoreUnavailable`.
+
+        A full disk, an I/O error, a lock held past the busy timeout, a damaged file: nothing
+        was written (the transaction rolled back) and the request may succeed later, as with
+        an unreachable cloud store. Constraint errors are ours to handle and pass through.
+        """
+        with self._lock:
+            try:
+                yield
+            except (sqlite3.IntegrityError, sqlite3.ProgrammingError, sqlite3.InterfaceError):
+                raise
+            except sqlite3.DatabaseError as exc:
+                raise StoreUnavailable(f"the SQLite store {self.path} failed: {exc}") from exc
+
+    @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, holding the file's write lock from its first statement."""
-        with self._lock:
+        with self._locked():
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
+                self._conn.execute("COMMIT")
             except BaseException:
-                # SQLite rolls back by itself after some errors; a second ROLLBACK would fail.
+                # SQLite rolls back by itself after some errors (a second ROLLBACK would fail),
+                # and not after a failed COMMIT (a full disk), which would leave it open.
                 if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
                 raise
-            self._conn.execute("COMMIT")
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
         """One read transaction, so several statements see the same snapshot."""
-        with self._lock:
+        with self._locked():
             self._conn.execute("BEGIN")
             try:
                 yield self._conn
@@ -265,7 +285,7 @@ class SqliteStore:
             )
 
     async def get_task(self, task_id: str) -> TaskRecord | None:
-        with self._lock:
+        with self._locked():
             row = self._conn.execute(
                 f"SELECT body FROM tasks WHERE task_id = ? AND {_VISIBLE}",
                 (task_id, self._clock()),
@@ -310,7 +330,7 @@ class SqliteStore:
     async def read_events(
         self, task_id: str, after_seq: int = 0, limit: int | None = None
     ) -> list[TaskEvent]:
-        with self._lock:
+        with self._locked():
             rows = self._conn.execute(
                 "SELECT seq, body FROM events WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?",
                 # LIMIT -1 is SQLite for "no limit".
@@ -319,7 +339,7 @@ class SqliteStore:
         return [event_from_json(seq, body) for seq, body in rows]
 
     async def find_idempotency_key(self, key: str) -> str | None:
-        with self._lock:
+        with self._locked():
             row = self._conn.execute(
                 "SELECT task_id FROM idempotency_keys WHERE key = ?", (key,)
             ).fetchone()
@@ -341,7 +361,7 @@ class SqliteStore:
             )
 
     async def get_push_config(self, task_id: str, config_id: str) -> StoredPushConfig | None:
-        with self._lock:
+        with self._locked():
             row = self._conn.execute(
                 "SELECT body FROM push_configs WHERE task_id = ? AND config_id = ?",
                 (task_id, config_id),
@@ -349,7 +369,7 @@ class SqliteStore:
         return None if row is None else push_config_from_json(row[0])
 
     async def list_push_configs(self, task_id: str) -> list[StoredPushConfig]:
-        with self._lock:
+        with self._locked():
             rows = self._conn.execute(
                 "SELECT body FROM push_configs WHERE task_id = ? ORDER BY config_id",
                 (task_id,),
@@ -365,5 +385,5 @@ class SqliteStore:
             return cursor.rowcount > 0
 
     async def close(self) -> None:
-        with self._lock:
+        with self._locked():
             self._conn.close()

@@ -57,6 +57,14 @@ locals {
     Resource = [local.push_signing_keys.arn]
   }]
 
+  # The API keys, read at start-up too (secrets.tf).
+  api_keys_statements = local.api_keys_parameter == null ? [] : [{
+    Sid      = "ReadApiKeys"
+    Effect   = "Allow"
+    Action   = ["ssm:GetParameter"]
+    Resource = [local.api_keys_parameter_arn]
+  }]
+
   # With the AWS managed key (aws/ssm, aws/secretsmanager) the key's own policy lets the service
   # decrypt for any principal of the account, so no grant is needed. A customer managed key is
   # used only through that service (in the ARN's region): the grant above already limits which
@@ -103,6 +111,7 @@ locals {
         local.kms_statements,
         local.signing_keys_statements,
         local.signing_keys_kms_statements,
+        local.api_keys_statements,
       )
     })
   }

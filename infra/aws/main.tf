@@ -37,6 +37,7 @@ locals {
     var.finished_task_ttl_s != null ? { A2A_FINISHED_TASK_TTL_S = tostring(var.finished_task_ttl_s) } : {},
     # A reference (secrets.tf): each function reads the keys at start-up.
     local.push_signing_keys != null ? { A2A_PUSH_SIGNING_KEYS = local.push_signing_keys.reference } : {},
+    local.api_keys_parameter != null ? { A2A_AUTH_API_KEYS = "ssm:${local.api_keys_parameter}" } : {},
   )
 
   tracing_mode = var.xray_tracing ? "Active" : "PassThrough"

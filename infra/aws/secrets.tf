@@ -18,16 +18,16 @@
 # parameter is made outside it), so push_signing_keys_kms_key_arn names it; see variables.tf.
 
 data "aws_partition" "current" {
-  count = var.push_signing_keys_ssm_parameter != null ? 1 : 0
+  count = local.uses_ssm ? 1 : 0
 }
 
 data "aws_region" "current" {
-  count = var.push_signing_keys_ssm_parameter != null ? 1 : 0
+  count = local.uses_ssm ? 1 : 0
 }
 
 # Only with SSM: an offline plan (skip_requesting_account_id) has no account to ask for.
 data "aws_caller_identity" "current" {
-  count = var.push_signing_keys_ssm_parameter != null ? 1 : 0
+  count = local.uses_ssm ? 1 : 0
 }
 
 data "aws_secretsmanager_secret" "push_signing_keys" {
@@ -39,6 +39,21 @@ data "aws_secretsmanager_secret" "push_signing_keys" {
 }
 
 locals {
+  # The API keys callers must present (A2A_AUTH_API_KEYS), the same way: a SecureString read at
+  # start-up. Authentication is the default; `public` is the explicit way out.
+  # The agent's own A2A_AUTH_* settings in `environment` (bearer JWTs, say) replace it.
+  own_auth           = length([for k in keys(var.environment) : k if startswith(k, "A2A_AUTH_")]) > 0
+  api_keys_parameter = var.public || local.own_auth ? null : coalesce(var.api_keys_ssm_parameter, "/${var.name}/api-keys")
+  uses_ssm           = var.push_signing_keys_ssm_parameter != null || local.api_keys_parameter != null
+
+  api_keys_parameter_arn = local.api_keys_parameter == null ? null : format(
+    "arn:%s:ssm:%s:%s:parameter/%s",
+    data.aws_partition.current[0].partition,
+    data.aws_region.current[0].name,
+    data.aws_caller_identity.current[0].account_id,
+    trimprefix(local.api_keys_parameter, "/"),
+  )
+
   # "/agent/keys" and "agent-keys" are both names; the ARN has exactly one "/" after "parameter".
   push_signing_keys_parameter_arn = var.push_signing_keys_ssm_parameter == null ? null : format(
     "arn:%s:ssm:%s:%s:parameter/%s",

@@ -276,6 +276,25 @@ variable "table_deletion_protection" {
 
 # --- push notification signing keys -----------------------------------------------------------
 
+# --- who may call the agent ---------------------------------------------------------------------
+
+variable "api_keys_ssm_parameter" {
+  description = "Name of an SSM Parameter Store SecureString holding the API keys callers must send (A2A_AUTH_API_KEYS: \"KEY=SUBJECT,...\"; docs/security.md). null: \"/<name>/api-keys\". The functions get A2A_AUTH_API_KEYS=ssm:<name> and read it at start-up (a function whose parameter is missing does not start); their roles may ssm:GetParameter it. Not used when `public`, or when `environment` sets the agent's own A2A_AUTH_* settings."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.api_keys_ssm_parameter == null || can(regex("^[a-zA-Z0-9_./-]+$", var.api_keys_ssm_parameter))
+    error_message = "api_keys_ssm_parameter must be a parameter name (letters, digits, _ . - /), not an ARN or a version selector."
+  }
+}
+
+variable "public" {
+  description = "Deploy an agent ANYONE can call, without API keys: an explicit choice. false (the default): callers need the API keys of api_keys_ssm_parameter, or whatever the A2A_AUTH_* settings given in `environment` require."
+  type        = bool
+  default     = false
+}
+
 variable "push_signing_keys_ssm_parameter" {
   description = "Name of an SSM Parameter Store SecureString holding the JWK set (`a2a-serverless keys generate`), with or without a leading \"/\", in the deployment's region and account. The functions get A2A_PUSH_SIGNING_KEYS=ssm:<name> and read it at start-up; their roles may ssm:GetParameter it. Terraform never reads the value."
   type        = string

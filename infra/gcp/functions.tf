@@ -1,9 +1,10 @@
-# The two Cloud Functions (gen2): the A2A HTTP function, public, and the worker, reached only by
+# The two Cloud Functions (gen2): the A2A HTTP function (its `invokers`, or everyone when
+# `public`), and the worker, reached only by
 # Pub/Sub push and Cloud Tasks with the invoker account's ID tokens. Both are built by Cloud
 # Build from the same source bundle with different entry points (functions-framework targets).
 
 resource "google_cloudfunctions2_function" "http" {
-  #checkov:skip=CKV_GCP_124:the HTTP function is the agent's public endpoint (ALLOW_ALL ingress); the agent authenticates callers itself (A2A_AUTH_* settings on its card). The worker is internal only
+  #checkov:skip=CKV_GCP_124:the HTTP function is the agent's endpoint on the internet (ALLOW_ALL ingress); Cloud Run IAM lets in only its invokers unless `public`. The worker is internal only
   project     = var.project_id
   location    = var.region
   name        = local.http_function
@@ -99,7 +100,19 @@ resource "google_cloudfunctions2_function" "worker" {
   ]
 }
 
-# The agent authenticates its callers itself (A2A_AUTH_*); Cloud Run lets the requests in.
+# By default Cloud Run lets in only the `invokers`, each request carrying a Google ID token
+# (Authorization: Bearer, docs/security.md). `public` lets everyone in: the agent then
+# authenticates its callers itself (A2A_AUTH_*), or is open to all, an explicit choice.
+resource "google_cloud_run_v2_service_iam_member" "http_invokers" {
+  for_each = var.public ? toset([]) : toset(var.invokers)
+
+  project  = var.project_id
+  location = var.region
+  name     = google_cloudfunctions2_function.http.name
+  role     = "roles/run.invoker"
+  member   = each.value
+}
+
 resource "google_cloud_run_v2_service_iam_member" "http_public" {
   count = var.public ? 1 : 0
 

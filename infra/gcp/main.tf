@@ -14,6 +14,9 @@ locals {
   # Pub/Sub, Cloud Tasks and the worker itself (its OIDC audience, the tasks it queues) all need
   # it, and the worker cannot refer to its own resource's attributes.
   worker_url = "https://${local.worker}-${data.google_project.this.number}.${var.region}.run.app"
+  # The HTTP function's own URL, the same way: the agent card's URL (A2A_PUBLIC_URL), so the
+  # card never depends on a request's headers. `environment` may set another (a custom domain).
+  http_url = "https://${local.http_function}-${data.google_project.this.number}.${var.region}.run.app"
 
   worker_lease_s = coalesce(var.worker_lease_s, var.worker_timeout + 60)
 
@@ -29,6 +32,7 @@ locals {
   queue_id = var.cloud_tasks ? google_cloud_tasks_queue.webhooks[0].id : null
 
   shared_environment = merge(
+    { A2A_PUBLIC_URL = local.http_url },
     var.environment,
     {
       A2A_STORE_URL                    = "firestore://${var.project_id}/${local.database}?prefix=${var.collection_prefix}"

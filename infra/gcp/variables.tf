@@ -110,9 +110,15 @@ variable "http_max_instances" {
 }
 
 variable "public" {
-  description = "Let anyone reach the HTTP function (roles/run.invoker for allUsers): the agent authenticates callers itself (A2A_AUTH_*). False: grant invokers yourself."
+  description = "Let ANYONE reach the HTTP function (roles/run.invoker for allUsers): the agent authenticates callers itself (A2A_AUTH_*) or is open to all. An explicit choice: false (the default) lets in only `invokers`, with Google ID tokens checked by Cloud Run."
   type        = bool
-  default     = true
+  default     = false
+}
+
+variable "invokers" {
+  description = "IAM members that may call the HTTP function when it is not `public` (\"user:me@example.com\", \"serviceAccount:client@project.iam.gserviceaccount.com\", \"group:...\"): each request carries a Google ID token for the function's URL (docs/security.md)."
+  type        = list(string)
+  default     = []
 }
 
 # --- worker function and its queues ------------------------------------------------------------

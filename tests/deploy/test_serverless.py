@@ -247,9 +247,21 @@ def test_signing_keys_are_read_from_ssm_at_start_up(packaged: Packaged) -> None:
             if "ssm:GetParameter" in s["Action"]
         ]
         assert len(statements) == 1 and statements[0]["Action"] == ["ssm:GetParameter"]
-        (arn,) = statements[0]["Resource"]
-        assert arn["Fn::Join"][1][-1] == f":parameter{parameter}"  # that parameter only
+        arns = [arn["Fn::Join"][1][-1] for arn in statements[0]["Resource"]]
+        # Those parameters only: the signing keys and the API keys.
+        assert arns == [f":parameter{parameter}", ":parameter/a2a-serverless/test/api-keys"]
     assert '"kty"' not in packaged.template_path.read_text()
+
+
+def test_callers_need_an_api_key_by_default(packaged: Packaged) -> None:
+    # Authentication is the default: the API keys come from a SecureString parameter, resolved
+    # at start-up; a public agent takes --param="apiKeys=" (docs/security.md).
+    from a2a_serverless_aws.secrets import SECRET_FIELDS
+
+    assert "auth_api_keys" in SECRET_FIELDS
+    for name in ("Http", "Worker", "Stream"):
+        env = packaged.function(name)["Environment"]["Variables"]
+        assert env["A2A_AUTH_API_KEYS"] == "ssm:/a2a-serverless/test/api-keys"
 
 
 def test_streaming_function_url_runs_the_web_adapter(packaged: Packaged) -> None:

@@ -213,6 +213,9 @@ def aws_plan(workspace: Workspace, aws_module: Path) -> dict[str, Any]:
                     "-var=name=test-agent",
                     f"-var=package_zip={DUMMY_PACKAGE}",
                     "-var=streaming=true",
+                    # An offline plan has no account to build the API keys' SSM ARN with (the
+                    # default, covered by `terraform test` with the mocked provider above).
+                    "-var=public=true",
                     "-var=web_adapter_layer_arn="
                     "arn:aws:lambda:eu-west-1:753240598075:layer:LambdaAdapterLayerX86:25",
                 ],

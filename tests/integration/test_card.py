@@ -194,7 +194,8 @@ async def test_capabilities_are_truthful(make_client: Any, streaming: bool, push
 async def test_url_is_derived_from_the_request(
     make_client: Any, headers: dict[str, str], expected: str
 ) -> None:
-    async with make_client(card_agent, **FAST) as (client, _app):
+    # The test client connects from 127.0.0.1: the proxy whose X-Forwarded-* are believed.
+    async with make_client(card_agent, trusted_proxies="127.0.0.1", **FAST) as (client, _app):
         card = await get_card(client, headers=headers)
     assert base(card["url"]) == expected
     assert "0.0.0.0" not in card["url"] and "[::]" not in card["url"]

@@ -591,6 +591,8 @@ async def test_push_config_body_forms(client: httpx.AsyncClient) -> None:
         "pushNotificationConfig": {"id": tid, "url": WEBHOOK, "token": "t0"},
     }
     sdk_form["configId"] = "from-config-id"
+    # (One config per URL on a task: another config id takes another URL.)
+    sdk_form["config"]["pushNotificationConfig"]["url"] = WEBHOOK + "/named"  # type: ignore[index]
     named = (await client.post(url, json=sdk_form)).json()
     assert named["pushNotificationConfig"]["id"] == "from-config-id"
 
@@ -598,7 +600,7 @@ async def test_push_config_body_forms(client: httpx.AsyncClient) -> None:
     bare = {"pushNotificationConfig": {"url": WEBHOOK + "/q"}}
     queried = (await client.post(f"{url}?configId=from-query", json=bare)).json()
     assert queried["name"] == f"tasks/{tid}/pushNotificationConfigs/from-query"
-    inner_id = {"push_notification_config": {"url": WEBHOOK, "id": "inner", "token": "x"}}
+    inner_id = {"push_notification_config": {"url": WEBHOOK + "/i", "id": "inner", "token": "x"}}
     assert (await client.post(f"{url}?config_id=q", json=inner_id)).json()[
         "pushNotificationConfig"
     ]["id"] == "inner"
@@ -609,7 +611,7 @@ async def test_push_config_body_forms(client: httpx.AsyncClient) -> None:
         [tid, "from-config-id", "from-query", "inner"]
     )
     got = (await client.get(f"{url}/inner")).json()
-    assert got["pushNotificationConfig"] == {"id": "inner", "url": WEBHOOK, "token": "x"}
+    assert got["pushNotificationConfig"] == {"id": "inner", "url": WEBHOOK + "/i", "token": "x"}
     deleted = await client.delete(f"{url}/inner")
     assert (deleted.status_code, deleted.json()) == (200, {})
     error = check_error(await client.get(f"{url}/inner"), 400, -32602)

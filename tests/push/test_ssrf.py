@@ -295,7 +295,7 @@ async def test_production_refuses_a_loopback_receiver_at_send_time(
 ) -> None:
     # Configs that got past the set-time check (an older deployment, a dev-mode store) are
     # refused again at every send, and nothing reaches the receiver.
-    h = await harness(dev_mode=False)
+    h = await harness(dev_mode=False, push_max_configs_per_task=10)
     port = webhook.port
     first = f"https://127.0.0.1:{port}/webhook"
     task_id = await h.send("ask", first, check=False)

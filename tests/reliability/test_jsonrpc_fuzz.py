@@ -24,6 +24,7 @@ terminal event is its last.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from typing import Any
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from a2a_serverless.jsonrpc import METHODS
 from a2a_serverless.models import (
@@ -312,3 +314,63 @@ def test_bodies_that_are_no_request(fuzz: FuzzApp) -> None:
 
     broken()
     finish(fuzz, "broken bodies")
+
+
+JSON = {"content-type": "application/json"}
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+# Page tokens as an attacker makes them: any text, any bytes or any JSON value base64url-encoded
+# (the unsigned form tokens once had), and either of those with a made-up MAC.
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+_forged_tokens = st.one_of(
+    st.text(max_size=300),
+    st.binary(max_size=300).map(_b64),
+    _json_values.map(lambda v: _b64(json.dumps(v).encode())),
+    st.integers(min_value=1, max_value=5000).map(lambda n: _b64(b"[" * n)),
+    st.tuples(st.binary(max_size=100), st.binary(max_size=32)).map(
+        lambda pair: f"{_b64(pair[0])}.{_b64(pair[1])}"
+    ),
+)
+
+
+def test_forged_page_tokens(fuzz: FuzzApp) -> None:
+    @given(_forged_tokens)
+    def forged(token: str) -> None:
+        params = {"pageToken": token}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/list", "params": params}
+        raw = json.dumps(body).encode()
+        run(fuzz, raw)
+        if token and not _has_lone_surrogate(token):  # "" is the first page
+            answer = strict_loads(fuzz.request("POST", "/", raw, JSON).body)
+            assert answer["error"]["code"] == -32602, answer
+
+    forged()
+    finish(fuzz, "forged page tokens")
+
+
+def test_bodies_of_other_content_types(fuzz: FuzzApp) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/list", "params": {}}
+    raw = json.dumps(body).encode()
+
+    @given(st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=60))
+    def typed(content_type: str) -> None:
+        response = fuzz.request("POST", "/", raw, {"content-type": content_type})
+        is_json = content_type.split(";")[0].strip().lower() == "application/json"
+        answer = strict_loads(response.body)
+        if is_json:
+            assert response.status == 200 and "result" in answer, answer
+        else:
+            assert response.status == 415, (response.status, answer)
+            assert answer["error"]["code"] == -32600 and answer["jsonrpc"] == "2.0"
+        fuzz.outcomes["result" if is_json else "415"] += 1
+
+    typed()
+    finish(fuzz, "other content types")

@@ -16,7 +16,7 @@ document says so in words), the test makes each positive request one the server 
 - webhook URLs: they point at a receiver on 127.0.0.1 (dev mode lets it pass the SSRF guard),
   so deliveries happen too;
 - `fileWithBytes`: the generated text, double base64-encoded as the a2a-sdk does;
-- `pageToken`: a token of the form pages hand out;
+- `pageToken`: a token as pages hand them out, signed with the deployment's key;
 - `lastUpdatedAfter` and `lastUpdatedTime`, refused together, are not sent together;
 - a GET of a push config finds one: the test sets it first (a config that does not exist is
   -32602, HTTP 400, as over JSON-RPC).
@@ -43,6 +43,7 @@ from schemathesis.python import asgi as schemathesis_asgi
 
 from a2a_serverless import Settings, create_app
 from a2a_serverless.asgi import A2AApplication
+from a2a_serverless.pagetoken import PageTokens, page_token_key
 from a2a_serverless.rest import openapi
 from tests.reliability.harness import FUZZ_SETTINGS, LogRecorder, fuzz_agent
 from tests.support.hypothesis_profiles import PROFILE
@@ -145,9 +146,10 @@ def _acceptable_body(value: Any, api: Api) -> Any:
 
 
 def _page_token(seed: Any) -> str:
+    """A token as this deployment's pages hand them out (signed with its key)."""
     position = int.from_bytes(hashlib.sha256(repr(seed).encode()).digest()[:7])
-    raw = json.dumps([position, str(seed)[:20]]).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    task_id = str(seed)[:20].encode("utf-8", "replace").hex() or "t"
+    return PageTokens(page_token_key(SETTINGS)).encode(position, task_id)
 
 
 def _put_push_config(api: Api, task_id: str, config_id: str) -> None:

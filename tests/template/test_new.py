@@ -311,7 +311,10 @@ def test_aws_terraform_validates_and_plans_with_the_kit_module(
     (project / "build").mkdir()
     with zipfile.ZipFile(project / "build" / "lambda.zip", "w") as archive:
         archive.writestr("echo_aws/__init__.py", "")
-    (infra / "offline_override.tf").write_text(OFFLINE_PROVIDER)
+    # An offline plan has no account to build the API keys' SSM ARN with: plan it public (the
+    # module's default, API keys, is covered by its own `terraform test`, mocked provider).
+    offline_public = 'module "agent" {\n  public = true\n}\n'
+    (infra / "offline_override.tf").write_text(OFFLINE_PROVIDER + offline_public)
     plan = tmp_path / "plan.tfplan"
     run([tf, "plan", "-no-color", "-input=false", "-lock=false", f"-out={plan}"], infra, env)
     shown = json.loads(run([tf, "show", "-json", "-no-color", plan], infra, env))

@@ -165,8 +165,24 @@ run "defaults" {
     error_message = "no signing keys unless a parameter or secret is given"
   }
   assert {
-    condition     = length(data.aws_secretsmanager_secret.push_signing_keys) == 0 && length(data.aws_caller_identity.current) == 0
+    condition     = length(data.aws_secretsmanager_secret.push_signing_keys) == 0
     error_message = "nothing is looked up for signing keys that are not given"
+  }
+  assert {
+    condition = alltrue([for f in [aws_lambda_function.http, aws_lambda_function.worker] :
+    f.environment[0].variables.A2A_AUTH_API_KEYS == "ssm:/test-agent/api-keys"])
+    error_message = "callers need an API key by default, read from SSM at start-up"
+  }
+  assert {
+    condition = alltrue([for key, p in aws_iam_role_policy.function : (
+      jsonencode([for s in jsondecode(p.policy).Statement : s if s.Sid == "ReadApiKeys"]) == jsonencode([{
+        Action   = ["ssm:GetParameter"]
+        Effect   = "Allow"
+        Resource = ["arn:aws:ssm:eu-west-1:123456789012:parameter/test-agent/api-keys"]
+        Sid      = "ReadApiKeys"
+      }])
+    )])
+    error_message = "every role may read that one parameter"
   }
   assert {
     condition     = aws_lambda_function.http.handler == "handler.handler" && aws_lambda_function.worker.handler == "worker.handler"
@@ -232,8 +248,8 @@ run "defaults" {
   assert {
     condition = jsonencode(sort([
       for s in jsondecode(aws_iam_role_policy.function["http"].policy).Statement : s.Sid
-    ])) == jsonencode(["EnqueueJobs", "Logs", "TaskTable"])
-    error_message = "the HTTP function may use the table, send jobs and write its logs, nothing more"
+    ])) == jsonencode(["EnqueueJobs", "Logs", "ReadApiKeys", "TaskTable"])
+    error_message = "the HTTP function may use the table, send jobs, write its logs and read the API keys, nothing more"
   }
   assert {
     condition = alltrue([for s in jsondecode(aws_iam_role_policy.function["http"].policy).Statement : (

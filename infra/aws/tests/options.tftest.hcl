@@ -115,7 +115,7 @@ run "signing_keys_from_ssm" {
   assert {
     condition = alltrue(flatten([for key, p in aws_iam_role_policy.function : [
       for s in jsondecode(p.policy).Statement : [
-        for a in s.Action : s.Sid == "ReadSigningKeys" || !(startswith(a, "ssm:") || startswith(a, "secretsmanager:") || startswith(a, "kms:"))
+        for a in s.Action : contains(["ReadSigningKeys", "ReadApiKeys"], s.Sid) || !(startswith(a, "ssm:") || startswith(a, "secretsmanager:") || startswith(a, "kms:"))
       ]
     ]]))
     error_message = "no other SSM, Secrets Manager or KMS action: the parameter uses the AWS managed key here"
@@ -177,6 +177,7 @@ run "signing_keys_from_secrets_manager" {
 
   variables {
     push_signing_keys_secret_id = "agents/test-agent/push-signing-keys"
+    public                      = true # no API keys from SSM either: nothing of SSM is looked up
     streaming                   = true
     web_adapter_layer_arn       = "arn:aws:lambda:eu-west-1:753240598075:layer:LambdaAdapterLayerX86:25"
     dead_letter_handler         = "examples.aws_lambda.dead_letters"

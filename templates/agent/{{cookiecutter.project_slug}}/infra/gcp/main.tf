@@ -36,8 +36,11 @@ module "agent" {
   worker_entry_point = "worker"
 
   push_signing_keys_secret = var.push_signing_keys_secret
-  finished_task_ttl_s      = 30 * 24 * 3600
-  environment              = var.environment
+  # Who may call the agent (Google ID tokens, checked by Cloud Run). public = true would let
+  # anyone in: an explicit choice, see the kit's docs/security.md.
+  invokers            = var.invokers
+  finished_task_ttl_s = 30 * 24 * 3600
+  environment         = var.environment
 
   labels = {
     application = "{{ cookiecutter.project_slug }}"

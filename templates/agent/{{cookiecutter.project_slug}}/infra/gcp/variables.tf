@@ -32,3 +32,9 @@ variable "environment" {
   type        = map(string)
   default     = {}
 }
+
+variable "invokers" {
+  description = "IAM members that may call the agent (\"user:me@example.com\", \"serviceAccount:...\"): each request carries a Google ID token for the agent's URL."
+  type        = list(string)
+  default     = []
+}

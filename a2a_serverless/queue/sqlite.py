@@ -1,0 +1,195 @@
+"""The embedded queue made durable: jobs kept in the store's SQLite file, claimed with a lease.
+
+What `a2a-serverless dev` (and any app on a SQLite store) runs: jobs run in this process as with
+`InProcessQueue`, but each is first written to the `a2a_jobs` table of the same file, and is
+deleted only once handled (or dead-lettered). A job being run is leased to this process
+(`holder`, `lease_until`), the lease renewed while it runs. So:
+
+- a process killed mid-job (the dev server stopped with Ctrl-C twice, a crash, `kill -9`) leaves
+  its jobs in the table; the next process on the file takes them over as soon as it starts (a
+  holder whose process has exited is known dead at once, holders.py), or when their lease runs
+  out — and the worker resumes the interrupted turn from its start (worker.py);
+- a job waiting for a retry survives too (its `run_at` is kept);
+- several processes on one file share the work: whichever claims a job first runs it.
+
+Every process polls the table every `poll_s` for jobs it does not run yet whose time has come
+and whose holder is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from ..holders import holder_is_dead, local_holder_id
+from .base import Job, JobHandler
+from .inprocess import InProcessQueue
+
+log = logging.getLogger("a2a_serverless.queue")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS a2a_jobs (
+    id TEXT PRIMARY KEY,
+    body TEXT NOT NULL,
+    run_at INTEGER NOT NULL,
+    holder TEXT,
+    lease_until INTEGER
+)
+"""
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class SqliteQueue(InProcessQueue):
+    def __init__(
+        self,
+        path: str | Path,
+        handler: JobHandler | None = None,
+        *,
+        lease_s: float = 30.0,
+        poll_s: float = 1.0,
+        concurrency: int = 32,
+        max_attempts: int = 5,
+        base_backoff_s: float = 0.2,
+    ) -> None:
+        super().__init__(
+            handler,
+            concurrency=concurrency,
+            max_attempts=max_attempts,
+            base_backoff_s=base_backoff_s,
+        )
+        self.lease_ms = int(lease_s * 1000)
+        self.poll_s = poll_s
+        self.holder = local_holder_id()
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(
+            str(path), timeout=5.0, isolation_level=None, check_same_thread=False
+        )
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute(_SCHEMA)
+        # Jobs scheduled in this process (not yet finished): the poller leaves them alone.
+        self._local: set[str] = set()
+        self._poller: asyncio.Task[None] | None = None
+
+    # --- the queue ------------------------------------------------------------------------------
+
+    async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO a2a_jobs (id, body, run_at, holder, lease_until) "
+                "VALUES (?, ?, ?, NULL, NULL)",
+                (job.id, job.to_json(), _now_ms() + int(delay_s * 1000)),
+            )
+        self.start()
+        self._local.add(job.id)
+        await super().enqueue(job, delay_s=delay_s)
+
+    async def _run(self, job: Job, delay_s: float) -> None:
+        if delay_s > 0:
+            await asyncio.sleep(delay_s)
+        if not self._claim(job.id):
+            self._local.discard(job.id)
+            return  # another process runs it, or it is done
+        renewing = asyncio.get_running_loop().create_task(self._renew(job.id))
+        try:
+            await super()._run(job, 0.0)
+        except BaseException:
+            # Not handled, not queued again (this process is stopping, or the file failed): the
+            # row stays, and is taken over when its lease runs out.
+            self._local.discard(job.id)
+            raise
+        finally:
+            renewing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewing
+
+    async def _finished(self, job: Job) -> None:
+        self._local.discard(job.id)
+        with self._lock:
+            self._db.execute(
+                "DELETE FROM a2a_jobs WHERE id = ? AND holder = ?", (job.id, self.holder)
+            )
+
+    # --- leases ---------------------------------------------------------------------------------
+
+    def _claim(self, job_id: str) -> bool:
+        """Lease the job to this process if it is due and nobody (alive) holds it."""
+        now = _now_ms()
+        with self._lock:
+            row = self._db.execute(
+                "SELECT run_at, holder, lease_until FROM a2a_jobs WHERE id = ?", (job_id,)
+            ).fetchone()
+            if row is None:
+                return False
+            run_at, holder, lease_until = row
+            if run_at > now + 50:  # rescheduled for later meanwhile (a clock tick of slack)
+                return False
+            free = holder is None or lease_until < now or holder_is_dead(holder)
+            if not free and holder != self.holder:
+                return False
+            claimed = self._db.execute(
+                "UPDATE a2a_jobs SET holder = ?, lease_until = ? WHERE id = ? "
+                "AND holder IS ? AND lease_until IS ?",
+                (self.holder, now + self.lease_ms, job_id, holder, lease_until),
+            )
+            return claimed.rowcount == 1
+
+    async def _renew(self, job_id: str) -> None:
+        while True:
+            await asyncio.sleep(self.lease_ms / 3000)
+            with self._lock:
+                self._db.execute(
+                    "UPDATE a2a_jobs SET lease_until = ? WHERE id = ? AND holder = ?",
+                    (_now_ms() + self.lease_ms, job_id, self.holder),
+                )
+
+    # --- taking over jobs of other processes ------------------------------------------------------
+
+    def start(self) -> None:
+        """Start polling for jobs to take over (also done by the first enqueue)."""
+        if self._poller is None or self._poller.done():
+            self._poller = asyncio.get_running_loop().create_task(self._poll())
+
+    async def _poll(self) -> None:
+        while True:
+            try:
+                await self.recover()
+            except sqlite3.Error as exc:
+                log.warning("the job table could not be read (trying again): %s", exc)
+            await asyncio.sleep(self.poll_s)
+
+    async def recover(self) -> int:
+        """Schedule every due job that no live process holds; how many were scheduled."""
+        now = _now_ms()
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, body, holder, lease_until FROM a2a_jobs WHERE run_at <= ?", (now,)
+            ).fetchall()
+        scheduled = 0
+        for job_id, body, holder, lease_until in rows:
+            if job_id in self._local:
+                continue
+            if holder is not None and lease_until >= now and not holder_is_dead(holder):
+                continue
+            job = Job.from_json(body)
+            log.info("job %s (%s) of task %s taken over", job.id, job.kind, job.task_id)
+            self._local.add(job.id)
+            await super().enqueue(job)
+            scheduled += 1
+        return scheduled
+
+    async def aclose(self) -> None:
+        if self._poller is not None:
+            self._poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._poller
+        await super().aclose()
+        with self._lock:
+            self._db.close()
