@@ -81,6 +81,13 @@ class MessageIdReusedError(InvalidParamsError):
     http_status = 409
 
 
+class PushConfigConflictError(InvalidParamsError):
+    """A push config the task cannot take: its URL is already another config's on that task, or
+    the task has as many configs as it may. JSON-RPC: -32602; REST: HTTP 409."""
+
+    http_status = 409
+
+
 class InternalError(A2AError):
     code = -32603
     default_message = "Internal error"

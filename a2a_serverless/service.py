@@ -21,6 +21,7 @@ from .config import Settings
 from .errors import (
     InvalidParamsError,
     MessageIdReusedError,
+    PushConfigConflictError,
     PushNotificationNotSupportedError,
     TaskNotCancelableError,
     TaskNotFoundError,
@@ -485,13 +486,13 @@ class TaskService:
         others = [s.config for s in await self.store.list_push_configs(task_id)]
         others = [c for c in others if c.id != config_id]
         if any(c.url == config.url for c in others):
-            raise InvalidParamsError(
+            raise PushConfigConflictError(
                 f"Task {task_id} already has a push notification config for this URL",
                 data={"taskId": task_id, "field": "pushNotificationConfig.url"},
             )
         limit = self.settings.push_max_configs_per_task
         if len(others) >= limit:
-            raise InvalidParamsError(
+            raise PushConfigConflictError(
                 f"Task {task_id} has {len(others)} push notification configs, the most it "
                 f"may have (A2A_PUSH_MAX_CONFIGS_PER_TASK={limit})",
                 data={

@@ -533,7 +533,8 @@ def _responses(ok: JSON | None, *errors: int, stream: bool = False) -> JSON:
         403: "the caller lacks a scope",
         404: "no such task (or route)",
         405: "the id names another route (it ends in :cancel or :subscribe), which has no GET",
-        409: "the task cannot be canceled, or the messageId was used for another message",
+        409: "the task cannot be canceled, the messageId was used for another message, or the "
+        "task has a config for that URL already or as many configs as it may have",
         413: "the body or a file is over a limit",
         415: "the body is not JSON, or a part's media type is not one the agent accepts",
         503: "credentials cannot be checked right now",
@@ -690,7 +691,9 @@ def _operations() -> JSON:
                         }
                     ),
                 },
-                "responses": _responses(_ref("TaskPushNotificationConfig"), 400, 404, 413, 415),
+                "responses": _responses(
+                    _ref("TaskPushNotificationConfig"), 400, 404, 409, 413, 415
+                ),
             },
             "get": {
                 "operationId": "listPushNotificationConfigs",

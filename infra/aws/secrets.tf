@@ -46,22 +46,18 @@ locals {
   api_keys_parameter = var.public || local.own_auth ? null : coalesce(var.api_keys_ssm_parameter, "/${var.name}/api-keys")
   uses_ssm           = var.push_signing_keys_ssm_parameter != null || local.api_keys_parameter != null
 
-  api_keys_parameter_arn = local.api_keys_parameter == null ? null : format(
-    "arn:%s:ssm:%s:%s:parameter/%s",
+  # Where the SSM parameters' ARNs start (the provider's partition, region and account, where the
+  # functions look the names up too).
+  ssm_parameter_arn_prefix = local.uses_ssm ? format(
+    "arn:%s:ssm:%s:%s:parameter/",
     data.aws_partition.current[0].partition,
     data.aws_region.current[0].name,
     data.aws_caller_identity.current[0].account_id,
-    trimprefix(local.api_keys_parameter, "/"),
-  )
+  ) : null
 
   # "/agent/keys" and "agent-keys" are both names; the ARN has exactly one "/" after "parameter".
-  push_signing_keys_parameter_arn = var.push_signing_keys_ssm_parameter == null ? null : format(
-    "arn:%s:ssm:%s:%s:parameter/%s",
-    data.aws_partition.current[0].partition,
-    data.aws_region.current[0].name,
-    data.aws_caller_identity.current[0].account_id,
-    trimprefix(var.push_signing_keys_ssm_parameter, "/"),
-  )
+  api_keys_parameter_arn          = local.api_keys_parameter == null ? null : "${local.ssm_parameter_arn_prefix}${trimprefix(local.api_keys_parameter, "/")}"
+  push_signing_keys_parameter_arn = var.push_signing_keys_ssm_parameter == null ? null : "${local.ssm_parameter_arn_prefix}${trimprefix(var.push_signing_keys_ssm_parameter, "/")}"
 
   # What A2A_PUSH_SIGNING_KEYS says, and the one grant each role gets to make it work.
   push_signing_keys = (

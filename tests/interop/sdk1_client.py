@@ -342,7 +342,9 @@ async def push_config(s: Session, example: str, interop: str) -> dict[str, Any]:
     task = await send_one(client, user_message("hello"))
 
     def config(config_id: str, token: str) -> TaskPushNotificationConfig:
-        return TaskPushNotificationConfig(task_id=task.id, id=config_id, url=WEBHOOK, token=token)
+        # One config per URL on a task: each its own.
+        url = f"{WEBHOOK}/{config_id}"
+        return TaskPushNotificationConfig(task_id=task.id, id=config_id, url=url, token=token)
 
     def summary(c: TaskPushNotificationConfig) -> dict[str, str]:
         return {"task_id": c.task_id, "id": c.id, "url": c.url, "token": c.token}

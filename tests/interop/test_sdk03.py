@@ -466,7 +466,8 @@ async def test_resubscribe_to_a_running_task_resumes_its_events(
 
 async def test_push_notification_config_set_get_list_delete(interop_server: LiveServer) -> None:
     def config(config_id: str, token: str) -> PushNotificationConfig:
-        return PushNotificationConfig(id=config_id, url=WEBHOOK, token=token)
+        # One config per URL on a task: each its own.
+        return PushNotificationConfig(id=config_id, url=f"{WEBHOOK}/{config_id}", token=token)
 
     async with connect(interop_server, streaming=False) as (client, card, http):
         assert card.capabilities.push_notifications is True
@@ -508,7 +509,7 @@ async def test_push_notification_config_set_get_list_delete(interop_server: Live
 
     assert first.task_id == task.id
     assert first.push_notification_config.id == "a"
-    assert first.push_notification_config.url == WEBHOOK
+    assert first.push_notification_config.url == f"{WEBHOOK}/a"
     assert first.push_notification_config.token == "t1"
     assert got.task_id == task.id
     assert (got.push_notification_config.id, got.push_notification_config.token) == ("b", "t2")

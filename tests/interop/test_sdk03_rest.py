@@ -277,7 +277,9 @@ async def test_push_notification_config_set_and_get(interop_server: LiveServer) 
         named = await client.set_task_callback(
             TaskPushNotificationConfig(
                 task_id=task.id,
-                push_notification_config=PushNotificationConfig(id="a", url=WEBHOOK, token="t1"),
+                push_notification_config=PushNotificationConfig(
+                    id="a", url=f"{WEBHOOK}/a", token="t1"
+                ),
             )
         )
         # No id: the SDK names it ".../pushNotificationConfigs/None"; the server gives it the

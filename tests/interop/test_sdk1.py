@@ -271,8 +271,8 @@ def test_resubscribe_resumes_a_running_task(sdk1: Sdk1Run) -> None:
 def test_push_notification_config_crud(sdk1: Sdk1Run) -> None:
     result = sdk1.feature("push_config")
     task_id = result["task_id"]
-    a = {"task_id": task_id, "id": "a", "url": WEBHOOK, "token": "t1"}
-    b = {"task_id": task_id, "id": "b", "url": WEBHOOK, "token": "t2"}
+    a = {"task_id": task_id, "id": "a", "url": f"{WEBHOOK}/a", "token": "t1"}
+    b = {"task_id": task_id, "id": "b", "url": f"{WEBHOOK}/b", "token": "t2"}
     assert result["created"] == a
     assert result["got"] == b
     assert result["listed"] == [a, b]

@@ -48,7 +48,8 @@ from a2a_serverless.rest import openapi
 from tests.reliability.harness import FUZZ_SETTINGS, LogRecorder, fuzz_agent
 from tests.support.hypothesis_profiles import PROFILE
 
-SETTINGS = Settings(store_url="memory://", **FUZZ_SETTINGS)
+# The test sets a config for every positive GET of one: far more than a task may have.
+SETTINGS = Settings(store_url="memory://", push_max_configs_per_task=100_000, **FUZZ_SETTINGS)
 
 
 class _Receiver(BaseHTTPRequestHandler):
@@ -154,7 +155,9 @@ def _page_token(seed: Any) -> str:
 
 def _put_push_config(api: Api, task_id: str, config_id: str) -> None:
     """The config a positive GET .../pushNotificationConfigs/{configId} asks for."""
-    body: dict[str, Any] = {"pushNotificationConfig": {"id": config_id, "url": api.webhook}}
+    # A URL of its own: a task takes one config per URL (another is a 409 conflict).
+    url = f"{api.webhook}/{quote(config_id, safe='')}"
+    body: dict[str, Any] = {"pushNotificationConfig": {"id": config_id, "url": url}}
     response = api.client().post(
         f"http://testserver/v1/tasks/{quote(task_id, safe='')}/pushNotificationConfigs", json=body
     )
