@@ -26,6 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 
+from .. import codec
 from ..models import (
     PushNotificationConfig,
     Task,
@@ -265,10 +266,9 @@ class _StoredPushConfig(msgspec.Struct, gc=False):
     config: PushNotificationConfig
 
 
-_RECORD = msgspec.json.Decoder(_StoredRecord)
-_EVENT = msgspec.json.Decoder(TaskEventPayload)
-_PUSH_CONFIG = msgspec.json.Decoder(_StoredPushConfig)
-_ENCODER = msgspec.json.Encoder()
+_RECORD = codec.decoder(_StoredRecord)
+_EVENT: msgspec.json.Decoder[TaskEventPayload] = codec.decoder(TaskEventPayload)  # type: ignore[arg-type]
+_PUSH_CONFIG = codec.decoder(_StoredPushConfig)
 
 
 def record_to_json(record: TaskRecord) -> str:
@@ -286,7 +286,7 @@ def record_to_json(record: TaskRecord) -> str:
         expires_at=record.expires_at_ms,
         internal=record.internal,
     )
-    return _ENCODER.encode(stored).decode()
+    return codec.encode(stored).decode()
 
 
 def record_from_json(text: str | bytes) -> TaskRecord:
@@ -314,7 +314,7 @@ def record_from_json(text: str | bytes) -> TaskRecord:
 
 
 def event_to_json(event: TaskEvent) -> str:
-    return _ENCODER.encode(event.payload).decode()
+    return codec.encode(event.payload).decode()
 
 
 def event_from_json(seq: int, text: str | bytes) -> TaskEvent:
@@ -323,7 +323,7 @@ def event_from_json(seq: int, text: str | bytes) -> TaskEvent:
 
 def push_config_to_json(config: StoredPushConfig) -> str:
     stored = _StoredPushConfig(task_id=config.task_id, owner=config.owner, config=config.config)
-    return _ENCODER.encode(stored).decode()
+    return codec.encode(stored).decode()
 
 
 def push_config_from_json(text: str | bytes) -> StoredPushConfig:
