@@ -64,7 +64,15 @@ EXPECTED: dict[str, list[str]] = {
         "Query",
     ],
     "tasks/cancel (finished task: refused)": ["GetItem"],
-    "tasks/pushNotificationConfig/set": ["GetItem", "GetItem", "PutItem", "GetItem", "UpdateItem"],
+    # The Query lists the task's configs: at most A2A_PUSH_MAX_CONFIGS_PER_TASK, one per URL.
+    "tasks/pushNotificationConfig/set": [
+        "GetItem",
+        "Query",
+        "GetItem",
+        "PutItem",
+        "GetItem",
+        "UpdateItem",
+    ],
     "tasks/pushNotificationConfig/get": ["GetItem", "Query"],
     "tasks/pushNotificationConfig/list": ["GetItem", "Query"],
     "tasks/pushNotificationConfig/delete": ["GetItem", "DeleteItem", "GetItem", "UpdateItem"],
