@@ -110,6 +110,18 @@ resource "google_cloud_run_v2_service_iam_member" "http_public" {
   member   = "allUsers"
 }
 
+# With public = false (organisation policies often forbid allUsers bindings): Cloud Run lets in
+# only callers with an ID token of one of these principals (README: "Authenticated invocation").
+resource "google_cloud_run_v2_service_iam_member" "http_invokers" {
+  for_each = var.public ? toset([]) : toset(var.invokers)
+
+  project  = var.project_id
+  location = var.region
+  name     = google_cloudfunctions2_function.http.name
+  role     = "roles/run.invoker"
+  member   = each.value
+}
+
 # Only the invoker account (Pub/Sub push, Cloud Tasks) may call the worker.
 resource "google_cloud_run_v2_service_iam_member" "worker_invoker" {
   project  = var.project_id

@@ -110,9 +110,20 @@ variable "http_max_instances" {
 }
 
 variable "public" {
-  description = "Let anyone reach the HTTP function (roles/run.invoker for allUsers): the agent authenticates callers itself (A2A_AUTH_*). False: grant invokers yourself."
+  description = "Let anyone reach the HTTP function (roles/run.invoker for allUsers): the agent authenticates callers itself (A2A_AUTH_*). False (needed where an organisation policy forbids allUsers bindings): only `invokers` may call it, with Google ID tokens."
   type        = bool
   default     = true
+}
+
+variable "invokers" {
+  description = "With public = false: the IAM principals granted roles/run.invoker on the HTTP function, e.g. [\"serviceAccount:caller@p.iam.gserviceaccount.com\", \"group:agents@example.com\"]."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for m in var.invokers : can(regex("^(user|serviceAccount|group|domain|principal|principalSet):", m))])
+    error_message = "invokers are IAM principals such as serviceAccount:..., user:..., group:... (allUsers is what public = true grants)."
+  }
 }
 
 # --- worker function and its queues ------------------------------------------------------------

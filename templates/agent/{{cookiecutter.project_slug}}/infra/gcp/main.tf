@@ -38,6 +38,8 @@ module "agent" {
   push_signing_keys_secret = var.push_signing_keys_secret
   finished_task_ttl_s      = 30 * 24 * 3600
   environment              = var.environment
+  public                   = var.public
+  invokers                 = var.invokers
 
   labels = {
     application = "{{ cookiecutter.project_slug }}"

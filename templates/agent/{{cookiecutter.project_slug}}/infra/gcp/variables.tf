@@ -32,3 +32,15 @@ variable "environment" {
   type        = map(string)
   default     = {}
 }
+
+variable "public" {
+  description = "Let anyone reach the A2A function (allUsers); the agent authenticates callers itself. False where an organisation policy forbids allUsers: only `invokers` may call it (README)."
+  type        = bool
+  default     = true
+}
+
+variable "invokers" {
+  description = "With public = false: the IAM principals (serviceAccount:..., user:..., group:...) that may call the A2A function with a Google ID token."
+  type        = list(string)
+  default     = []
+}
