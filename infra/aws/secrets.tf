@@ -2,7 +2,8 @@
 #
 # A2A_PUSH_SIGNING_KEYS carries `ssm:<parameter name>` or `secretsmanager:<secret name or ARN>`,
 # never the keys: the AWS adapter (a2a_serverless_aws.secrets) reads the parameter or secret once
-# per container, when the handler is built, and a function that cannot read it fails its start.
+# per container, when the handler is built, and a function that cannot read it fails its start
+# (one whose parameter or secret does not exist starts without push and logs an ERROR).
 # So the value stays out of the functions' configuration and out of the Terraform state, and
 # nothing here reads it: no aws_ssm_parameter or aws_secretsmanager_secret_version data source.
 # Terraform only needs the ARN of the one parameter or secret, for the roles' grants (iam.tf):

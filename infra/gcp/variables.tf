@@ -116,9 +116,14 @@ variable "public" {
 }
 
 variable "invokers" {
-  description = "IAM members that may call the HTTP function when it is not `public` (\"user:me@example.com\", \"serviceAccount:client@project.iam.gserviceaccount.com\", \"group:...\"): each request carries a Google ID token for the function's URL (docs/security.md)."
+  description = "With public = false: the IAM principals granted roles/run.invoker on the HTTP function, e.g. [\"serviceAccount:caller@p.iam.gserviceaccount.com\", \"group:agents@example.com\"]."
   type        = list(string)
   default     = []
+
+  validation {
+    condition     = alltrue([for m in var.invokers : can(regex("^(user|serviceAccount|group|domain|principal|principalSet):", m))])
+    error_message = "invokers are IAM principals such as serviceAccount:..., user:..., group:... (allUsers is what public = true grants)."
+  }
 }
 
 # --- worker function and its queues ------------------------------------------------------------

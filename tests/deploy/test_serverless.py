@@ -188,9 +188,17 @@ def test_table_is_the_one_the_dynamodb_store_expects(packaged: Packaged) -> None
     assert table["BillingMode"] == "PAY_PER_REQUEST"
     assert table["TimeToLiveSpecification"] == {"AttributeName": TTL_ATTRIBUTE, "Enabled": True}
     assert table["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
+    # CloudFormation names the table, so a stage removed (the table is retained) deploys again.
+    assert "TableName" not in table
+    assert packaged.resources["TasksTable"]["DeletionPolicy"] == "Retain"
     for name in ("Http", "Worker", "Stream"):
         url = packaged.function(name)["Environment"]["Variables"]["A2A_STORE_URL"]
-        assert parse_dynamodb_url(url).table_name == table["TableName"]
+        parts = url["Fn::Join"][1]
+        assert parts[1] == {"Ref": "TasksTable"} and parts[3] == {"Ref": "AWS::Region"}
+        # As CloudFormation resolves it: the store reads the generated name and the region.
+        generated = "a2a-trip-planner-test-TasksTable-1A2B3C4D5E6F"
+        parsed = parse_dynamodb_url(f"{parts[0]}{generated}{parts[2]}us-east-1")
+        assert (parsed.table_name, parsed.region) == (generated, "us-east-1")
 
 
 def test_timeouts_and_queue_pass_the_adapters_timing_rules(packaged: Packaged) -> None:

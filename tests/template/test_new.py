@@ -195,6 +195,33 @@ def test_the_project_points_at_the_kit(projects: dict[str, Path]) -> None:
     assert "a2a-serverless-aws" not in none and "a2a-serverless-gcp" not in none
 
 
+@pytest.mark.parametrize("cloud", ["aws", "gcp"])
+def test_the_readme_names_only_what_the_terraform_reads(
+    projects: dict[str, Path], cloud: str
+) -> None:
+    """Every `-var name=...` of the README is a variable of infra/, and each reaches the kit's
+    module (main.tf passes it on), so a reader's command does what the README says."""
+    project = projects[cloud]
+    readme = (project / "README.md").read_text()
+    variables = set(
+        re.findall(r'^variable "(\w+)"', (project / "infra" / "variables.tf").read_text(), re.M)
+    )
+    main = (project / "infra" / "main.tf").read_text()
+    named = set(re.findall(r"-var '?(\w+)=", readme))
+    assert named, "the README shows no terraform -var"
+    assert named <= variables, named - variables
+    for name in variables - {"project_id", "region"}:
+        assert re.search(rf"=\s*var\.{name}\b", main), f"infra/main.tf does not use var.{name}"
+    kit = (ROOT / "infra" / cloud / "variables.tf").read_text()
+    module = main[main.index('module "agent"') :]
+    passed = set(re.findall(r"^\s*(\w+)\s*=\s*var\.\w+", module, re.M))
+    assert {name for name in passed if f'variable "{name}"' not in kit} == set()
+    if cloud == "aws":
+        # Terraform never reads the parameter: the README must not say it does.
+        assert "reads the signing keys' parameter when it plans" not in readme
+        assert "does not check that the parameter exists" in readme
+
+
 def test_every_setting_the_projects_name_exists(projects: dict[str, Path]) -> None:
     setting = re.compile(r"A2A_[A-Z][A-Z0-9_]*[A-Z0-9](_\*)?")
     reference = (ROOT / "docs" / "configuration.md").read_text()

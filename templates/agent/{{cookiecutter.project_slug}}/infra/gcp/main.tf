@@ -38,6 +38,7 @@ module "agent" {
   push_signing_keys_secret = var.push_signing_keys_secret
   # Who may call the agent (Google ID tokens, checked by Cloud Run). public = true would let
   # anyone in: an explicit choice, see the kit's docs/security.md.
+  public              = var.public
   invokers            = var.invokers
   finished_task_ttl_s = 30 * 24 * 3600
   environment         = var.environment

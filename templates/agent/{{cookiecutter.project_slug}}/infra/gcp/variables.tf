@@ -33,8 +33,14 @@ variable "environment" {
   default     = {}
 }
 
+variable "public" {
+  description = "Let ANYONE reach the A2A function (allUsers); the agent then authenticates callers itself (A2A_AUTH_*) or is open to all. An explicit choice: false (the default, and what organisation policies forbidding allUsers require) lets in only `invokers`, with Google ID tokens (README)."
+  type        = bool
+  default     = false
+}
+
 variable "invokers" {
-  description = "IAM members that may call the agent (\"user:me@example.com\", \"serviceAccount:...\"): each request carries a Google ID token for the agent's URL."
+  description = "With public = false: the IAM principals (serviceAccount:..., user:..., group:...) that may call the A2A function with a Google ID token."
   type        = list(string)
   default     = []
 }
