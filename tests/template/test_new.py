@@ -434,6 +434,8 @@ def test_package_py_builds_the_gcp_source_bundle(projects: dict[str, Path], tmp_
     shutil.copytree(projects["gcp"], project)
     out = run([sys.executable, "package.py"], project, clean_env(), timeout_s=600)
     assert "build/source.zip: 5 files" in out, out
+    # pip is quiet for a minute or more: the steps say what is going on.
+    assert "package.py: [1/2] pip builds wheels" in out and "package.py: [2/2] zipping" in out
     with zipfile.ZipFile(project / "build" / "source.zip") as bundle:
         names = set(bundle.namelist())
         requirements = bundle.read("requirements.txt").decode().split()
@@ -454,6 +456,11 @@ def test_package_py_builds_the_lambda_zip(projects: dict[str, Path], tmp_path: P
     shutil.copytree(projects["aws"], project)
     out = run([sys.executable, "package.py"], project, clean_env(), timeout_s=600)
     assert "build/lambda.zip:" in out and "MB zipped" in out, out
+    assert [line[:15] for line in out.splitlines() if line.startswith("package.py: [")] == [
+        "package.py: [1/",
+        "package.py: [2/",
+        "package.py: [3/",
+    ]
     with zipfile.ZipFile(project / "build" / "lambda.zip") as bundle:
         names = bundle.namelist()
     top = {name.split("/")[0] for name in names}

@@ -31,14 +31,21 @@ DISTRIBUTIONS = ["boto3", "botocore", "s3transfer", "jmespath", "python_dateutil
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 
 
+def step(number: int, what: str) -> None:
+    # pip runs quietly for a minute or more: say what is happening meanwhile.
+    print(f"package.py: [{number}/3] {what}", flush=True)
+
+
 def main() -> int:
     staging = HERE / "build" / "lambda"
     shutil.rmtree(staging, ignore_errors=True)
+    step(1, "pip installs the project and its dependencies for the Lambda runtime (from PyPI)")
     command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-compile"]
     command += ["--target", str(staging), *PLATFORM, *REQUIREMENTS]
     if subprocess.run(command, cwd=HERE, check=False).returncode != 0:
         print("package.py: pip install failed (see above)", file=sys.stderr)
         return 1
+    step(2, "leaving out what the Lambda runtime has (boto3, botocore...) and byte code")
     for name in RUNTIME_PROVIDED:
         shutil.rmtree(staging / name, ignore_errors=True)
         (staging / f"{name}.py").unlink(missing_ok=True)
@@ -50,6 +57,7 @@ def main() -> int:
     shutil.rmtree(staging / "a2a_serverless" / "templates", ignore_errors=True)
     for path in list(staging.rglob("__pycache__")):
         shutil.rmtree(path, ignore_errors=True)
+    step(3, "zipping build/lambda/")
     print(make_zip(staging, HERE / "build" / "lambda.zip"))
     return 0
 

@@ -25,10 +25,16 @@ PROJECTS = [KIT, f"{KIT}/adapters/gcp", "."] if KIT else ["."]
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 
 
+def step(number: int, what: str) -> None:
+    # pip runs quietly for a minute or more: say what is happening meanwhile.
+    print(f"package.py: [{number}/2] {what}", flush=True)
+
+
 def main() -> int:
     staging = HERE / "build" / "source"
     shutil.rmtree(staging, ignore_errors=True)
     wheels = staging / "wheels"
+    step(1, "pip builds wheels of the kit, its GCP adapter and this project")
     command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps"]
     command += ["--wheel-dir", str(wheels), *PROJECTS]
     if subprocess.run(command, cwd=HERE, check=False).returncode != 0:
@@ -37,6 +43,7 @@ def main() -> int:
     names = sorted(p.name for p in wheels.glob("*.whl"))
     (staging / "requirements.txt").write_text("".join(f"./wheels/{n}\n" for n in names))
     shutil.copy2(HERE / "main.py", staging / "main.py")
+    step(2, "zipping build/source/ (main.py, requirements.txt, wheels)")
     print(make_zip(staging, HERE / "build" / "source.zip"))
     return 0
 
