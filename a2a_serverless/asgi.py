@@ -37,20 +37,24 @@ from .auth import AuthError, RequestView
 from .card import (
     IPNetwork,
     build_card,
+    card_document,
     from_trusted_proxy,
     join_url,
     platform_base_url,
     request_base_url,
     trusted_networks,
 )
-from .errors import A2AError, InternalError, a2a_error
+from .errors import A2AError, InternalError, VersionNotSupportedError, a2a_error
 from .extensions import HEADER as EXTENSIONS_HEADER
+from .extensions import V1_HEADER as V1_EXTENSIONS_HEADER
 from .extensions import header_value
 from .models import AgentCard
 from .origins import OriginPolicy
 from .runtime import Runtime
 from .service import Caller, StreamEvent
 from .store.base import StoreUnavailable
+from .versions import HEADER as VERSION_HEADER
+from .versions import V10, requested_version
 
 if TYPE_CHECKING:
     # The REST transport is imported on the first /v1/ request: a JSON-RPC deployment never
@@ -368,7 +372,7 @@ class A2AApplication:
         url = self.card_url(request)
         body = self._cards.get(url)
         if body is None:
-            body = self.public_card(request).dump_json()
+            body = json_bytes(card_document(self.public_card(request)))
             if len(self._cards) < 64:  # a handful of hosts at most; never grow unbounded
                 self._cards[url] = body
         fixed = self.runtime.settings.public_url or platform_base_url(
@@ -395,29 +399,47 @@ class A2AApplication:
     # --- JSON-RPC -------------------------------------------------------------------------------
 
     async def _jsonrpc(self, request: Request, caller: Caller) -> Response:
+        headers = request.headers
+        try:
+            version = requested_version(headers.get(VERSION_HEADER), _query(request))
+        except A2AError as error:
+            from .v1.jsonrpc import V10 as V10_PROTOCOL
+
+            return json_response(200, jsonrpc.error_response(None, error, V10_PROTOCOL))
+        protocol = jsonrpc.V03
+        extensions_name = EXTENSIONS_HEADER
+        if version == V10:
+            # Imported on the first v1.0 request: a v0.3 deployment never pays for it.
+            from .v1.jsonrpc import V10 as V10_PROTOCOL
+
+            protocol, extensions_name = V10_PROTOCOL, V1_EXTENSIONS_HEADER
         try:
             raw = await request.body(self.runtime.settings.max_body_bytes)
         except BodyTooLarge:
             from .rest import RequestTooLargeError
 
-            error = RequestTooLargeError(self.runtime.settings.max_body_bytes)
-            return json_response(413, jsonrpc.error_response(None, error))
-        headers = request.headers
+            too_large = RequestTooLargeError(self.runtime.settings.max_body_bytes)
+            return json_response(413, jsonrpc.error_response(None, too_large, protocol))
         reply = await jsonrpc.handle(
             raw,
             self.runtime.service,
             caller,
             last_event_id_header=headers.get("last-event-id"),
-            extensions_header=headers.get(EXTENSIONS_HEADER),
+            extensions_header=headers.get(V1_EXTENSIONS_HEADER) or headers.get(EXTENSIONS_HEADER)
+            if version == V10
+            else headers.get(EXTENSIONS_HEADER),
             extended_card=self.extended_card(request, caller),
+            protocol=protocol,
         )
-        echo = _extensions_echo(reply.extensions)
+        echo = _extensions_echo(reply.extensions, extensions_name)
         if isinstance(reply, jsonrpc.StreamReply):
             request_id = reply.request_id
             frames = _sse_frames(
                 reply.events,
-                lambda event: _event_frame(request_id, event),
-                lambda error: sse_frame(jsonrpc.error_response(request_id, error)),
+                lambda event: sse_frame(
+                    jsonrpc.stream_event_body(request_id, event, protocol), event.seq
+                ),
+                lambda error: sse_frame(jsonrpc.error_response(request_id, error, protocol)),
             )
             return Response(200, [*SSE_HEADERS, *echo], events=frames)
         if reply.body is None:
@@ -433,11 +455,23 @@ class A2AApplication:
     async def _rest(self, request: Request, caller: Caller) -> Response:
         from . import rest
 
+        reply: rest.Reply | rest.StreamReply
         try:
+            version = requested_version(request.headers.get(VERSION_HEADER), _query(request))
+            if version == V10:
+                raise VersionNotSupportedError(
+                    "The /v1/ routes are A2A 0.3's HTTP+JSON binding, and this agent does not "
+                    "serve A2A 1.0 over HTTP+JSON yet: send A2A-Version: 0.3 (or none) here, "
+                    "or use A2A 1.0 over JSON-RPC (the card's supportedInterfaces)",
+                    data={"requestedVersion": "1.0", "supportedVersions": ["0.3"]},
+                )
             raw = await request.body(self.runtime.settings.max_body_bytes)
+        except A2AError as error:
+            reply = rest.error_reply(error)
         except BodyTooLarge:
-            error = rest.RequestTooLargeError(self.runtime.settings.max_body_bytes)
-            reply: rest.Reply | rest.StreamReply = rest.error_reply(error)
+            reply = rest.error_reply(
+                rest.RequestTooLargeError(self.runtime.settings.max_body_bytes)
+            )
         else:
             http_request = rest.HttpRequest(
                 method=request.method,
@@ -530,10 +564,6 @@ async def _wait_for_disconnect(receive: Receive) -> None:
             return
 
 
-def _event_frame(request_id: jsonrpc.RequestId, event: StreamEvent) -> bytes:
-    return sse_frame(jsonrpc.stream_event_body(request_id, event), event.seq)
-
-
 def _rest_event_frame(event: StreamEvent) -> bytes:
     from . import rest
 
@@ -578,8 +608,13 @@ def _not_json_rpc(content_type: str | None) -> Response:
     return json_response(415, jsonrpc.error_response(None, error))
 
 
-def _extensions_echo(activated: tuple[str, ...]) -> Headers:
+def _extensions_echo(activated: tuple[str, ...], name: str = EXTENSIONS_HEADER) -> Headers:
     """The response header listing the extensions a request activated (none: no header)."""
     if not activated:
         return []
-    return [(EXTENSIONS_HEADER.encode(), header_value(activated).encode())]
+    return [(name.encode(), header_value(activated).encode())]
+
+
+def _query(request: Request) -> str:
+    raw: bytes = request.scope.get("query_string", b"")
+    return raw.decode("latin-1")

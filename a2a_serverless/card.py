@@ -81,6 +81,73 @@ def build_card(
     )
 
 
+# The card's v1.0 members, beside the v0.3 ones: each version's clients read theirs and ignore
+# the others'. `supportedInterfaces` lists the interfaces in order of preference, v1.0 first.
+V1_SCHEME_KEYS = {
+    "apiKey": "apiKeySecurityScheme",
+    "http": "httpAuthSecurityScheme",
+    "oauth2": "oauth2SecurityScheme",
+    "openIdConnect": "openIdConnectSecurityScheme",
+    "mutualTLS": "mtlsSecurityScheme",
+}
+
+
+def card_document(card: AgentCard) -> dict[str, Any]:
+    """The card as served: the v0.3 card with the v1.0 members added (spec v1.0 §8).
+
+    - `supportedInterfaces`: JSON-RPC in v1.0, then JSON-RPC and HTTP+JSON in v0.3 (v1.0's
+      HTTP+JSON binding is not served yet), each with its `protocolVersion`;
+    - `capabilities.extendedAgentCard` (v0.3: `supportsAuthenticatedExtendedCard`);
+    - `securityRequirements`, on the card and its skills (v0.3: `security`);
+    - each security scheme also in v1.0's oneof form (`{"apiKeySecurityScheme": {...}}`) next to
+      v0.3's `type`-tagged members, in the same object.
+    """
+    document = card.dump()
+    jsonrpc_url = card.url
+    rest_url = next(
+        (i.url for i in card.additional_interfaces or () if i.transport == "HTTP+JSON"), None
+    )
+    interfaces = [
+        {"url": jsonrpc_url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+        {"url": jsonrpc_url, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+    ]
+    if rest_url is not None:
+        interfaces.append(
+            {"url": rest_url, "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"}
+        )
+    document["supportedInterfaces"] = interfaces
+    document["capabilities"]["extendedAgentCard"] = bool(card.supports_authenticated_extended_card)
+    if card.security is not None:
+        document["securityRequirements"] = _requirements(card.security)
+    for skill in document.get("skills", ()):
+        if "security" in skill:
+            skill["securityRequirements"] = _requirements(skill["security"])
+    for scheme in (document.get("securitySchemes") or {}).values():
+        v1_key = V1_SCHEME_KEYS.get(scheme.get("type", ""))
+        if v1_key is not None:
+            scheme[v1_key] = _v1_scheme(scheme)
+    return document
+
+
+def _requirements(security: list[dict[str, list[str]]]) -> list[dict[str, Any]]:
+    return [
+        {"schemes": {name: {"list": list(scopes)} for name, scopes in requirement.items()}}
+        for requirement in security
+    ]
+
+
+def _v1_scheme(scheme: dict[str, Any]) -> dict[str, Any]:
+    body = {k: v for k, v in scheme.items() if k not in ("type", "in")}
+    if scheme.get("type") == "apiKey":
+        body["location"] = scheme.get("in")
+    if scheme.get("type") == "oauth2" and isinstance(body.get("flows"), dict):
+        # v1.0's OAuthFlows is a oneof: the first flow the card declares.
+        flows = body["flows"]
+        first = next(iter(flows), None)
+        body["flows"] = {first: flows[first]} if first is not None else {}
+    return body
+
+
 def _interfaces(url: str, rest_url: str | None) -> list[AgentInterface]:
     interfaces = [AgentInterface(transport=TransportProtocol.JSONRPC.value, url=url)]
     if rest_url is not None:

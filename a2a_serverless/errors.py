@@ -165,6 +165,24 @@ class AuthenticatedExtendedCardNotConfiguredError(A2AError):
     http_status = 404
 
 
+class ExtensionSupportRequiredError(InvalidRequestError):
+    """An extension the agent requires was not activated by the request.
+
+    v0.3 has no code of its own for this and answers -32600 (as it always has); v1.0 answers
+    -32008 (`v1/jsonrpc.py` maps it).
+    """
+
+    v1_code: ClassVar[int] = -32008
+
+
+class VersionNotSupportedError(A2AError):
+    """The request's `A2A-Version` is one this server does not speak (a v1.0 error: -32009)."""
+
+    code = -32009
+    default_message = "Version not supported"
+    http_status = 400
+
+
 class AuthorizationError(A2AError):
     """The caller may not do what the request asks (e.g. use a skill whose scopes it lacks):
     HTTP 403 (401 for an anonymous caller) over both transports.

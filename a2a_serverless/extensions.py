@@ -4,17 +4,20 @@ The agent declares extensions on its card (`AgentCapabilities.extensions`). A cl
 some for one request by listing their URIs in `X-A2A-Extensions`; requested URIs the agent does
 not declare are ignored (no fallback to another version), and the response lists the ones that
 were activated in the same header. An extension the card marks `required` must be requested,
-or the request is refused with InvalidRequestError (-32600 / HTTP 400) naming it.
+or the request is refused with ExtensionSupportRequiredError naming it (v0.3: -32600 / HTTP 400;
+v1.0: -32008). v1.0 names the header `A2A-Extensions`; both names are read, whichever version.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .errors import InvalidRequestError
+from .errors import ExtensionSupportRequiredError
 from .models import AgentExtension
 
 HEADER = "x-a2a-extensions"
+# A2A v1.0's name for it.
+V1_HEADER = "a2a-extensions"
 
 
 def requested(header_value: str | None) -> list[str]:
@@ -37,7 +40,7 @@ def activate(declared: Sequence[AgentExtension], header_value: str | None) -> tu
     known = {extension.uri for extension in declared}
     missing = [e.uri for e in declared if e.required and e.uri not in asked]
     if missing:
-        raise InvalidRequestError(
+        raise ExtensionSupportRequiredError(
             f"This agent requires the extension(s) {', '.join(missing)}: "
             f"activate them with the X-A2A-Extensions header",
             data={"requiredExtensions": missing},

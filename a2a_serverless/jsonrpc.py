@@ -71,6 +71,8 @@ class StreamReply:
     request_id: RequestId
     events: AsyncIterator[StreamEvent | None]
     extensions: tuple[str, ...] = ()
+    # How the protocol version of the request writes one event's `result`.
+    event_result: Callable[[StreamEvent], Any] = lambda event: event.payload.dump()
 
 
 @dataclass(slots=True)
@@ -94,6 +96,10 @@ class Method:
     streaming: bool = False
     # Every field of the params object is optional, so `params` may be left out altogether.
     params_optional: bool = False
+    # For a method that sends a message: its params made non-blocking (for a notification).
+    non_blocking: Callable[[Any], Any] | None = None
+    # The parts a raw (unvalidated) params object lists, counted before validation (limits).
+    raw_parts: Callable[[dict[str, Any]], int] | None = None
 
 
 async def _send(p: MessageSendParams, c: Call) -> Any:
@@ -142,9 +148,24 @@ async def _extended_card(_: None, c: Call) -> Any:
     return c.extended_card()
 
 
+def _non_blocking(params: MessageSendParams) -> MessageSendParams:
+    from .models import MessageSendConfiguration
+
+    config = params.configuration or MessageSendConfiguration()
+    return params.model_copy(
+        update={"configuration": config.model_copy(update={"blocking": False})}
+    )
+
+
+def _raw_parts(raw: dict[str, Any]) -> int:
+    return limits.raw_parts_count(raw.get("message"), "parts")
+
+
 METHODS: dict[str, Method] = {
-    "message/send": Method(MessageSendParams, _send),
-    "message/stream": Method(MessageSendParams, _stream, streaming=True),
+    "message/send": Method(
+        MessageSendParams, _send, non_blocking=_non_blocking, raw_parts=_raw_parts
+    ),
+    "message/stream": Method(MessageSendParams, _stream, streaming=True, raw_parts=_raw_parts),
     "tasks/get": Method(TaskQueryParams, _get),
     "tasks/list": Method(ListTasksParams, _list, params_optional=True),
     "tasks/cancel": Method(TaskIdParams, _cancel),
@@ -158,6 +179,24 @@ METHODS: dict[str, Method] = {
     "agent/getAuthenticatedExtendedCard": Method(None, _extended_card),
 }
 
+
+@dataclass(frozen=True, slots=True)
+class Protocol:
+    """One protocol version's JSON-RPC: its methods and how it writes errors and stream events.
+
+    v0.3's is `V03` below; v1.0's is `v1.jsonrpc.V10`, imported only for v1.0 requests.
+    """
+
+    version: str
+    methods: dict[str, Method]
+    # The JSON-RPC `error` object of an A2A error.
+    error_object: Callable[[A2AError], dict[str, Any]]
+    # The `result` of one stream event.
+    event_result: Callable[[StreamEvent], Any]
+    # The error for a method this version does not have (e.g. another version's).
+    unknown_method: Callable[[str], A2AError]
+
+
 _MISSING = object()
 
 
@@ -169,29 +208,32 @@ async def handle(
     last_event_id_header: str | None = None,
     extensions_header: str | None = None,
     extended_card: Callable[[], AgentCard] | None = None,
+    protocol: Protocol | None = None,
 ) -> Reply | StreamReply:
+    protocol = protocol or V03
     settings = service.settings
     try:
         request = limits.parse_json(raw, settings.max_json_depth)
     except A2AError as error:
-        return Reply(error_response(None, error))
+        return Reply(error_response(None, error, protocol))
     try:
         _check_envelope(request)
     except InvalidRequestError as error:
         # Not a valid Request object, so not a notification either: always answered.
         request_id = request.get("id") if isinstance(request, dict) else None
-        return Reply(error_response(request_id if _valid_id(request_id) else None, error))
+        valid_id = request_id if _valid_id(request_id) else None
+        return Reply(error_response(valid_id, error, protocol))
     notification = "id" not in request
     request_id = request.get("id")
-    method = METHODS.get(request["method"])
+    method = protocol.methods.get(request["method"])
     streaming = method is not None and method.streaming
     try:
         if method is None:
-            raise MethodNotFoundError(data={"method": request["method"]})
+            raise protocol.unknown_method(request["method"])
         params = _parse_params(method, request.get("params", _MISSING), service)
-        if notification and isinstance(params, MessageSendParams):
+        if notification and method.non_blocking is not None:
             # Nobody waits for a notification's answer, so never hold it open.
-            params = _non_blocking(params)
+            params = method.non_blocking(params)
         last_event_id = parse_last_event_id(last_event_id_header)
         caller = service.activate_extensions(caller, extensions_header)
         call = Call(service, caller, last_event_id, extended_card)
@@ -199,19 +241,19 @@ async def handle(
             result = await method.handler(params, call)
     except (A2AError, StoreUnavailable) as caught:
         answer = a2a_error(caught)
-        body = None if notification else error_response(request_id, answer)
+        body = None if notification else error_response(request_id, answer, protocol)
         status = answer.jsonrpc_status
         return Reply(body, streaming and status == 200, (), status, tuple(answer.headers))
     except Exception:
         log.exception("unexpected error in JSON-RPC method %r", request.get("method"))
-        body = None if notification else error_response(request_id, InternalError())
+        body = None if notification else error_response(request_id, InternalError(), protocol)
         return Reply(body, streaming)
     activated = caller.extensions
     if method.streaming:
         if notification:
             await result.aclose()
             return Reply(None)
-        return StreamReply(request_id, result, activated)
+        return StreamReply(request_id, result, activated, protocol.event_result)
     if notification:
         return Reply(None)
     body = {"jsonrpc": "2.0", "id": request_id, "result": render(result)}
@@ -265,25 +307,15 @@ def _parse_params(method: Method, raw: Any, service: TaskService) -> Any:
         raw = {}
     if not isinstance(raw, dict):
         raise InvalidParamsError("params must be an object (named parameters)")
-    if method.params is MessageSendParams:
+    if method.raw_parts is not None:
         # Before validation, which would otherwise build every part of a huge list first.
-        count = limits.raw_parts_count(raw.get("message"), "parts")
-        limits.check_parts_count(count, service.settings)
+        limits.check_parts_count(method.raw_parts(raw), service.settings)
     try:
         params = method.params.model_validate(raw)
     except ValidationError as exc:
         raise invalid_params_from_validation(exc) from None
     limits.check_params(params, service.settings)
     return params
-
-
-def _non_blocking(params: MessageSendParams) -> MessageSendParams:
-    from .models import MessageSendConfiguration
-
-    config = params.configuration or MessageSendConfiguration()
-    return params.model_copy(
-        update={"configuration": config.model_copy(update={"blocking": False})}
-    )
 
 
 def render(result: Any) -> Any:
@@ -294,9 +326,56 @@ def render(result: Any) -> Any:
     return result
 
 
-def error_response(request_id: RequestId, error: A2AError) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_jsonrpc()}
+def error_response(
+    request_id: RequestId, error: A2AError, protocol: Protocol | None = None
+) -> dict[str, Any]:
+    error_object = protocol.error_object(error) if protocol is not None else error.to_jsonrpc()
+    return {"jsonrpc": "2.0", "id": request_id, "error": error_object}
 
 
-def stream_event_body(request_id: RequestId, event: StreamEvent) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "result": event.payload.dump()}
+def stream_event_body(
+    request_id: RequestId, event: StreamEvent, protocol: Protocol | None = None
+) -> dict[str, Any]:
+    result = protocol.event_result(event) if protocol is not None else event.payload.dump()
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+# The JSON-RPC methods of A2A 1.0 (v1/jsonrpc.py serves them).
+V10_METHOD_NAMES = frozenset(
+    {
+        "SendMessage",
+        "SendStreamingMessage",
+        "GetTask",
+        "ListTasks",
+        "CancelTask",
+        "SubscribeToTask",
+        "CreateTaskPushNotificationConfig",
+        "GetTaskPushNotificationConfig",
+        "ListTaskPushNotificationConfigs",
+        "DeleteTaskPushNotificationConfig",
+        "GetExtendedAgentCard",
+    }
+)
+
+
+def _v03_unknown_method(name: str) -> A2AError:
+    if name in V10_METHOD_NAMES:
+        # A v1.0 method (SendMessage, GetTask, ...) from a client that did not say it speaks
+        # v1.0: an empty A2A-Version means 0.3 (spec v1.0 §3.6.2), as the official SDK does too.
+        from .errors import VersionNotSupportedError
+
+        return VersionNotSupportedError(
+            f"{name!r} is not an A2A 0.3 method; A2A 1.0 methods need the header "
+            "'A2A-Version: 1.0' (a request without it is served as A2A 0.3)",
+            data={"method": name, "supportedVersions": ["0.3", "1.0"]},
+        )
+    return MethodNotFoundError(data={"method": name})
+
+
+V03 = Protocol(
+    version="0.3",
+    methods=METHODS,
+    error_object=lambda error: error.to_jsonrpc(),
+    event_result=lambda event: event.payload.dump(),
+    unknown_method=_v03_unknown_method,
+)

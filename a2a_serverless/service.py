@@ -299,11 +299,27 @@ class TaskService:
     # --- tasks/resubscribe and the log follower -----------------------------------------------
 
     async def resubscribe(
-        self, params: TaskIdParams, caller: Caller, *, last_event_id: int | None = None
+        self,
+        params: TaskIdParams,
+        caller: Caller,
+        *,
+        last_event_id: int | None = None,
+        refuse_finished: bool = False,
     ) -> AsyncIterator[StreamEvent | None]:
-        """Stream a task from the log: after `last_event_id`, or the Task first when None."""
+        """Stream a task from the log: after `last_event_id`, or the Task first when None.
+
+        `refuse_finished` (v1.0's SubscribeToTask): a task in a terminal state has nothing to
+        subscribe to, and is refused with UnsupportedOperationError — unless the client resumes
+        a stream (`last_event_id`), which still gets the rest of the log.
+        """
         self._require_streaming()
         record = await self._owned(params.id, caller)
+        if refuse_finished and last_event_id is None and record.task.status.state.is_terminal:
+            raise UnsupportedOperationError(
+                f"Task {params.id} is {record.task.status.state.value}: a finished task has "
+                "no updates to subscribe to (read it with GetTask)",
+                data={"taskId": params.id, "state": record.task.status.state.value},
+            )
         if last_event_id is not None and last_event_id < 0:
             raise InvalidParamsError("Last-Event-ID must be a non-negative event number")
         _check_cursor(record, last_event_id)

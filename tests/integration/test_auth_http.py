@@ -84,17 +84,22 @@ async def test_card_stays_public_and_declares_the_schemes(make_client: Any) -> N
     async with make_client(guarded, **AUTH) as (client, _app):
         card = (await client.get("/.well-known/agent-card.json")).json()
         assert set(card["securitySchemes"]) == {"apiKey", "bearer"}
-        assert card["securitySchemes"]["apiKey"] == {
-            "type": "apiKey",
-            "name": "X-API-Key",
-            "in": "header",
-        }
+        api_key = card["securitySchemes"]["apiKey"]
+        # v0.3's members, and v1.0's oneof form of the same scheme beside them.
+        v1_form = api_key.pop("apiKeySecurityScheme")
+        assert api_key == {"type": "apiKey", "name": "X-API-Key", "in": "header"}
+        assert v1_form == {"name": "X-API-Key", "location": "header"}
         assert card["securitySchemes"]["bearer"]["scheme"].lower() == "bearer"
+        assert card["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"] == "bearer"
         assert {frozenset(r) for r in card["security"]} == {
             frozenset({"apiKey"}),
             frozenset({"bearer"}),
         }
+        assert card["securityRequirements"] == [
+            {"schemes": {name: {"list": []}}} for r in card["security"] for name in r
+        ]
         assert card["supportsAuthenticatedExtendedCard"] is True
+        assert card["capabilities"]["extendedAgentCard"] is True
         assert [s["id"] for s in card["skills"]] == ["guarded"]  # the extended skill stays hidden
 
 

@@ -1,27 +1,32 @@
-"""The official a2a-sdk 1.x client, in its protocol-0.3 mode, against our dev server.
+"""The official a2a-sdk 1.x client, in its default v1.0 mode or its v0.3 mode, against our dev
+server.
 
 Run with the python of .venv-a2a-sdk1 (made by scripts/interop-venv.sh), never from pytest
 directly (tests/interop/test_sdk1.py runs it):
 
-    .venv-a2a-sdk1/bin/python tests/interop/sdk1_client.py EXAMPLE_URL INTEROP_URL
+    .venv-a2a-sdk1/bin/python tests/interop/sdk1_client.py EXAMPLE_URL INTEROP_URL [1.0|0.3]
+
+Our card lists JSON-RPC in v1.0 first, then JSON-RPC and HTTP+JSON in v0.3
+(`supportedInterfaces`); left alone, the client picks v1.0 (its `_find_best_interface` prefers
+1.0). For the v0.3 mode the script keeps only the card's 0.3 interfaces before the client is
+made, which is how a user pins the version: the client then uses its compat transport.
 
 EXAMPLE_URL serves the example trip planner (`a2a-serverless dev`); INTEROP_URL serves
 `tests.interop.agents:app` (echo, `slow N SECONDS`, push configs on). Prints one JSON object:
 one entry per feature, each either its observations or {"error": "..."}, so that one failing
 call does not hide the others.
 
-How 1.x talks to a 0.3 server (a2a/client/card_resolver.py, client_factory.py,
-a2a/compat/v0_3/jsonrpc_transport.py): the card resolver turns a 0.3 card (`url`,
-`preferredTransport`, `additionalInterfaces`, `protocolVersion: "0.3.0"`) into 1.x
-`supportedInterfaces` with protocolVersion 0.3.0; `ClientFactory.create` then picks the JSON-RPC
-interface, sees a legacy version (>= 0.3, < 1.0) and builds a `CompatJsonRpcTransport`, which
-sends the 0.3 method names (`message/send`, `tasks/resubscribe`, ...) with `A2A-Version: 0.3`
-and converts the 0.3 JSON to and from the 1.x protobuf types. Nothing has to be configured:
-the protocol version comes from the card. The `wire` entry records what went over HTTP.
+How 1.x talks to a 0.3 interface (a2a/client/client_factory.py,
+a2a/compat/v0_3/jsonrpc_transport.py): `ClientFactory.create` picks the JSON-RPC interface, sees
+a legacy version (>= 0.3, < 1.0) and builds a `CompatJsonRpcTransport`, which sends the 0.3
+method names (`message/send`, `tasks/resubscribe`, ...) with `A2A-Version: 0.3` and converts the
+0.3 JSON to and from the 1.x protobuf types. In v1.0 mode it is the plain `JsonRpcTransport`
+(`SendMessage`, ... with `A2A-Version: 1.0`). The `wire` entry records what went over HTTP.
 
-Known gap: that transport's `list_tasks` raises NotImplementedError ("ListTasks is not supported
-in A2A v0.3 JSONRPC"), so `list` records that and then posts `tasks/list` with httpx, parsing
-the tasks with the SDK's own 0.3 models and converting them with its 0.3 -> 1.x conversions.
+Known gap of the v0.3 mode: the compat transport's `list_tasks` raises NotImplementedError
+("ListTasks is not supported in A2A v0.3 JSONRPC"), so `list` records that and then posts
+`tasks/list` with httpx, parsing the tasks with the SDK's own 0.3 models and converting them
+with its 0.3 -> 1.x conversions.
 """
 
 from __future__ import annotations
@@ -85,20 +90,33 @@ class Wire:
 
 
 class Session:
-    def __init__(self, wire: Wire) -> None:
+    def __init__(self, wire: Wire, protocol: str) -> None:
         self.http = httpx.AsyncClient(
             timeout=httpx.Timeout(30.0), event_hooks={"request": [wire.on_request]}
         )
+        self.protocol = protocol
         self.cards: dict[str, AgentCard] = {}
 
     async def card(self, url: str) -> AgentCard:
+        """The card as the server serves it (all its interfaces)."""
         if url not in self.cards:
             self.cards[url] = await A2ACardResolver(self.http, url).get_agent_card()
         return self.cards[url]
 
+    async def pinned_card(self, url: str) -> AgentCard:
+        """The card with only the interfaces of this run's protocol version."""
+        card = AgentCard()
+        card.CopyFrom(await self.card(url))
+        keep = [
+            i for i in card.supported_interfaces if i.protocol_version.startswith(self.protocol)
+        ]
+        del card.supported_interfaces[:]
+        card.supported_interfaces.extend(keep)
+        return card
+
     async def client(self, url: str, *, streaming: bool = True, polling: bool = False) -> Client:
         config = ClientConfig(httpx_client=self.http, streaming=streaming, polling=polling)
-        return ClientFactory(config).create(await self.card(url))
+        return ClientFactory(config).create(await self.pinned_card(url))
 
 
 def user_message(text: str, *, task: Task | None = None) -> Message:
@@ -259,10 +277,18 @@ async def list_(s: Session, example: str, interop: str) -> dict[str, Any]:
     done = await send_one(client, user_message("Plan 1 day in Lisbon"))
     asking = await send_one(client, user_message("I want a holiday"))
     try:
-        listed = await client.list_tasks(ListTasksRequest())
-        via_client: dict[str, Any] = {"ids": [t.id for t in listed.tasks]}
+        listed = await client.list_tasks(ListTasksRequest(page_size=10))
+        via_client: dict[str, Any] = {
+            "ids": [t.id for t in listed.tasks],
+            "states": [state(t.status.state) for t in listed.tasks],
+            "total_size": listed.total_size,
+            "page_size": listed.page_size,
+            "next_page_token": listed.next_page_token,
+        }
     except NotImplementedError as error:
         via_client = {"not_implemented": str(error)}
+    if s.protocol == "1.0":
+        return {"via_client": via_client, "expected_ids": [asking.id, done.id]}
     # The fallback: tasks/list over httpx, tasks parsed by the SDK's 0.3 model, then converted.
     url = (await s.card(example)).supported_interfaces[0].url
     body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/list", "params": {"pageSize": 10}}
@@ -387,11 +413,11 @@ FEATURES: dict[str, Callable[[Session, str, str], Awaitable[dict[str, Any]]]] = 
 }
 
 
-async def main(example: str, interop: str) -> dict[str, Any]:
+async def main(example: str, interop: str, protocol: str) -> dict[str, Any]:
     from importlib.metadata import version
 
     wire = Wire()
-    session = Session(wire)
+    session = Session(wire, protocol)
     results: dict[str, Any] = {"sdk_version": version("a2a-sdk")}
     try:
         for name, feature in FEATURES.items():
@@ -407,6 +433,7 @@ async def main(example: str, interop: str) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit(f"usage: {sys.argv[0]} EXAMPLE_URL INTEROP_URL")
-    print(json.dumps(asyncio.run(main(sys.argv[1], sys.argv[2]))))
+    if len(sys.argv) not in (3, 4) or sys.argv[3:] not in ([], ["1.0"], ["0.3"]):
+        sys.exit(f"usage: {sys.argv[0]} EXAMPLE_URL INTEROP_URL [1.0|0.3]")
+    protocol = sys.argv[3] if len(sys.argv) == 4 else "1.0"
+    print(json.dumps(asyncio.run(main(sys.argv[1], sys.argv[2], protocol))))

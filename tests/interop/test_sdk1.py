@@ -1,11 +1,13 @@
-"""Interop: the official a2a-sdk 1.x client, in its protocol-0.3 mode, against our dev server.
+"""Interop: the official a2a-sdk 1.x client, in its default v1.0 mode and in its v0.3 mode,
+against our dev server.
 
 a2a-sdk 1.x cannot be installed next to the 0.3.26 of .venv, so it lives in .venv-a2a-sdk1
 (`scripts/interop-venv.sh`). This module starts two dev servers (the example trip planner and
 `tests.interop.agents:app`), runs `tests/interop/sdk1_client.py` once with that venv's python,
-and checks each feature's observations in its own test. How 1.x selects its v0.3 mode is
-described in sdk1_client.py: it follows the card's `protocolVersion` (0.3.0) to its
-`CompatJsonRpcTransport`.
+and checks each feature's observations in its own test, once per protocol version (the `sdk1`
+fixture is parametrized: "1.0", the client's default, and "0.3"). How 1.x selects its mode is
+described in sdk1_client.py: left alone it takes our card's v1.0 JSON-RPC interface; pinned to
+the card's 0.3 interfaces it uses its `CompatJsonRpcTransport`.
 
 The servers are started with `start_live_server`, the helper behind the `live_server` fixture,
 because they must outlive one test: the script runs once for the whole module.
@@ -15,7 +17,9 @@ failure) and says to run scripts/interop-venv.sh.
 
 Differences of the 1.x view worth knowing when reading the asserts: 1.x has no `final` flag on
 status updates (the stream simply ends), states are protobuf names (TASK_STATE_COMPLETED), and
-its v0.3 JSON-RPC transport has no tasks/list (see test_list_tasks).
+its v0.3 JSON-RPC transport has no tasks/list (see test_list_tasks). The features and their
+asserts are the same in both modes, except what goes over the wire (method names, header) and
+listing.
 """
 
 from __future__ import annotations
@@ -46,6 +50,18 @@ LISBON_3_DAYS = (
     "Day 2: the main museum in Lisbon.\n"
     "Day 3: a food market in Lisbon.\n"
 )
+V10_METHODS = {
+    "SendMessage",
+    "SendStreamingMessage",
+    "GetTask",
+    "ListTasks",
+    "CancelTask",
+    "SubscribeToTask",
+    "CreateTaskPushNotificationConfig",
+    "GetTaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs",
+    "DeleteTaskPushNotificationConfig",
+}
 V03_METHODS = {
     "message/send",
     "message/stream",
@@ -62,6 +78,7 @@ V03_METHODS = {
 
 @dataclass
 class Sdk1Run:
+    protocol: str = "1.0"
     results: dict[str, Any] = field(default_factory=dict)
     problem: str | None = None
     example_url: str = ""
@@ -98,8 +115,11 @@ def _sdk1_version() -> str | None:
     return probe.stdout.strip() if probe.returncode == 0 else None
 
 
-@pytest.fixture(scope="module")
-def sdk1(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sdk1Run]:
+@pytest.fixture(scope="module", params=["1.0", "0.3"])
+def sdk1(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Sdk1Run]:
+    protocol: str = request.param
     version = _sdk1_version()
     if version is None or not version.startswith("1."):
         found = f"a2a-sdk {version}" if version else "no a2a-sdk"
@@ -108,7 +128,7 @@ def sdk1(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sdk1Run]:
         return
     store = tmp_path_factory.mktemp("sdk1")
     servers: list[LiveServer] = []
-    run = Sdk1Run()
+    run = Sdk1Run(protocol)
     try:
         example = start_live_server(None, {"A2A_STORE_URL": f"sqlite:///{store / 'example.db'}"})
         servers.append(example)
@@ -118,7 +138,7 @@ def sdk1(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sdk1Run]:
         servers.append(interop)
         run.example_url, run.interop_url = example.url, interop.url
         process = subprocess.run(
-            [str(SDK1_PYTHON), str(SCRIPT), example.url, interop.url],
+            [str(SDK1_PYTHON), str(SCRIPT), example.url, interop.url, protocol],
             capture_output=True,
             text=True,
             timeout=120,
@@ -147,25 +167,28 @@ def test_the_client_is_a2a_sdk_1x(sdk1: Sdk1Run) -> None:
     assert sdk1.results["sdk_version"].startswith("1.")
 
 
-def test_card_gives_a_v03_jsonrpc_interface(sdk1: Sdk1Run) -> None:
+def test_card_lists_v10_then_v03_interfaces(sdk1: Sdk1Run) -> None:
     card = sdk1.feature("card")
     for label, url in (("example", sdk1.example_url), ("interop", sdk1.interop_url)):
         interfaces = card[label]["interfaces"]
-        assert interfaces, card
-        jsonrpc = {"url": f"{url}/", "binding": "JSONRPC", "version": "0.3.0"}
-        rest = {"url": url, "binding": "HTTP+JSON", "version": "0.3.0"}
-        # The card's main url (JSON-RPC) is repeated in additionalInterfaces, then REST.
-        assert interfaces == [jsonrpc, jsonrpc, rest], interfaces
+        jsonrpc_v10 = {"url": f"{url}/", "binding": "JSONRPC", "version": "1.0"}
+        jsonrpc_v03 = {"url": f"{url}/", "binding": "JSONRPC", "version": "0.3"}
+        rest_v03 = {"url": url, "binding": "HTTP+JSON", "version": "0.3"}
+        assert interfaces == [jsonrpc_v10, jsonrpc_v03, rest_v03], interfaces
         assert card[label]["streaming"] is True
     assert card["example"]["name"] == "Trip Planner"
     assert card["interop"]["push_notifications"] is True
 
 
-def test_wire_carries_v03_method_names_and_version_header(sdk1: Sdk1Run) -> None:
+def test_wire_carries_the_versions_method_names_and_header(sdk1: Sdk1Run) -> None:
     if sdk1.problem:
         pytest.fail(sdk1.problem, pytrace=False)
     calls = sdk1.results["wire"]
     posts = [c for c in calls if c["http"] == "POST"]
+    if sdk1.protocol == "1.0":
+        assert {c["method"] for c in posts} == V10_METHODS
+        assert {c["a2a_version"] for c in posts} == {"1.0"}
+        return
     assert {c["method"] for c in posts} == V03_METHODS
     assert {c["a2a_version"] for c in posts} == {"0.3"}
     assert {c["path"] for c in calls if c["http"] == "GET"} == {"/.well-known/agent-card.json"}
@@ -228,6 +251,14 @@ def test_list_tasks(sdk1: Sdk1Run) -> None:
     # (a2a/compat/v0_3/jsonrpc_transport.py), so sdk1_client.py records that and lists through
     # httpx, parsing the result with the SDK's 0.3 Task model and converting it to 1.x.
     result = sdk1.feature("list")
+    if sdk1.protocol == "1.0":
+        listed = result["via_client"]
+        assert listed["ids"][:2] == result["expected_ids"]  # most recently updated first
+        assert listed["states"][:2] == ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"]
+        assert listed["total_size"] == len(listed["ids"])
+        assert listed["page_size"] == 10
+        assert listed["next_page_token"] == ""
+        return
     assert "not_implemented" in result["via_client"] or result["via_client"]["ids"]
     assert result["ids"][:2] == result["expected_ids"]  # most recently updated first
     assert result["states"][:2] == ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"]

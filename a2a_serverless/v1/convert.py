@@ -1,0 +1,317 @@
+"""A2A v1.0 <-> the internal model (the v0.3 models the service and the stores use).
+
+`*_in` functions take checked v1.0 requests (`v1/models.py`) and return internal models; `*_out`
+functions take internal models and return v1.0 JSON values (dicts ready to encode). The mapping:
+
+- Part: `text` <-> TextPart; `raw` <-> FilePart with `bytes` (both base64 text); `url` <->
+  FilePart with `uri`; `mediaType` / `filename` <-> the file's `mimeType` / `name`; `data` that
+  is a JSON object <-> DataPart. `data` holding any other JSON value (a list, a string, a number,
+  null) is kept as a DataPart `{"value": <it>}` with `metadata.data_part_compat = true` — the
+  convention of the official SDK's v0.3 compatibility layer, so a v0.3 client reading such a task
+  sees the same thing from us as from it. `mediaType` and `filename` on a `text` or `data` part
+  have no place in v0.3's parts and are not kept (neither does the official SDK).
+- Role `ROLE_USER` / `ROLE_AGENT` <-> "user" / "agent"; TaskState `TASK_STATE_<NAME>` <->
+  "<name>" ("input-required" <-> TASK_STATE_INPUT_REQUIRED); v0.3's "unknown" is
+  TASK_STATE_UNSPECIFIED.
+- `kind` is never written; status updates carry no `final` (a v1.0 stream just ends).
+- `configuration.returnImmediately` is v0.3's `blocking` inverted (v1.0 blocks by default);
+  `taskPushNotificationConfig` is v0.3's `pushNotificationConfig`.
+- TaskPushNotificationConfig is flat in v1.0 (`{id, taskId, url, token, authentication:
+  {scheme, credentials}}`); v0.3 nests it and lists `schemes`: one scheme in, the first out.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from datetime import UTC, datetime
+from typing import Any
+
+from .. import models as m
+from ..errors import InvalidParamsError
+from ..models import TaskState
+from . import models as v1
+
+DATA_PART_COMPAT = "data_part_compat"
+
+_STATE_OUT: dict[TaskState, str] = {
+    state: "TASK_STATE_UNSPECIFIED"
+    if state is TaskState.UNKNOWN
+    else "TASK_STATE_" + state.value.upper().replace("-", "_")
+    for state in TaskState
+}
+_STATE_IN = {name: state for state, name in _STATE_OUT.items() if state is not TaskState.UNKNOWN}
+_ROLE_OUT = {"user": "ROLE_USER", "agent": "ROLE_AGENT"}
+_ROLE_IN: dict[str, Any] = {"ROLE_USER": "user", "ROLE_AGENT": "agent"}
+
+
+def state_in(name: str) -> TaskState:
+    return _STATE_IN[name]
+
+
+def state_out(state: TaskState) -> str:
+    return _STATE_OUT[state]
+
+
+# --- requests in ---------------------------------------------------------------------------------
+
+
+def message_in(message: v1.Message, field: str = "message") -> m.Message:
+    return m.Message(
+        message_id=message.message_id,
+        role=_ROLE_IN[message.role],
+        parts=[part_in(part, f"{field}.parts.{i}") for i, part in enumerate(message.parts)],
+        context_id=message.context_id or None,
+        task_id=message.task_id or None,
+        reference_task_ids=message.reference_task_ids or None,
+        extensions=message.extensions or None,
+        metadata=message.metadata,
+    )
+
+
+def part_in(part: v1.Part, field: str) -> m.Part:
+    if part.text is not None:
+        return m.TextPart(text=part.text, metadata=part.metadata)
+    if part.raw is not None:
+        file: m.FileWithBytes | m.FileWithUri = m.FileWithBytes(
+            bytes=_standard_base64(part.raw, f"{field}.raw"),
+            mime_type=part.media_type or None,
+            name=part.filename or None,
+        )
+        return m.FilePart(file=file, metadata=part.metadata)
+    if part.url is not None:
+        file = m.FileWithUri(
+            uri=part.url, mime_type=part.media_type or None, name=part.filename or None
+        )
+        return m.FilePart(file=file, metadata=part.metadata)
+    if isinstance(part.data, dict):
+        return m.DataPart(data=part.data, metadata=part.metadata)
+    metadata = {**(part.metadata or {}), DATA_PART_COMPAT: True}
+    return m.DataPart(data={"value": part.data}, metadata=metadata)
+
+
+def _standard_base64(text: str, field: str) -> str:
+    """ProtoJSON `bytes` may be base64 or base64url, padded or not; the stores keep standard
+    padded base64 (what v0.3 clients read)."""
+    padded = text + "=" * (-len(text) % 4)
+    try:
+        raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+    except (binascii.Error, ValueError):
+        raise _invalid(field, "must be base64 (RFC 4648)") from None
+    return base64.b64encode(raw).decode()
+
+
+def send_params_in(request: v1.SendMessageRequest) -> m.MessageSendParams:
+    config = request.configuration
+    internal_config = None
+    if config is not None:
+        push = config.task_push_notification_config
+        internal_config = m.MessageSendConfiguration(
+            accepted_output_modes=config.accepted_output_modes or None,
+            # v1.0 blocks unless told to return at once.
+            blocking=not config.return_immediately,
+            history_length=config.history_length,
+            push_notification_config=None if push is None else push_config_in(push),
+        )
+    return m.MessageSendParams(
+        message=message_in(request.message),
+        configuration=internal_config,
+        metadata=request.metadata,
+    )
+
+
+def push_config_in(config: v1.TaskPushNotificationConfig) -> m.PushNotificationConfig:
+    auth = config.authentication
+    return m.PushNotificationConfig(
+        url=config.url,
+        id=config.id or None,
+        token=config.token or None,
+        authentication=None
+        if auth is None
+        else m.PushNotificationAuthenticationInfo(
+            schemes=[auth.scheme], credentials=auth.credentials or None
+        ),
+    )
+
+
+def list_params_in(request: v1.ListTasksRequest) -> m.ListTasksParams:
+    after_ms = None
+    if request.status_timestamp_after:
+        after_ms = timestamp_ms(request.status_timestamp_after, "statusTimestampAfter")
+    return m.ListTasksParams(
+        context_id=request.context_id or None,
+        status=None if request.status is None else state_in(request.status),
+        page_size=request.page_size,
+        page_token=request.page_token or None,
+        history_length=request.history_length,
+        last_updated_after=after_ms,
+        include_artifacts=request.include_artifacts,
+    )
+
+
+def timestamp_ms(text: str, field: str) -> int:
+    """An RFC 3339 timestamp (google.protobuf.Timestamp's JSON form) in epoch milliseconds."""
+    try:
+        parsed = datetime.fromisoformat(text.replace("z", "Z"))
+    except ValueError:
+        raise _invalid(field, "must be an RFC 3339 timestamp, e.g. 2026-01-31T12:00:00Z") from None
+    if parsed.tzinfo is None:
+        raise _invalid(field, "must name its time zone (e.g. a trailing Z)")
+    millis = int(parsed.astimezone(UTC).timestamp() * 1000)
+    return max(millis, 0)
+
+
+def _invalid(field: str, message: str) -> InvalidParamsError:
+    return InvalidParamsError(data={"errors": [{"field": field, "message": message}]})
+
+
+# --- results out ---------------------------------------------------------------------------------
+
+
+def part_out(part: m.Part) -> dict[str, Any]:
+    out: dict[str, Any]
+    metadata = part.metadata
+    if isinstance(part, m.TextPart):
+        out = {"text": part.text}
+    elif isinstance(part, m.FilePart):
+        file = part.file
+        out = {"raw": file.bytes} if isinstance(file, m.FileWithBytes) else {"url": file.uri}
+        if file.mime_type:
+            out["mediaType"] = file.mime_type
+        if file.name:
+            out["filename"] = file.name
+    elif metadata and metadata.get(DATA_PART_COMPAT) is True and "value" in part.data:
+        out = {"data": part.data["value"]}
+        metadata = {k: v for k, v in metadata.items() if k != DATA_PART_COMPAT} or None
+    else:
+        out = {"data": part.data}
+    if metadata is not None:
+        out["metadata"] = metadata
+    return out
+
+
+def message_out(message: m.Message) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "messageId": message.message_id,
+        "role": _ROLE_OUT[message.role],
+        "parts": [part_out(part) for part in message.parts],
+    }
+    if message.context_id is not None:
+        out["contextId"] = message.context_id
+    if message.task_id is not None:
+        out["taskId"] = message.task_id
+    if message.metadata is not None:
+        out["metadata"] = message.metadata
+    if message.extensions:
+        out["extensions"] = message.extensions
+    if message.reference_task_ids:
+        out["referenceTaskIds"] = message.reference_task_ids
+    return out
+
+
+def status_out(status: m.TaskStatus) -> dict[str, Any]:
+    out: dict[str, Any] = {"state": _STATE_OUT[status.state]}
+    if status.message is not None:
+        out["message"] = message_out(status.message)
+    if status.timestamp is not None:
+        out["timestamp"] = status.timestamp
+    return out
+
+
+def artifact_out(artifact: m.Artifact) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "artifactId": artifact.artifact_id,
+        "parts": [part_out(part) for part in artifact.parts],
+    }
+    if artifact.name is not None:
+        out["name"] = artifact.name
+    if artifact.description is not None:
+        out["description"] = artifact.description
+    if artifact.metadata is not None:
+        out["metadata"] = artifact.metadata
+    if artifact.extensions:
+        out["extensions"] = artifact.extensions
+    return out
+
+
+def task_out(task: m.Task) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": task.id,
+        "contextId": task.context_id,
+        "status": status_out(task.status),
+    }
+    if task.artifacts is not None:
+        out["artifacts"] = [artifact_out(a) for a in task.artifacts]
+    if task.history is not None:
+        out["history"] = [message_out(message) for message in task.history]
+    if task.metadata is not None:
+        out["metadata"] = task.metadata
+    return out
+
+
+def status_update_out(event: m.TaskStatusUpdateEvent) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "taskId": event.task_id,
+        "contextId": event.context_id,
+        "status": status_out(event.status),
+    }
+    if event.metadata is not None:
+        out["metadata"] = event.metadata
+    return out
+
+
+def artifact_update_out(event: m.TaskArtifactUpdateEvent) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "taskId": event.task_id,
+        "contextId": event.context_id,
+        "artifact": artifact_out(event.artifact),
+    }
+    if event.append is not None:
+        out["append"] = event.append
+    if event.last_chunk is not None:
+        out["lastChunk"] = event.last_chunk
+    if event.metadata is not None:
+        out["metadata"] = event.metadata
+    return out
+
+
+def stream_response(payload: m.StreamResult) -> dict[str, Any]:
+    """A `StreamResponse`: the one field that says what the event is."""
+    if isinstance(payload, m.Task):
+        return {"task": task_out(payload)}
+    if isinstance(payload, m.TaskStatusUpdateEvent):
+        return {"statusUpdate": status_update_out(payload)}
+    if isinstance(payload, m.TaskArtifactUpdateEvent):
+        return {"artifactUpdate": artifact_update_out(payload)}
+    return {"message": message_out(payload)}
+
+
+def send_result_out(result: m.Task | m.Message) -> dict[str, Any]:
+    """A `SendMessageResponse`: `{task}` or `{message}`."""
+    if isinstance(result, m.Task):
+        return {"task": task_out(result)}
+    return {"message": message_out(result)}
+
+
+def push_config_out(config: m.TaskPushNotificationConfig) -> dict[str, Any]:
+    inner = config.push_notification_config
+    out: dict[str, Any] = {"taskId": config.task_id, "url": inner.url}
+    if inner.id is not None:
+        out["id"] = inner.id
+    if inner.token is not None:
+        out["token"] = inner.token
+    auth = inner.authentication
+    if auth is not None and auth.schemes:
+        out["authentication"] = {"scheme": auth.schemes[0]}
+        if auth.credentials is not None:
+            out["authentication"]["credentials"] = auth.credentials
+    return out
+
+
+def list_result_out(result: m.ListTasksResult) -> dict[str, Any]:
+    return {
+        "tasks": [task_out(task) for task in result.tasks],
+        "nextPageToken": result.next_page_token,
+        "pageSize": result.page_size,
+        "totalSize": result.total_size,
+    }
