@@ -29,7 +29,7 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from . import jsonrpc
@@ -413,6 +413,7 @@ class A2AApplication:
             from .v1.jsonrpc import V10 as V10_PROTOCOL
 
             protocol, extensions_name = V10_PROTOCOL, V1_EXTENSIONS_HEADER
+            caller = replace(caller, protocol=V10)
         try:
             raw = await request.body(self.runtime.settings.max_body_bytes)
         except BodyTooLarge:

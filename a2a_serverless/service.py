@@ -72,6 +72,9 @@ class Caller:
     identity: Identity | None = None
     # Extensions activated for this request (X-A2A-Extensions, as far as the agent declares).
     extensions: tuple[str, ...] = ()
+    # The A2A version the request speaks. The service never branches on it; it is recorded
+    # with push configs, whose webhook bodies are written in the version they were set in.
+    protocol: str = "0.3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -517,7 +520,9 @@ class TaskService:
                     "max": limit,
                 },
             )
-        await self.store.put_push_config(StoredPushConfig(task_id, caller.owner, config))
+        await self.store.put_push_config(
+            StoredPushConfig(task_id, caller.owner, config, caller.protocol)
+        )
         # Events up to here were never queued for this config; later ones must not wait on them.
         await self._require_push().on_config_set(task_id, config_id, seen_seq=record.last_seq)
         return config

@@ -87,25 +87,37 @@ def encode_task(task: dict[str, Any]) -> bytes:
     return json.dumps(task, ensure_ascii=False, sort_keys=True).encode("utf-8")
 
 
-def bounded_body(task: dict[str, Any], limit: int) -> bytes:
-    """The notification body of `task`, at most about `limit` bytes: a larger task goes without
-    its history and artifacts, then without anything but its id, context and status state (the
-    receiver reads the rest with tasks/get)."""
-    body = encode_task(task)
+def bounded_body(task: dict[str, Any], limit: int, protocol: str = "0.3") -> bytes:
+    """The notification body of `task` (its v0.3 JSON), at most about `limit` bytes: a larger
+    task goes without its history and artifacts, then without anything but its id, context and
+    status state (the receiver reads the rest with tasks/get).
+
+    In the version the config was registered in: v0.3, the Task; v1.0, a StreamResponse
+    `{"task": ...}` in v1.0's shapes (spec v1.0 §4.3.3).
+    """
+    if protocol == "1.0":
+        from ..models import Task
+        from ..v1.convert import task_out
+
+        task = task_out(Task.model_validate(task))
+
+    def encoded(body: dict[str, Any]) -> bytes:
+        return encode_task({"task": body} if protocol == "1.0" else body)
+
+    body = encoded(task)
     if len(body) <= limit:
         return body
     trimmed = {k: v for k, v in task.items() if k not in ("history", "artifacts")}
-    body = encode_task(trimmed)
+    body = encoded(trimmed)
     if len(body) <= limit:
         return body
     status = task.get("status") or {}
     bare = {
-        "kind": "task",
         "id": task.get("id"),
         "contextId": task.get("contextId"),
         "status": {k: status[k] for k in ("state", "timestamp") if k in status},
     }
-    return encode_task(bare)
+    return encoded(bare if protocol == "1.0" else {"kind": "task", **bare})
 
 
 def _host_of(url: str) -> str:
@@ -347,7 +359,7 @@ class PushNotifier:
         stored = await self.store.get_push_config(task_id, letter.config_id)
         if stored is None:
             return RedriveResult("missing", f"push config {letter.config_id} was deleted", letter)
-        result = await self._attempt(record, stored.config, letter.seq, notification_id, {})
+        result = await self._attempt(record, stored, letter.seq, notification_id, {})
         delivered = result.outcome == "delivered"
         at = _iso_now()
         log.info(
@@ -432,7 +444,7 @@ class PushNotifier:
             # Over the host's rate: not an attempt, just a later turn.
             raise RetryJob(f"notification {nid}: {url} is at its delivery rate", delay_s=wait_s)
         started = time.monotonic()
-        result = await self._attempt(record, stored.config, seq, nid, payload)
+        result = await self._attempt(record, stored, seq, nid, payload)
         attempt_s = time.monotonic() - started
         attempt = prior + 1
         if result.outcome == "delivered":
@@ -553,11 +565,12 @@ class PushNotifier:
     async def _attempt(
         self,
         record: TaskRecord,
-        config: PushNotificationConfig,
+        stored: StoredPushConfig,
         seq: int,
         nid: str,
         payload: dict[str, Any],
     ) -> DeliveryResult:
+        config = stored.config
         try:
             target = await self.guard.resolve_for_send(config.url)
         except UrlRefused as refused:
@@ -565,10 +578,10 @@ class PushNotifier:
         except HostUnresolvable as unresolved:
             return DeliveryResult("retry", str(unresolved))
         task = payload.get("task") or record.task.dump()
-        body = bounded_body(task, self.settings.push_max_body_bytes)
+        body = bounded_body(task, self.settings.push_max_body_bytes, stored.protocol)
         token, _ = self.signer.sign(body, config.url, record.task_id, notification_id=nid, seq=seq)
         try:
-            headers = notification_headers(config, nid, seq, token)
+            headers = notification_headers(config, nid, seq, token, stored.protocol)
         except ValueError as exc:
             return DeliveryResult("permanent", str(exc))
         return await delivery.send(
@@ -701,15 +714,16 @@ class PushNotifier:
 
 
 def notification_headers(
-    config: PushNotificationConfig, nid: str, seq: int, jwt_token: str
+    config: PushNotificationConfig, nid: str, seq: int, jwt_token: str, protocol: str = "0.3"
 ) -> dict[str, str]:
     """The headers of one notification POST (ValueError if the config's values are unusable).
 
     Our JWT goes in `Authorization: Bearer`, unless the config carries credentials for a Bearer
-    or Basic scheme: those then go in Authorization and the JWT in X-A2A-Notification-JWT.
+    or Basic scheme: those then go in Authorization and the JWT in X-A2A-Notification-JWT. A
+    v1.0 config's body is `application/a2a+json`.
     """
     headers = {
-        "Content-Type": "application/json",
+        "Content-Type": "application/a2a+json" if protocol == "1.0" else "application/json",
         "X-A2A-Notification-Id": nid,
         "X-A2A-Notification-Seq": str(seq),
     }

@@ -24,6 +24,9 @@ is how a key rotation reaches receivers); `aud` is our URL, `iss` the agent (if 
 not passed, `iat` at most `max_age_s` (5 min) old; the body's SHA-256 is the `bodySha256`
 claim; the task id and notification id match; the X-A2A-Notification-Token is the expected
 one; and — last, so a rejected request never burns one — the `jti` was not seen before.
+`notification.task` is the Task as sent: v0.3's JSON for a config set over A2A 0.3; for one set
+over A2A 1.0 the body is a StreamResponse (`{"task": ...}`, application/a2a+json) and `task` is
+the Task inside it, in v1.0's shapes.
 
 `verify_sync` does the same for synchronous servers. Needs the `crypto` extra
 (`pip install 'a2a-serverless[crypto]'`: a `WebhookVerifier` is not made without it).
@@ -317,6 +320,9 @@ class WebhookVerifier:
             raise MalformedNotification("the body is not JSON") from None
         if not isinstance(task, dict):
             raise MalformedNotification("the body is not a Task object")
+        if "id" not in task and isinstance(task.get("task"), dict):
+            # A2A v1.0: a StreamResponse carrying the Task (a config registered over v1.0).
+            task = task["task"]
         task_id = claims.get("taskId")
         if task_id is None or task.get("id") != task_id:
             raise ClaimMismatch("the body's task id is not the signed taskId")

@@ -178,6 +178,9 @@ class StoredPushConfig:
     task_id: str
     owner: str
     config: PushNotificationConfig
+    # The A2A version the config was registered in: its webhooks' bodies are written in it
+    # ("0.3": the Task; "1.0": a StreamResponse).
+    protocol: str = "0.3"
 
 
 @runtime_checkable
@@ -260,10 +263,12 @@ class _StoredRecord(msgspec.Struct, gc=False):
     internal: dict[str, Any] | None = None
 
 
-class _StoredPushConfig(msgspec.Struct, gc=False):
+class _StoredPushConfig(msgspec.Struct, gc=False, omit_defaults=True):
     task_id: str = msgspec.field(name="taskId")
     owner: str
     config: PushNotificationConfig
+    # Left out at its default, so a v0.3 config is stored exactly as before it existed.
+    protocol: str = "0.3"
 
 
 _RECORD = codec.decoder(_StoredRecord)
@@ -322,13 +327,17 @@ def event_from_json(seq: int, text: str | bytes) -> TaskEvent:
 
 
 def push_config_to_json(config: StoredPushConfig) -> str:
-    stored = _StoredPushConfig(task_id=config.task_id, owner=config.owner, config=config.config)
+    stored = _StoredPushConfig(
+        task_id=config.task_id, owner=config.owner, config=config.config, protocol=config.protocol
+    )
     return codec.encode(stored).decode()
 
 
 def push_config_from_json(text: str | bytes) -> StoredPushConfig:
     data = _PUSH_CONFIG.decode(text)
-    return StoredPushConfig(task_id=data.task_id, owner=data.owner, config=data.config)
+    return StoredPushConfig(
+        task_id=data.task_id, owner=data.owner, config=data.config, protocol=data.protocol
+    )
 
 
 def check_event_sequence(

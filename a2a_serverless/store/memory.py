@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from ..codec import deep_copy, json_copy
 from .base import (
@@ -189,9 +190,7 @@ class MemoryStore:
 
 
 def _copied_config(config: StoredPushConfig) -> StoredPushConfig:
-    return StoredPushConfig(
-        task_id=config.task_id, owner=config.owner, config=deep_copy(config.config)
-    )
+    return replace(config, config=deep_copy(config.config))
 
 
 def _config_id(config: StoredPushConfig) -> str:

@@ -82,6 +82,7 @@ class Harness:
         task_id: str | None = None,
         floor: bool = True,
         check: bool = True,
+        protocol: str = "0.3",
     ) -> str:
         """message/send (non-blocking), with a push config unless `url` is None; the task id.
 
@@ -110,7 +111,7 @@ class Harness:
         if not floor:
             notifier.on_config_set = _skip
         try:
-            task = await self.service.send_message(params, Caller())
+            task = await self.service.send_message(params, Caller(protocol=protocol))
         finally:
             for name in ("check_config_url", "on_config_set"):
                 notifier.__dict__.pop(name, None)

@@ -52,6 +52,62 @@ async def test_notification_arrives_signed_and_verifies_against_jwks(
     assert await h.notifier.dead_letters(task_id) == []
 
 
+async def test_a_v10_config_gets_a_stream_response_as_a2a_json(
+    harness: HarnessFactory, webhook: WebhookServer, jwks_server: JwksServer
+) -> None:
+    # One task, two configs: each gets its notifications in the version it was set in.
+    h = await harness(issuer="https://agent.example.com")
+    v10_url, v03_url = webhook.url("/v10"), webhook.url("/v03")
+    task_id = await h.send("ask", v10_url, config_id="v10", protocol="1.0")
+    await h.drain()
+    await h.send("go on", v03_url, config_id="v03", task_id=task_id)
+    await h.drain()
+    requests = await webhook.wait_for(3)
+    v10 = [r for r in requests if r.path == "/v10"]
+    v03 = [r for r in requests if r.path == "/v03"]
+    assert v10 and v03
+    for request in v10:
+        assert request.headers["content-type"] == "application/a2a+json"
+        body = json.loads(request.body)
+        assert list(body) == ["task"]
+        assert body["task"]["id"] == task_id
+        assert body["task"]["status"]["state"].startswith("TASK_STATE_")
+        assert "kind" not in body["task"]
+    assert json.loads(v10[-1].body)["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    for request in v03:
+        assert request.headers["content-type"] == "application/json"
+        assert json.loads(request.body)["kind"] == "task"
+    # Signed the same way: the receiver helper verifies a v1.0 body as it does a v0.3 one.
+    verifier = WebhookVerifier(
+        await jwks_server(h.notifier), audience=v10_url, issuer="https://agent.example.com"
+    )
+    verified = await verifier.verify(v10[-1].headers, v10[-1].body)
+    assert verified.task_id == task_id
+
+
+def test_a_v10_body_over_the_limit_keeps_the_stream_response_shape() -> None:
+    from a2a_serverless.push.notifier import bounded_body
+
+    task = {
+        "kind": "task",
+        "id": "t",
+        "contextId": "c",
+        "status": {"state": "working", "timestamp": "2026-01-01T00:00:00.000Z"},
+        "history": [
+            {"kind": "message", "messageId": "m", "role": "user",
+             "parts": [{"kind": "text", "text": "x" * 5000}]}
+        ],
+    }  # fmt: skip
+    body = json.loads(bounded_body(task, 1000, "1.0"))
+    assert body == {
+        "task": {
+            "id": "t",
+            "contextId": "c",
+            "status": {"state": "TASK_STATE_WORKING", "timestamp": "2026-01-01T00:00:00.000Z"},
+        }
+    }
+
+
 # --- reliability ----------------------------------------------------------------------------
 
 
