@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -92,6 +93,43 @@ ANONYMOUS = Caller()
 
 class BodyTooLarge(Exception):
     pass
+
+
+@dataclass(frozen=True, slots=True)
+class _ServedCard:
+    """A card's body as served, with its validators: the ETag is a hash of the body (so every
+    instance serving the same card gives the same one), Last-Modified when this instance built
+    it."""
+
+    body: bytes
+    etag: bytes
+    last_modified: bytes
+    built_at: float
+
+    @classmethod
+    def of(cls, body: bytes) -> _ServedCard:
+        import hashlib
+        from email.utils import formatdate
+
+        now = float(int(time.time()))  # HTTP dates have whole seconds
+        etag = b'"' + hashlib.sha256(body).hexdigest()[:32].encode() + b'"'
+        return cls(body, etag, formatdate(now, usegmt=True).encode(), now)
+
+    def not_modified(self, headers: dict[str, str]) -> bool:
+        match = headers.get("if-none-match")
+        if match is not None:
+            # RFC 9110 §13.1.2: a weak comparison; If-Modified-Since is then ignored.
+            tags = {t.strip().removeprefix("W/") for t in match.split(",")}
+            return "*" in tags or self.etag.decode() in tags
+        since = headers.get("if-modified-since")
+        if since is None:
+            return False
+        from email.utils import parsedate_to_datetime
+
+        try:
+            return parsedate_to_datetime(since).timestamp() >= self.built_at
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return False  # an unreadable date is ignored (RFC 9110 §13.1.3)
 
 
 class Request:
@@ -225,7 +263,7 @@ class A2AApplication:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
         self._rpc_path = "/" + runtime.settings.rpc_path.strip("/")
-        self._cards: dict[str, bytes] = {}
+        self._cards: dict[str, _ServedCard] = {}
         self._openapi: bytes | None = None
         self.origin_policy = OriginPolicy(runtime.settings)
         self._trusted_proxies = trusted_networks(runtime.settings.trusted_proxies)
@@ -369,17 +407,23 @@ class A2AApplication:
         return build
 
     def _card(self, request: Request) -> Response:
+        """The card, with the caching headers of spec v1.0 §8.6: a conditional GET whose
+        If-None-Match names its ETag (or, without one, whose If-Modified-Since is not older than
+        when this instance built it) is answered 304 without a body."""
         url = self.card_url(request)
-        body = self._cards.get(url)
-        if body is None:
-            body = json_bytes(card_document(self.public_card(request)))
+        served = self._cards.get(url)
+        if served is None:
+            served = _ServedCard.of(json_bytes(card_document(self.public_card(request))))
             if len(self._cards) < 64:  # a handful of hosts at most; never grow unbounded
-                self._cards[url] = body
+                self._cards[url] = served
         fixed = self.runtime.settings.public_url or platform_base_url(
             request.scope.get("aws.event")
         )
         caching = [PUBLIC_CACHE] if fixed else PRIVATE_CARD_CACHE
-        return Response(200, [*JSON_HEADERS, *caching], body)
+        headers = [*caching, (b"etag", served.etag), (b"last-modified", served.last_modified)]
+        if served.not_modified(request.headers):
+            return Response(304, headers)
+        return Response(200, [*JSON_HEADERS, *headers], served.body)
 
     def _jwks(self) -> Response:
         """The public keys that verify our webhook JWTs (only where push is offered)."""
