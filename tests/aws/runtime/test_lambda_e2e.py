@@ -156,6 +156,59 @@ async def test_a_non_blocking_send_runs_in_the_worker_and_notifies(
         await receiver.stop()
 
 
+async def test_a2a_v10_through_the_lambda_functions_on_the_same_tasks(
+    deployment: Deployment, store_url: str
+) -> None:
+    """A v1.0 client: SendMessage (return at once, a push config) -> SQS -> worker -> a v1.0
+    webhook body; then GetTask over v1.0 and tasks/get over v0.3 read the same task."""
+    receiver = await WebhookServer().start()
+    v10 = {"A2A-Version": "1.0"}
+
+    def call_v10(method: str, params: Any) -> Any:
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+        response = deployment.http.invoke(http_api_event("POST", "/", body, v10))
+        assert response["statusCode"] == 200, response
+        payload = response_json(response)
+        assert "result" in payload, payload
+        return payload["result"]
+
+    try:
+        message = {"messageId": "v10-m1", "role": "ROLE_USER", "parts": [{"text": "hello"}]}
+        config = {
+            "returnImmediately": True,
+            "taskPushNotificationConfig": {"url": receiver.url(), "token": "t0k3n"},
+        }
+        sent = await asyncio.to_thread(
+            call_v10, "SendMessage", {"message": message, "configuration": config}
+        )
+        task_id = sent["task"]["id"]
+        assert sent["task"]["status"]["state"] == "TASK_STATE_SUBMITTED"
+
+        await asyncio.to_thread(
+            deployment.trigger.run_until, lambda: bool(receiver.notifications()), timeout_s=60
+        )
+        (notification,) = await receiver.wait_for(1)
+        assert notification.headers["content-type"] == "application/a2a+json"
+        jwks = await asyncio.to_thread(
+            deployment.http.invoke, http_api_event("GET", "/.well-known/jwks.json")
+        )
+        verifier = WebhookVerifier(audience=receiver.url(), jwks=response_json(jwks), token="t0k3n")
+        verified = await verifier.verify(notification.headers, notification.body)
+        assert verified.task["id"] == task_id
+        assert verified.task["status"]["state"] == "TASK_STATE_COMPLETED"
+
+        got = await asyncio.to_thread(call_v10, "GetTask", {"id": task_id})
+        assert got["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert got["artifacts"][0]["parts"] == [{"text": "done: hello"}]
+        listed = await asyncio.to_thread(call_v10, "ListTasks", {"contextId": got["contextId"]})
+        assert [t["id"] for t in listed["tasks"]] == [task_id]
+        v03 = await asyncio.to_thread(call, deployment.http, "tasks/get", {"id": task_id})
+        assert v03["status"]["state"] == "completed"
+        assert v03["history"][0]["messageId"] == "v10-m1"
+    finally:
+        await receiver.stop()
+
+
 async def test_a_worker_that_dies_mid_turn_is_taken_over_and_the_task_completes_once(
     deployment: Deployment, store_url: str, runs_dir: Path
 ) -> None:

@@ -175,6 +175,54 @@ async def test_streaming_through_the_http_function(deployment: Deployment) -> No
     assert artifacts[0]["artifact"]["parts"][0]["text"] == "echo: streamed"
 
 
+async def test_a2a_v10_through_the_functions_on_the_same_tasks(deployment: Deployment) -> None:
+    """A v1.0 client through the HTTP function: SendMessage returning at once with a push config
+    -> Pub/Sub -> the worker -> a v1.0 webhook body; a v1.0 stream; v0.3 reads the same task."""
+    v10 = {"A2A-Version": "1.0"}
+    url = deployment.http.url + "/"
+    async with receiving() as receiver, httpx.AsyncClient(timeout=30) as client:
+        v1_message = {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+        config = {
+            "returnImmediately": True,
+            "taskPushNotificationConfig": {"url": receiver.url(), "token": "tok-2"},
+        }
+        sent = await rpc(
+            client, url, "SendMessage", {"message": v1_message, "configuration": config}, v10
+        )
+        task_id = sent["task"]["id"]
+        try:
+            received = await receiver.wait_for(1, timeout=TIMEOUT_S)
+        except AssertionError:
+            pytest.fail(f"no webhook arrived\n{failure_help(deployment)}")
+        assert received[0].headers["content-type"] == "application/a2a+json"
+        verifier = WebhookVerifier(
+            jwks_url=deployment.http.url + "/.well-known/jwks.json", audience=receiver.url()
+        )
+        verified = await verifier.verify(received[0].headers, received[0].body, token="tok-2")
+        assert verified.task["id"] == task_id
+        got = await rpc(client, url, "GetTask", {"id": task_id}, v10)
+        assert got["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert got["artifacts"][0]["parts"] == [{"text": "echo: hi"}]
+        v03 = await wait_for_state(client, url, task_id, "completed")
+        assert v03["history"][0]["messageId"] == v1_message["messageId"]
+
+        body = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "SendStreamingMessage",
+            "params": {"message": {**v1_message, "messageId": uuid.uuid4().hex}},
+        }
+        events: list[dict[str, Any]] = []
+        async with client.stream("POST", url, json=body, headers=v10) as response:
+            assert response.headers["content-type"].startswith("text/event-stream")
+            async for line in response.aiter_lines():
+                if line.startswith("data:"):
+                    events.append(json.loads(line[5:])["result"])
+    assert list(events[0]) == ["task"]
+    assert events[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert "final" not in events[-1]["statusUpdate"]
+
+
 async def test_a_job_delivered_twice_runs_the_agent_once(deployment: Deployment) -> None:
     async with receiving() as receiver, httpx.AsyncClient(timeout=30) as client:
         url = deployment.http.url + "/"
