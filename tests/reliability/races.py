@@ -44,6 +44,7 @@ refused), and every task must read back unchanged, with no write acknowledged si
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import random
@@ -489,15 +490,7 @@ class Instance:
 
     async def rpc(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """A JSON-RPC call to this instance; the whole response object."""
-        return await self.call(self._rpc(method, params))
-
-    async def _rpc(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-        response = await self.client.post("/", json=body)
-        if response.status_code != 200:
-            return {"error": {"code": f"HTTP {response.status_code}", "message": response.text}}
-        data: dict[str, Any] = response.json()
-        return data
+        return await self.call(post_rpc(self.client, "/", method, params))
 
     async def read(self, task_id: str) -> TaskRecord | None:
         return await self.call(self.store.get_task(task_id))
@@ -680,6 +673,26 @@ def message_params(
     if not blocking:
         params["configuration"] = {"blocking": False}
     return params
+
+
+def rpc_request(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+
+
+def rpc_answer(status: int, body: str) -> dict[str, Any]:
+    """The JSON-RPC response object of an HTTP answer (an error object for a non-200)."""
+    if status != 200:
+        return {"error": {"code": f"HTTP {status}", "message": body}}
+    data: dict[str, Any] = json.loads(body)
+    return data
+
+
+async def post_rpc(
+    client: httpx.AsyncClient, url: str, method: str, params: dict[str, Any]
+) -> dict[str, Any]:
+    """A JSON-RPC call over HTTP; the whole response object."""
+    response = await client.post(url, json=rpc_request(method, params))
+    return rpc_answer(response.status_code, response.text)
 
 
 def error_code(response: dict[str, Any]) -> int | str | None:
