@@ -18,7 +18,7 @@ from pynamodb.exceptions import PynamoDBException
 
 from a2a_serverless_aws.dynamodb import DynamoDBStore, writes
 from tests.aws.conftest import DYNAMODB_TEST_REGION
-from tests.reliability.races import cancel_vs_complete, concurrent_messages, env_int
+from tests.reliability.races import cancel_vs_complete, concurrent_messages, env_int, threads
 
 pytestmark = pytest.mark.aws
 
@@ -74,7 +74,7 @@ def open_store(dynamodb_endpoint: str, dynamodb_table: str) -> Callable[[int], D
 async def test_cancel_racing_completion(
     open_store: Callable[[int], DynamoDBStore], transaction_conflicts: ConflictCounter
 ) -> None:
-    result = await cancel_vs_complete(open_store, store="dynamodb-local", rounds=ROUNDS)
+    result = await cancel_vs_complete(threads(open_store), store="dynamodb-local", rounds=ROUNDS)
     result.extra["transactions retried in the store"] = transaction_conflicts.retried
     print(result.summary())
     assert result.problems == []
@@ -84,7 +84,7 @@ async def test_cancel_racing_completion(
 async def test_concurrent_messages_to_one_task(
     open_store: Callable[[int], DynamoDBStore], transaction_conflicts: ConflictCounter
 ) -> None:
-    result = await concurrent_messages(open_store, store="dynamodb-local", tasks=TASKS)
+    result = await concurrent_messages(threads(open_store), store="dynamodb-local", tasks=TASKS)
     result.extra["transactions retried in the store"] = transaction_conflicts.retried
     print(result.summary())
     assert result.problems == []

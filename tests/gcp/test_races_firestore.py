@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from a2a_serverless_gcp.firestore import FirestoreStore, open_firestore_store
-from tests.reliability.races import cancel_vs_complete, concurrent_messages, env_int
+from tests.reliability.races import cancel_vs_complete, concurrent_messages, env_int, threads
 
 pytestmark = pytest.mark.gcp
 
@@ -27,7 +27,9 @@ def open_store(firestore_store_url: str) -> Callable[[int], FirestoreStore]:
 
 
 async def test_cancel_racing_completion(open_store: Callable[[int], FirestoreStore]) -> None:
-    result = await cancel_vs_complete(open_store, store="firestore-emulator", rounds=ROUNDS)
+    result = await cancel_vs_complete(
+        threads(open_store), store="firestore-emulator", rounds=ROUNDS
+    )
     print(result.summary())
     assert result.problems == []
     assert result.outcomes["canceled"] > 0 and result.outcomes["completed"] > 0, result.outcomes
@@ -36,6 +38,6 @@ async def test_cancel_racing_completion(open_store: Callable[[int], FirestoreSto
 async def test_concurrent_messages_to_one_task(
     open_store: Callable[[int], FirestoreStore],
 ) -> None:
-    result = await concurrent_messages(open_store, store="firestore-emulator", tasks=TASKS)
+    result = await concurrent_messages(threads(open_store), store="firestore-emulator", tasks=TASKS)
     print(result.summary())
     assert result.problems == []

@@ -1,11 +1,17 @@
 """Races on a real Store, through two app instances: the scenarios of docs/RELIABILITY.md "Races".
 
-Each scenario is a plain async function taking a way to open a Store (called once per
-instance, in that instance's thread) and returning a `RaceResult` with the counts and the
-problems found; the thin test files (tests/reliability/test_races_sqlite.py,
-tests/aws/test_races_dynamodb.py, tests/gcp/test_races_firestore.py) run them per store.
+Each scenario is a plain async function taking a `Deploy` (how to bring up two instances
+running the scenario's agent) and returning a `RaceResult` with the counts and the problems
+found. Two kinds of deployment run the same scenarios and checks:
 
-What runs, as close to a deployment as one process allows:
+- `threads(open_store)`, here: the two instances are threads of the test's process (below);
+  the thin test files tests/reliability/test_races_sqlite.py, tests/aws/test_races_dynamodb.py
+  and tests/gcp/test_races_firestore.py run them per store;
+- `processes(...)` (tests/reliability/race_processes.py): each instance is its own OS process
+  (dev-like servers, awslambdaric runtimes, functions-framework servers); the agents report
+  to the driver over HTTP and each process writes its ledger to a file.
+
+What runs in thread mode, as close to a deployment as one process allows:
 
 - two app instances, like two Lambda containers or Cloud Run replicas: each has its own
   thread, event loop, Runtime and Store client on the same database, table or emulator, and is
@@ -38,6 +44,7 @@ refused), and every task must read back unchanged, with no write acknowledged si
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import random
@@ -45,10 +52,11 @@ import threading
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import httpx
 
@@ -73,6 +81,9 @@ T = TypeVar("T")
 # Opens the Store of instance 0 or 1, in that instance's thread. The number lets a factory give
 # each instance a client of its own where one process would otherwise share one.
 StoreFactory = Callable[[int], Store]
+# The agents the scenarios run, by name (what a process is told to serve).
+RACER = "racer"
+CONVERSATION = "conversation"
 
 INVALID_PARAMS = -32602
 NOT_CANCELABLE = -32002
@@ -118,6 +129,8 @@ class RaceResult:
     scenario: str
     rounds: int
     in_flight: int
+    # How the two instances run: "threads" of one process or separate "processes".
+    mode: str = "threads"
     outcomes: Counter[str] = field(default_factory=Counter)
     # Writes refused because another writer got there first; the journal re-read and decided
     # again each time.
@@ -141,8 +154,9 @@ class RaceResult:
         notes = "".join(f" ({note})" for note in self.notes)
         return (
             f"races[{self.store}] {self.scenario}: {self.rounds} rounds, {self.in_flight} in "
-            f"flight, 2 instances: {outcomes}{notes}; {self.conflicts} version conflicts retried, "
-            f"{self.keys_taken} idempotency keys raced{extra}; {self.writes} writes, "
+            f"flight, 2 instances ({self.mode}): {outcomes}{notes}; {self.conflicts} version "
+            f"conflicts retried, {self.keys_taken} idempotency keys raced{extra}; "
+            f"{self.writes} writes, "
             f"{self.tasks_checked} tasks and {self.events_checked} events checked; "
             f"{self.elapsed_s:.1f} s racing, {self.check_s:.1f} s checking; "
             f"{len(self.problems)} problems"
@@ -173,24 +187,51 @@ class Ledger:
             self.writes[record.task_id].append(Write(record, tuple(events)))
 
     def refused(self, error: Exception, record: TaskRecord) -> None:
+        self.tally(refusal(error), f"task {record.task_id} v{record.version}: {error!r}")
+
+    def tally(self, kind: str, text: str) -> None:
+        """Count a refused write of `kind` (see `refusal`); `text` says what it was."""
         with self._lock:
-            if isinstance(error, VersionConflict):
+            if kind == CONFLICT:
                 self.conflicts += 1
-            elif isinstance(error, IdempotencyKeyTaken):
+            elif kind == KEY_TAKEN:
                 self.keys_taken += 1
-            elif not isinstance(error, TaskAlreadyExists):
-                # The write may or may not have landed: the ledger cannot vouch for this task.
-                self.errors.append(f"task {record.task_id} v{record.version}: {error!r}")
+            elif kind == UNKNOWN:
+                self.errors.append(text)
 
     def count(self) -> int:
         with self._lock:
             return sum(len(writes) for writes in self.writes.values())
 
 
+CONFLICT, KEY_TAKEN, EXISTS, UNKNOWN = "conflict", "key-taken", "exists", "unknown"
+
+
+def refusal(error: Exception) -> str:
+    """What a refused write means for the ledger: a conflict or a raced key (counted), a task
+    created twice (a retried create), or anything else, after which the write may or may not
+    have landed and the ledger cannot vouch for the task."""
+    if isinstance(error, VersionConflict):
+        return CONFLICT
+    if isinstance(error, IdempotencyKeyTaken):
+        return KEY_TAKEN
+    if isinstance(error, TaskAlreadyExists):
+        return EXISTS
+    return UNKNOWN
+
+
+class Acknowledgements(Protocol):
+    """Where a LedgerStore reports: the driver's `Ledger`, or a process's ledger file."""
+
+    def acknowledged(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None: ...
+
+    def refused(self, error: Exception, record: TaskRecord) -> None: ...
+
+
 class LedgerStore:
     """A Store that passes everything to `inner` and tells the ledger what it acknowledged."""
 
-    def __init__(self, inner: Store, ledger: Ledger) -> None:
+    def __init__(self, inner: Store, ledger: Acknowledgements) -> None:
         self.inner = inner
         self.ledger = ledger
 
@@ -291,39 +332,105 @@ class Gate:
             loop.call_soon_threadsafe(_resolve, future)
 
 
-class Gates:
+class Observer:
+    """What the agents tell the driver: they wait at a message's gate, and say which message
+    each turn they run was for (thread-safe; in process mode through race_processes' HTTP)."""
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._gates: dict[str, Gate] = {}
+        # Per task, the messageIds of the turns the agent ran, in the order it ran them.
+        self.seen: defaultdict[str, list[str]] = defaultdict(list)
 
     def open(self, key: str) -> Gate:
+        """A gate for the agent that runs message `key` (on the driver's loop)."""
         gate = Gate()
         with self._lock:
             self._gates[key] = gate
         return gate
 
-    def get(self, key: str) -> Gate:
+    async def arrive(self, key: str) -> None:
         with self._lock:
-            return self._gates[key]
+            gate = self._gates[key]
+        await gate.arrive_and_wait()
+
+    async def saw(self, task_id: str, message_id: str) -> None:
+        with self._lock:
+            self.seen[task_id].append(message_id)
+
+
+class AgentHooks(Protocol):
+    """What an agent of the scenarios calls: the driver's `Observer`, or a process's client."""
+
+    async def arrive(self, key: str) -> None: ...
+
+    async def saw(self, task_id: str, message_id: str) -> None: ...
+
+
+def racer(hooks: AgentHooks) -> Agent:
+    """The agent of scenario 1: waits at its message's gate, then completes at once."""
+
+    @agent(name="Racer", description="Completes the moment it is let go.")
+    async def racing(ctx: Context) -> str:
+        await hooks.saw(ctx.task_id, ctx.message.message_id)
+        await hooks.arrive(ctx.message.message_id)
+        return "finished"
+
+    return racing
+
+
+def conversation(hooks: AgentHooks, seed: int) -> Agent:
+    """The agent of scenario 2: asks for input until told "done"."""
+    rng = random.Random(seed)
+    lock = threading.Lock()
+
+    @agent(name="Conversation", description="Asks for more until told 'done'.")
+    async def conversing(ctx: Context) -> str:
+        await hooks.saw(ctx.task_id, ctx.message.message_id)
+        if ctx.text == "done":
+            return "bye"
+        with lock:
+            pause = rng.uniform(0, 0.003)
+        # A turn of a few milliseconds: later messages of a burst may find the task waiting
+        # for input again, and be accepted too.
+        await asyncio.sleep(pause)
+        raise InputRequired("More?")
+
+    return conversing
+
+
+def scenario_agent(name: str, hooks: AgentHooks, seed: int = 9) -> Agent:
+    """The agent called `name` (RACER or CONVERSATION), reporting to `hooks`."""
+    if name == RACER:
+        return racer(hooks)
+    if name == CONVERSATION:
+        return conversation(hooks, seed)
+    raise ValueError(f"no race agent called {name!r}")
 
 
 # --- two app instances -------------------------------------------------------------------------
 
 
 class HandOff:
-    """The Queue of one instance: each job goes to the other instance's worker (its inbox).
+    """The Queue of one instance: each job goes to the other instance's worker, through
+    `deliver` (the other thread's inbox, or the other process's over HTTP).
 
-    Every run-agent job is kept, so the checks can deliver it again later."""
+    Every run-agent job is kept, so it can be delivered again later."""
 
-    def __init__(self) -> None:
-        self.target: Instance | None = None
+    def __init__(self, deliver: Callable[[Job, float], Awaitable[None]] | None = None) -> None:
+        self.deliver = deliver
         self.jobs: list[Job] = []
 
     async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
-        assert self.target is not None, "the hand-off has no target instance"
+        assert self.deliver is not None, "the hand-off has no target instance"
         self.jobs.append(job)
-        target = self.target
-        await target.call(target.inbox.enqueue(job, delay_s=delay_s))
+        await self.deliver(job, delay_s)
+
+    async def redeliver(self) -> None:
+        """Every run-agent job once more, as a queue's at-least-once delivery may."""
+        assert self.deliver is not None, "the hand-off has no target instance"
+        for job in [job for job in self.jobs if job.kind == RUN_AGENT]:
+            await self.deliver(job, 0.0)
 
     async def aclose(self) -> None:
         pass
@@ -383,15 +490,7 @@ class Instance:
 
     async def rpc(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """A JSON-RPC call to this instance; the whole response object."""
-        return await self.call(self._rpc(method, params))
-
-    async def _rpc(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-        response = await self.client.post("/", json=body)
-        if response.status_code != 200:
-            return {"error": {"code": f"HTTP {response.status_code}", "message": response.text}}
-        data: dict[str, Any] = response.json()
-        return data
+        return await self.call(post_rpc(self.client, "/", method, params))
 
     async def read(self, task_id: str) -> TaskRecord | None:
         return await self.call(self.store.get_task(task_id))
@@ -402,9 +501,9 @@ class Instance:
     async def drain(self) -> None:
         await self.call(self.inbox.drain())
 
-    async def redeliver(self, jobs: Sequence[Job]) -> None:
-        for job in jobs:
-            await self.inbox.enqueue(job)
+    async def accept(self, job: Job, delay_s: float) -> None:
+        """Take a job the other instance handed off, into this instance's worker."""
+        await self.call(self.inbox.enqueue(job, delay_s=delay_s))
 
     def dead_letters(self) -> list[str]:
         return [f"{d.job.kind} {d.job.task_id}: {d.reason}" for d in self.inbox.dead_letters]
@@ -438,8 +537,54 @@ class ErrorLog(logging.Handler):
         self.lines.append(f"{record.name}: {record.getMessage()}")
 
 
+class RaceInstance(Protocol):
+    """One instance as the scenarios and checks use it: JSON-RPC calls and reads of the store."""
+
+    async def rpc(self, method: str, params: dict[str, Any]) -> dict[str, Any]: ...
+
+    async def read(self, task_id: str) -> TaskRecord | None: ...
+
+    async def events(self, task_id: str) -> list[TaskEvent]: ...
+
+
+class RacePair(Protocol):
+    """Two instances on one database, whatever runs them (threads or processes)."""
+
+    @property
+    def mode(self) -> str: ...
+
+    @property
+    def instances(self) -> Sequence[RaceInstance]: ...
+
+    @property
+    def ledger(self) -> Ledger:
+        """Every acknowledged write, as of the last `drain`."""
+        ...
+
+    def instance(self, index: int) -> RaceInstance: ...
+
+    async def drain(self) -> None:
+        """Wait until every job queued so far is done."""
+        ...
+
+    async def redeliver(self) -> None:
+        """Deliver every turn's job once more (a queue's at-least-once redelivery)."""
+        ...
+
+    def trouble(self) -> list[str]:
+        """Dead letters and ERROR records of the kit's loggers: a healthy race has none."""
+        ...
+
+
+# Brings up two instances serving the named agent (RACER or CONVERSATION), which reports to
+# the observer; the pair is stopped when the context ends.
+Deploy = Callable[[str, Observer], AbstractAsyncContextManager[RacePair]]
+
+
 class Pair:
     """Two instances on one database; each hands its turns to the other's worker."""
+
+    mode = "threads"
 
     def __init__(self, agent: Agent, open_store: StoreFactory) -> None:
         self.ledger = Ledger()
@@ -448,7 +593,7 @@ class Pair:
             Instance(1, agent, open_store, self.ledger),
         )
         a, b = self.instances
-        a.outbox.target, b.outbox.target = b, a
+        a.outbox.deliver, b.outbox.deliver = b.accept, a.accept
         self.errors = ErrorLog()
 
     async def __aenter__(self) -> Pair:
@@ -474,6 +619,25 @@ class Pair:
         for _ in range(2):
             for instance in self.instances:
                 await instance.drain()
+
+    async def redeliver(self) -> None:
+        for instance in self.instances:
+            await instance.outbox.redeliver()
+
+    def trouble(self) -> list[str]:
+        dead = [f"dead letter: {d}" for i in self.instances for d in i.dead_letters()]
+        return dead + [f"error logged: {line}" for line in self.errors.lines]
+
+
+def threads(open_store: StoreFactory) -> Deploy:
+    """Two instances as threads of this process, each with the Store `open_store` opens."""
+
+    @asynccontextmanager
+    async def deploy(agent_name: str, observer: Observer) -> AsyncIterator[RacePair]:
+        async with Pair(scenario_agent(agent_name, observer), open_store) as pair:
+            yield pair
+
+    return deploy
 
 
 async def bounded(count: int, limit: int, round_: Callable[[int], Awaitable[None]]) -> None:
@@ -511,6 +675,26 @@ def message_params(
     return params
 
 
+def rpc_request(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+
+
+def rpc_answer(status: int, body: str) -> dict[str, Any]:
+    """The JSON-RPC response object of an HTTP answer (an error object for a non-200)."""
+    if status != 200:
+        return {"error": {"code": f"HTTP {status}", "message": body}}
+    data: dict[str, Any] = json.loads(body)
+    return data
+
+
+async def post_rpc(
+    client: httpx.AsyncClient, url: str, method: str, params: dict[str, Any]
+) -> dict[str, Any]:
+    """A JSON-RPC call over HTTP; the whole response object."""
+    response = await client.post(url, json=rpc_request(method, params))
+    return rpc_answer(response.status_code, response.text)
+
+
 def error_code(response: dict[str, Any]) -> int | str | None:
     error = response.get("error")
     return None if error is None else error.get("code")
@@ -523,19 +707,8 @@ def is_terminal(record: TaskRecord) -> bool:
 # --- scenario 1: cancel vs complete ------------------------------------------------------------
 
 
-def _racer(gates: Gates, runs: Counter[str], lock: threading.Lock) -> Agent:
-    @agent(name="Racer", description="Completes the moment it is let go.")
-    async def racer(ctx: Context) -> str:
-        with lock:
-            runs[ctx.message.message_id] += 1
-        await gates.get(ctx.message.message_id).arrive_and_wait()
-        return "finished"
-
-    return racer
-
-
 async def cancel_vs_complete(
-    open_store: StoreFactory,
+    deploy: Deploy,
     *,
     store: str,
     rounds: int,
@@ -556,9 +729,7 @@ async def cancel_vs_complete(
     result = RaceResult(
         store=store, scenario="cancel-vs-complete", rounds=rounds, in_flight=in_flight
     )
-    gates = Gates()
-    runs: Counter[str] = Counter()
-    runs_lock = threading.Lock()
+    observer = Observer()
     rng = random.Random(seed)
     expected: dict[str, str] = {}
     first_message: dict[str, str] = {}
@@ -566,12 +737,13 @@ async def cancel_vs_complete(
     balance = [0.0]
     offsets: list[float] = []
 
-    async with Pair(_racer(gates, runs, runs_lock), open_store) as pair:
+    async with deploy(RACER, observer) as pair:
+        result.mode = pair.mode
 
         async def race(index: int) -> None:
             front = pair.instance(index)
             message_id = str(uuid.uuid4())
-            gate = gates.open(message_id)
+            gate = observer.open(message_id)
             sent = await front.rpc(
                 "message/send", message_params("go", message_id=message_id, blocking=False)
             )
@@ -633,8 +805,8 @@ async def cancel_vs_complete(
             finished = [p for a in artifacts for p in a.parts if getattr(p, "text", None)]
             if (record.state == "completed") != bool(finished):
                 checker.problem(task_id, f"is {record.state} with artifacts {artifacts}")
-            if runs[first_message[task_id]] != 1:
-                checker.problem(task_id, f"its agent ran {runs[first_message[task_id]]} times")
+            if observer.seen[task_id] != [first_message[task_id]]:
+                checker.problem(task_id, f"its agent ran for {observer.seen[task_id]}")
 
         await checker.check_all(list(first_message), outcome)
         result.check_s = time.perf_counter() - started
@@ -644,32 +816,8 @@ async def cancel_vs_complete(
 # --- scenario 2: concurrent messages to one task -----------------------------------------------
 
 
-class Conversation:
-    """The agent of scenario 2: asks for input until told "done"; remembers what it saw."""
-
-    def __init__(self, seed: int) -> None:
-        self._lock = threading.Lock()
-        self._rng = random.Random(seed)
-        self.seen: defaultdict[str, list[str]] = defaultdict(list)
-
-    def agent(self) -> Agent:
-        @agent(name="Conversation", description="Asks for more until told 'done'.")
-        async def conversation(ctx: Context) -> str:
-            with self._lock:
-                self.seen[ctx.task_id].append(ctx.message.message_id)
-                pause = self._rng.uniform(0, 0.003)
-            if ctx.text == "done":
-                return "bye"
-            # A turn of a few milliseconds: later messages of a burst may find the task
-            # waiting for input again, and be accepted too.
-            await asyncio.sleep(pause)
-            raise InputRequired("More?")
-
-        return conversation
-
-
 async def concurrent_messages(
-    open_store: StoreFactory,
+    deploy: Deploy,
     *,
     store: str,
     tasks: int,
@@ -692,13 +840,14 @@ async def concurrent_messages(
         store=store, scenario="concurrent-messages", rounds=tasks, in_flight=in_flight
     )
     rng = random.Random(seed)
-    conversation = Conversation(seed)
+    observer = Observer()
     # Per task: the messageIds accepted and refused in bursts 1 and 2; the fixed ones.
     accepted: dict[str, set[str]] = {}
     refused: dict[str, set[str]] = {}
     fixed: dict[str, tuple[str, str, str]] = {}  # first message, the retried one, the last
 
-    async with Pair(conversation.agent(), open_store) as pair:
+    async with deploy(CONVERSATION, observer) as pair:
+        result.mode = pair.mode
 
         async def wait_for_input(task_id: str) -> bool:
             loop = asyncio.get_running_loop()
@@ -789,7 +938,7 @@ async def concurrent_messages(
         def conversation_held(task_id: str, record: TaskRecord) -> None:
             ask, retried, done = fixed[task_id]
             history = [m.message_id for m in record.task.history or [] if m.role == "user"]
-            seen = conversation.seen[task_id]
+            seen = observer.seen[task_id]
             if record.state != "completed":
                 checker.problem(task_id, f"is {record.state}, not completed")
             # Every accepted message is in the history once, and the agent saw each once, in
@@ -818,7 +967,7 @@ class _Checker:
 
     MAX_PROBLEMS = 50
 
-    def __init__(self, pair: Pair, result: RaceResult) -> None:
+    def __init__(self, pair: RacePair, result: RaceResult) -> None:
         self.pair = pair
         self.result = result
 
@@ -844,13 +993,9 @@ class _Checker:
 
         # Later: every turn's job again, a late cancel and a late message to every task; none
         # may change anything.
-        await asyncio.sleep(0.5)
-        for instance in pair.instances:
-            worker = instance.outbox.target
-            assert worker is not None
-            jobs = [job for job in instance.outbox.jobs if job.kind == RUN_AGENT]
-            await worker.call(worker.redeliver(jobs))
         writes_before = pair.ledger.count()
+        await asyncio.sleep(0.5)
+        await pair.redeliver()
 
         # A sample suffices: the ledger shows no write after any task ended.
         poked = task_ids[:: max(1, len(task_ids) // POKED_TASKS)]
@@ -885,9 +1030,7 @@ class _Checker:
         result.conflicts = pair.ledger.conflicts
         result.keys_taken = pair.ledger.keys_taken
         result.problems += [f"store error: {e}" for e in pair.ledger.errors[: self.MAX_PROBLEMS]]
-        for instance in pair.instances:
-            result.problems += [f"dead letter: {d}" for d in instance.dead_letters()]
-        result.problems += [f"error logged: {line}" for line in pair.errors.lines[:20]]
+        result.problems += pair.trouble()[:20]
 
     async def check_task(self, task_id: str) -> TaskRecord | None:
         """Check one task's record, log and ledger; the record, or None if it is missing."""

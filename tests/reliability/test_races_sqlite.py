@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from a2a_serverless.store import SqliteStore
 from a2a_serverless.store.base import Store, TaskEvent, TaskRecord, VersionConflict
-from tests.reliability.races import cancel_vs_complete, concurrent_messages, env_int
+from tests.reliability.races import cancel_vs_complete, concurrent_messages, env_int, threads
 
 ROUNDS = env_int("A2A_RACE_ROUNDS", 1000)
 TASKS = env_int("A2A_RACE_TASKS", 50)
@@ -28,14 +28,14 @@ def sqlite_file(tmp_path: Path) -> Callable[[int], Store]:
 
 
 async def test_cancel_racing_completion(tmp_path: Path) -> None:
-    result = await cancel_vs_complete(sqlite_file(tmp_path), store="sqlite", rounds=ROUNDS)
+    result = await cancel_vs_complete(threads(sqlite_file(tmp_path)), store="sqlite", rounds=ROUNDS)
     print(result.summary())
     assert result.problems == []
     assert result.outcomes["canceled"] > 0 and result.outcomes["completed"] > 0, result.outcomes
 
 
 async def test_concurrent_messages_to_one_task(tmp_path: Path) -> None:
-    result = await concurrent_messages(sqlite_file(tmp_path), store="sqlite", tasks=TASKS)
+    result = await concurrent_messages(threads(sqlite_file(tmp_path)), store="sqlite", tasks=TASKS)
     print(result.summary())
     assert result.problems == []
 
@@ -72,7 +72,7 @@ async def test_the_checks_catch_lost_updates(tmp_path: Path) -> None:
     # The checks are worth something only if they fail on a store that loses updates.
     path = tmp_path / "lossy.db"
     lossy = cast("Callable[[int], Store]", lambda _instance: Clobbering(SqliteStore(path)))
-    result = await cancel_vs_complete(lossy, store="sqlite-clobbering", rounds=100)
+    result = await cancel_vs_complete(threads(lossy), store="sqlite-clobbering", rounds=100)
     print(result.summary())
     found = "\n".join(result.problems)
     assert "acknowledged versions" in found

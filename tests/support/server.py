@@ -46,6 +46,20 @@ def start_live_server(target: str | None, env: dict[str, str], timeout: float = 
     args = [sys.executable, "-m", "a2a_serverless.cli", "dev", "--port", str(port)]
     if target:
         args.insert(4, target)
+    return start_server(args, port, env, timeout, what="dev server")
+
+
+def start_server(
+    args: list[str],
+    port: int,
+    env: dict[str, str],
+    timeout: float = 20.0,
+    *,
+    what: str = "server",
+) -> LiveServer:
+    """Run `args` (a server listening on `port`) with `env` added; wait until /health answers.
+
+    Its output goes to env's LOG_PATH (removed from env), else to a new temporary file."""
     log_path = Path(env.pop("LOG_PATH", "")) if env.get("LOG_PATH") else None
     if log_path is None:
         import tempfile
@@ -62,7 +76,7 @@ def start_live_server(target: str | None, env: dict[str, str], timeout: float = 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"dev server exited early:\n{server.log()}")
+            raise RuntimeError(f"{what} exited early:\n{server.log()}")
         try:
             if httpx.get(f"{url}/health", timeout=0.5).status_code == 200:
                 return server
@@ -70,4 +84,4 @@ def start_live_server(target: str | None, env: dict[str, str], timeout: float = 
             pass
         time.sleep(0.1)
     server.stop()
-    raise RuntimeError(f"dev server did not start within {timeout}s:\n{server.log()}")
+    raise RuntimeError(f"{what} did not start within {timeout}s:\n{server.log()}")
