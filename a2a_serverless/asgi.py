@@ -16,7 +16,7 @@ Routes:
     POST <rpc_path> (default /)          JSON-RPC 2.0, SSE for streaming methods
     *    /v1/...                         HTTP+JSON/REST of A2A 0.3 (rest/routes.py lists them)
     *    /message:send, /tasks/..., ...  HTTP+JSON of A2A 1.0, each also under /{tenant}/
-                                         (restpaths.py, v1/rest.py)
+                                         (routepaths.py, v1/rest.py)
     GET  /.well-known/jwks.json          public keys verifying our webhook JWTs (push enabled)
     GET  /v1/openapi.json                an OpenAPI 3.1 document of the REST routes (public)
     GET  /health                         liveness, no store access
@@ -52,7 +52,7 @@ from .extensions import V1_HEADER as V1_EXTENSIONS_HEADER
 from .extensions import header_value
 from .models import AgentCard
 from .origins import OriginPolicy
-from .restpaths import V1Route, v1_route
+from .routepaths import V1Route, v1_route
 from .runtime import Runtime
 from .service import Caller, StreamEvent
 from .store.base import StoreUnavailable

@@ -122,7 +122,7 @@ from ..models import (
     TaskQueryParams,
 )
 from ..observability import correlated
-from ..restpaths import custom_method
+from ..routepaths import custom_method
 from ..service import Caller, StreamEvent, TaskService
 from ..store.base import StoreUnavailable
 from . import proto_json

@@ -1,6 +1,6 @@
 """A2A v1.0 over HTTP+JSON (spec v1.0 §11): routes, request assembly, `google.rpc.Status` errors.
 
-`handle(request, route, service, caller)` answers one request on a v1.0 route (`restpaths.py`
+`handle(request, route, service, caller)` answers one request on a v1.0 route (`routepaths.py`
 says which route a path names) with a `Reply` (HTTP status, JSON body) or a `StreamReply` (SSE
 of `StreamResponse`). It never raises. The ASGI app (asgi.py) authenticates the caller, checks
 the version and reads the body first, and writes the reply. Imported on the first v1.0
@@ -112,7 +112,7 @@ from ..rest.routes import (
     query_int,
     query_value,
 )
-from ..restpaths import V1Route
+from ..routepaths import V1Route
 from ..service import Caller, TaskService
 from ..store.base import StoreUnavailable
 from ..versions import QUERY_PARAMETER as VERSION_QUERY_PARAMETER
@@ -126,7 +126,7 @@ MEDIA_TYPES = (CONTENT_TYPE, "application/json")
 _NOT_JSON = "The request body must be JSON (Content-Type: application/a2a+json or application/json)"
 
 # A2A error code (v1.0) -> HTTP status and google.rpc.Code name (spec v1.0 §5.4).
-_A2A_STATUS = {
+_SPEC_STATUS = {
     -32001: (404, "NOT_FOUND"),
     -32002: (400, "FAILED_PRECONDITION"),
     -32003: (400, "FAILED_PRECONDITION"),
@@ -207,7 +207,7 @@ _ROUTES: dict[str, dict[str, _Operation]] = {
 
 
 def _status(error: A2AError) -> tuple[int, str]:
-    found = _A2A_STATUS.get(errors.code_of(error))
+    found = _SPEC_STATUS.get(errors.code_of(error))
     if found is not None:
         return found
     status = error.rest_status
