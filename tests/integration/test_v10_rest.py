@@ -12,6 +12,8 @@ tests/interop/test_sdk1.py (its HTTP+JSON mode).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from typing import Any
 
 import httpx
@@ -525,3 +527,46 @@ async def test_a_task_made_over_v03_rest_is_continued_over_v10_rest(make_client:
         assert over_rpc.json()["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
         v03 = (await client.get(f"/v1/tasks/{task_id}")).json()
         assert v03["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+# --- cold start -----------------------------------------------------------------------------------
+
+V03_ONLY = """
+import asyncio, json, sys
+from a2a_serverless import Settings, agent, create_app
+
+@agent(name="Echo", description="d")
+def echo(text: str) -> str:
+    return text
+
+app = create_app(echo, Settings(store_url="memory://"))
+
+async def call(method, path, body=b""):
+    messages = [{"type": "http.request", "body": body}]
+    sent = []
+    async def receive():
+        return messages.pop(0) if messages else {"type": "http.disconnect"}
+    async def send(message):
+        sent.append(message)
+    scope = {"type": "http", "method": method, "path": path, "query_string": b"",
+             "headers": [(b"content-type", b"application/json")]}
+    await app(scope, receive, send)
+    return sent[0]["status"]
+
+async def main():
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "t"}}
+    statuses = [await call("POST", "/", json.dumps(body).encode()),
+                await call("GET", "/v1/tasks/t"), await call("GET", "/favicon.ico")]
+    v1 = sorted(m for m in sys.modules if m.startswith("a2a_serverless.v1"))
+    print(json.dumps({"statuses": statuses, "v1": v1}))
+
+asyncio.run(main())
+"""
+
+
+def test_a_v03_deployment_never_imports_the_v10_binding() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", V03_ONLY], capture_output=True, text=True, check=True, timeout=60
+    )
+    result = json.loads(out.stdout.splitlines()[-1])
+    assert result == {"statuses": [200, 404, 404], "v1": []}

@@ -411,6 +411,31 @@ async def push_config(s: Session, example: str, interop: str) -> dict[str, Any]:
     }
 
 
+async def tenant(s: Session, example: str, interop: str) -> dict[str, Any]:
+    """A card interface naming a tenant: the client then sends it with every request (over
+    HTTP+JSON in the path too, `/acme/message:send`); the task is the caller's as without it."""
+    if s.protocol != "1.0":
+        return {"skipped": "A2A 0.3 has no tenant"}
+    card = await s.pinned_card(interop)
+    for interface in card.supported_interfaces:
+        interface.tenant = "acme"
+    config = ClientConfig(
+        httpx_client=s.http, streaming=False, supported_protocol_bindings=s.bindings
+    )
+    client = ClientFactory(config).create(card)
+    task = await send_one(client, user_message("hello"))
+    got = await client.get_task(GetTaskRequest(id=task.id))
+    listed = await client.list_tasks(ListTasksRequest(page_size=100))
+    plain = await s.client(interop, streaming=False)
+    without = await plain.get_task(GetTaskRequest(id=task.id))
+    return {
+        "task": task_summary(task),
+        "got": task_summary(got),
+        "listed": task.id in [t.id for t in listed.tasks],
+        "without_tenant": task_summary(without),
+    }
+
+
 FEATURES: dict[str, Callable[[Session, str, str], Awaitable[dict[str, Any]]]] = {
     "card": card,
     "send": send,
@@ -422,6 +447,7 @@ FEATURES: dict[str, Callable[[Session, str, str], Awaitable[dict[str, Any]]]] = 
     "cancel": cancel,
     "resubscribe": resubscribe,
     "push_config": push_config,
+    "tenant": tenant,
 }
 
 

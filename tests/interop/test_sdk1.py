@@ -94,6 +94,7 @@ V10_REST_ROUTES = {
 
 
 def _route_of(path: str) -> str:
+    path = path.removeprefix("/acme")  # the tenant feature's requests
     path = re.sub(r"/tasks/[^/:]+", "/tasks/{id}", path)
     return re.sub(r"/pushNotificationConfigs/[^/]+", "/pushNotificationConfigs/{id}", path)
 
@@ -339,3 +340,20 @@ def test_push_notification_config_crud(sdk1: Sdk1Run) -> None:
     assert result["listed"] == [a, b]
     assert result["deleted"] is None
     assert result["after_delete"] == [b]
+
+
+def test_tenant_is_sent_and_served(sdk1: Sdk1Run) -> None:
+    result = sdk1.feature("tenant")
+    if sdk1.protocol == "0.3":
+        assert "skipped" in result
+        return
+    assert result["task"]["state"] == "TASK_STATE_COMPLETED"
+    assert result["got"] == result["task"]
+    assert result["listed"] is True
+    # A tenant does not partition the caller's tasks: the same task without it.
+    assert result["without_tenant"] == result["task"]
+    if sdk1.protocol == "1.0-rest":
+        paths = {c["path"] for c in sdk1.results["wire"]}
+        assert "/acme/message:send" in paths
+        assert f"/acme/tasks/{result['task']['id']}" in paths
+        assert "/acme/tasks" in paths
