@@ -11,6 +11,7 @@ tests/interop/test_sdk1.py (its HTTP+JSON mode).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -210,6 +211,8 @@ async def test_cancel_with_and_without_a_body(make_client: Any) -> None:
 async def test_list_tasks_with_filters_and_pages(make_client: Any) -> None:
     async with make_client(echo) as (client, _):
         done = await send(client, "hi")
+        # Newest status first, ties broken by task id: make the two statuses a few ms apart.
+        await asyncio.sleep(0.01)
         waiting = await send(client, "ask")
         page = (await client.get("/tasks", params={"pageSize": 1}, headers=V10)).json()
         assert [t["id"] for t in page["tasks"]] == [waiting["id"]]
