@@ -14,7 +14,9 @@ paid for. Two ways in:
 Routes:
     GET  /.well-known/agent-card.json   the agent card (also /.well-known/agent.json)
     POST <rpc_path> (default /)          JSON-RPC 2.0, SSE for streaming methods
-    *    /v1/...                         HTTP+JSON/REST (rest/routes.py lists the routes)
+    *    /v1/...                         HTTP+JSON/REST of A2A 0.3 (rest/routes.py lists them)
+    *    /message:send, /tasks/..., ...  HTTP+JSON of A2A 1.0, each also under /{tenant}/
+                                         (routepaths.py, v1/rest.py)
     GET  /.well-known/jwks.json          public keys verifying our webhook JWTs (push enabled)
     GET  /v1/openapi.json                an OpenAPI 3.1 document of the REST routes (public)
     GET  /health                         liveness, no store access
@@ -51,6 +53,7 @@ from .extensions import V1_HEADER as V1_EXTENSIONS_HEADER
 from .extensions import header_value
 from .models import AgentCard
 from .origins import OriginPolicy
+from .routepaths import V1Route, v1_route
 from .runtime import Runtime
 from .service import Caller, StreamEvent
 from .store.base import StoreUnavailable
@@ -347,12 +350,18 @@ class A2AApplication:
             if isinstance(caller, Response):
                 return caller
             return await self._rest(request, caller)
+        route = v1_route(path)
+        if route is not None:
+            caller = await self._authenticate(request, v1_rest_errors=True)
+            if isinstance(caller, Response):
+                return caller
+            return await self._rest_v1(request, route, caller)
         if path == self._rpc_path or path in CARD_PATHS:
             return json_response(405, {"error": "method not allowed"})
         return json_response(404, {"error": "not found"})
 
     async def _authenticate(
-        self, request: Request, *, jsonrpc_errors: bool = False
+        self, request: Request, *, jsonrpc_errors: bool = False, v1_rest_errors: bool = False
     ) -> Caller | Response:
         """The caller of a request, or the 401/403/503 response refusing it.
 
@@ -365,6 +374,10 @@ class A2AApplication:
             view = RequestView.from_asgi_scope(request.scope, request.headers)
             identity = await security.authenticate(view)
         except AuthError as error:
+            if v1_rest_errors:
+                from .v1 import rest as v1_rest
+
+                return _v1_rest_response(v1_rest.auth_refusal(error))
             body = error.jsonrpc_body(None) if jsonrpc_errors else error.to_json()
             return json_response(error.status, body, list(error.headers()))
         return Caller(owner=identity.owner, identity=identity)
@@ -536,6 +549,40 @@ class A2AApplication:
             return Response(200, [*SSE_HEADERS, *reply.headers], events=frames)
         return json_response(reply.status, reply.body, reply.headers)
 
+    async def _rest_v1(self, request: Request, route: V1Route, caller: Caller) -> Response:
+        # Imported on the first v1.0 HTTP+JSON request: a v0.3 deployment never pays for it.
+        from .rest import HttpRequest as RestRequest
+        from .rest import RequestTooLargeError
+        from .v1 import rest as v1_rest
+
+        reply: rest.Reply | rest.StreamReply
+        limit = self.runtime.settings.max_body_bytes
+        try:
+            version = requested_version(request.headers.get(VERSION_HEADER), _query(request))
+            if version != V10:
+                raise v1_rest.version_required(version)
+            raw = await request.body(limit)
+        except A2AError as error:
+            reply = v1_rest.error_reply(error)
+        except BodyTooLarge:
+            reply = v1_rest.error_reply(RequestTooLargeError(limit))
+        else:
+            http_request = RestRequest(
+                method=request.method,
+                path=request.path,
+                query_string=_query(request),
+                headers=request.headers,
+                body=raw,
+            )
+            reply = await v1_rest.handle(
+                http_request,
+                route,
+                self.runtime.service,
+                caller,
+                extended_card=self.extended_card(request, caller),
+            )
+        return _v1_rest_response(reply)
+
     # --- lifespan -------------------------------------------------------------------------------
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
@@ -620,6 +667,29 @@ def _rest_error_frame(error: A2AError) -> bytes:
     from . import rest
 
     return b"event: error\n" + sse_frame(rest.error_body(error))
+
+
+def _v1_rest_response(reply: rest.Reply | rest.StreamReply) -> Response:
+    from . import rest
+    from .v1 import rest as v1_rest
+
+    if isinstance(reply, rest.StreamReply):
+        frames = _sse_frames(reply.events, _v1_rest_event_frame, _v1_rest_error_frame)
+        return Response(200, [*SSE_HEADERS, *reply.headers], events=frames)
+    content_type = (b"content-type", v1_rest.CONTENT_TYPE.encode())
+    return Response(reply.status, [content_type, *reply.headers], json_bytes(reply.body))
+
+
+def _v1_rest_event_frame(event: StreamEvent) -> bytes:
+    from .v1 import rest as v1_rest
+
+    return sse_frame(v1_rest.event_body(event), event.seq)
+
+
+def _v1_rest_error_frame(error: A2AError) -> bytes:
+    from .v1 import rest as v1_rest
+
+    return b"event: error\n" + sse_frame(v1_rest.error_body(error))
 
 
 def _inspector(app: A2AApplication) -> Inspector | None:

@@ -95,8 +95,9 @@ V1_SCHEME_KEYS = {
 def card_document(card: AgentCard) -> dict[str, Any]:
     """The card as served: the v0.3 card with the v1.0 members added (spec v1.0 §8).
 
-    - `supportedInterfaces`: JSON-RPC in v1.0, then JSON-RPC and HTTP+JSON in v0.3 (v1.0's
-      HTTP+JSON binding is not served yet), each with its `protocolVersion`;
+    - `supportedInterfaces`: JSON-RPC and HTTP+JSON in v1.0, then JSON-RPC and HTTP+JSON in
+      v0.3, each with its `protocolVersion` (both HTTP+JSON interfaces have the app's base URL:
+      v1.0's routes are `/message:send`, ..., v0.3's `/v1/message:send`, ...);
     - `capabilities.extendedAgentCard` (v0.3: `supportsAuthenticatedExtendedCard`);
     - `securityRequirements`, on the card and its skills (v0.3: `security`);
     - each security scheme also in v1.0's oneof form (`{"apiKeySecurityScheme": {...}}`) next to
@@ -107,10 +108,12 @@ def card_document(card: AgentCard) -> dict[str, Any]:
     rest_url = next(
         (i.url for i in card.additional_interfaces or () if i.transport == "HTTP+JSON"), None
     )
-    interfaces = [
-        {"url": jsonrpc_url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
-        {"url": jsonrpc_url, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
-    ]
+    interfaces = [{"url": jsonrpc_url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]
+    if rest_url is not None:
+        interfaces.append(
+            {"url": rest_url, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}
+        )
+    interfaces.append({"url": jsonrpc_url, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"})
     if rest_url is not None:
         interfaces.append(
             {"url": rest_url, "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"}

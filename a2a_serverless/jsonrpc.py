@@ -230,7 +230,7 @@ async def handle(
     try:
         if method is None:
             raise protocol.unknown_method(request["method"])
-        params = _parse_params(method, request.get("params", _MISSING), service)
+        params = parse_params(method, request.get("params", _MISSING), service)
         if notification and method.non_blocking is not None:
             # Nobody waits for a notification's answer, so never hold it open.
             params = method.non_blocking(params)
@@ -296,7 +296,9 @@ def _valid_id(value: Any) -> bool:
     )
 
 
-def _parse_params(method: Method, raw: Any, service: TaskService) -> Any:
+def parse_params(method: Method, raw: Any, service: TaskService) -> Any:
+    """A method's params from its raw JSON value: counted, validated and checked against the
+    limits (also how v1.0's HTTP+JSON binding reads the request it assembles)."""
     if method.params is None:
         if raw is not _MISSING and raw is not None and not isinstance(raw, dict | list):
             raise InvalidParamsError("params must be an object")

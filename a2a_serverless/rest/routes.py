@@ -122,6 +122,7 @@ from ..models import (
     TaskQueryParams,
 )
 from ..observability import correlated
+from ..routepaths import custom_method
 from ..service import Caller, StreamEvent, TaskService
 from ..store.base import StoreUnavailable
 from . import proto_json
@@ -262,7 +263,7 @@ async def handle(
         handler = route.methods.get(request.method)
         if handler is None:
             raise MethodNotAllowedError(request.method, request.path, list(route.methods))
-        query = _parse_query(request.query_string, route.query.get(request.method, ()))
+        query = parse_query(request.query_string, route.query.get(request.method, ()))
         caller = service.activate_extensions(caller, request.headers.get(EXTENSIONS_HEADER))
         call = _Call(request, service, caller, params, query, extended_card)
         with correlated():
@@ -293,7 +294,7 @@ def _match(method: str, path: str) -> tuple[_Route, dict[str, str]]:
             case ["tasks"]:
                 return _TASKS, {}
             case ["tasks", task] if task:
-                task_id, verb = _custom_method(task)
+                task_id, verb = custom_method(task)
                 if verb == "cancel" and task_id:
                     return _CANCEL, {"id": task_id}
                 if verb == "subscribe" and task_id:
@@ -306,18 +307,12 @@ def _match(method: str, path: str) -> tuple[_Route, dict[str, str]]:
     raise MethodNotFoundError(f"No REST endpoint at {path}", data={"method": method, "path": path})
 
 
-def _custom_method(segment: str) -> tuple[str, str | None]:
-    """`{id}:cancel` -> (id, "cancel"); a segment with no known verb is all id."""
-    task_id, colon, verb = segment.rpartition(":")
-    if colon and verb in ("cancel", "subscribe"):
-        return task_id, verb
-    return segment, None
-
-
 # --- request parts ------------------------------------------------------------------------------
 
 
-def _parse_query(query_string: str, allowed: tuple[str, ...]) -> dict[str, list[str]]:
+def parse_query(query_string: str, allowed: tuple[str, ...]) -> dict[str, list[str]]:
+    """The query parameters by json name (proto field names are taken too); a parameter not in
+    `allowed` is refused (400), so a misspelt filter never silently lists everything."""
     parsed = parse_qs(query_string, keep_blank_values=True) if query_string else {}
     names = {name: name for name in allowed}
     names.update({_snake(name): name for name in allowed})
@@ -338,8 +333,8 @@ def _snake(name: str) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
 
 
-def _query_value(call: _Call, name: str) -> str | None:
-    values = call.query.get(name)
+def query_value(query: Mapping[str, list[str]], name: str) -> str | None:
+    values = query.get(name)
     if not values:
         return None
     if len(values) > 1:
@@ -353,8 +348,8 @@ _INTEGER = re.compile(r"-?[0-9]{1,20}")
 _BOOLEANS = {"true": True, "True": True, "1": True, "false": False, "False": False, "0": False}
 
 
-def _query_int(call: _Call, name: str) -> int | None:
-    value = _query_value(call, name)
+def query_int(query: Mapping[str, list[str]], name: str) -> int | None:
+    value = query_value(query, name)
     if value is None:
         return None
     if not _INTEGER.fullmatch(value):
@@ -364,8 +359,8 @@ def _query_int(call: _Call, name: str) -> int | None:
     return int(value)
 
 
-def _query_bool(call: _Call, name: str) -> bool | None:
-    value = _query_value(call, name)
+def query_bool(query: Mapping[str, list[str]], name: str) -> bool | None:
+    value = query_value(query, name)
     if value is None:
         return None
     if value not in _BOOLEANS:
@@ -376,17 +371,30 @@ def _query_bool(call: _Call, name: str) -> bool | None:
 
 
 def _body(call: _Call, *, required: bool) -> dict[str, Any] | None:
-    raw = call.request.body
+    return json_body(call.request, call.service.settings.max_json_depth, required=required)
+
+
+def json_body(
+    request: HttpRequest,
+    max_json_depth: int,
+    *,
+    required: bool,
+    media_types: tuple[str, ...] = ("application/json",),
+    refusal: str | None = None,
+) -> dict[str, Any] | None:
+    """The request's JSON object body (None if it has none and may have none); a body of a
+    media type not in `media_types` is refused with 415 (`refusal`, if given, says why)."""
+    raw = request.body
     if not raw.strip():
         if required:
             raise InvalidParamsError("A request body (a JSON object) is required")
         return None
-    content_type = call.request.headers.get("content-type", "")
-    if content_type.split(";")[0].strip().lower() != "application/json":
+    content_type = request.headers.get("content-type", "")
+    if content_type.split(";")[0].strip().lower() not in media_types:
         raise UnsupportedMediaTypeError(
-            data={"contentType": content_type or None, "expected": "application/json"}
+            refusal, data={"contentType": content_type or None, "expected": media_types[0]}
         )
-    value = limits.parse_json(raw, call.service.settings.max_json_depth)
+    value = limits.parse_json(raw, max_json_depth)
     if not isinstance(value, dict):
         raise InvalidParamsError("The request body must be a JSON object")
     return value
@@ -470,7 +478,7 @@ async def _message_stream(call: _Call) -> StreamReply:
 
 async def _get_task(call: _Call) -> Reply:
     raw: dict[str, Any] = {"id": call.params["id"]}
-    history_length = _query_int(call, "historyLength")
+    history_length = query_int(call.query, "historyLength")
     if history_length is not None:
         raw["historyLength"] = history_length
     params = _validate(TaskQueryParams, raw)
@@ -493,22 +501,22 @@ _LIST_QUERY = (
 async def _list_tasks(call: _Call) -> Reply:
     raw: dict[str, Any] = {}
     for name in ("contextId", "pageToken"):
-        value = _query_value(call, name)
+        value = query_value(call.query, name)
         if value is not None:
             raw[name] = value
     for name in ("pageSize", "historyLength", "lastUpdatedAfter"):
-        number = _query_int(call, name)
+        number = query_int(call.query, name)
         if number is not None:
             raw[name] = number
-    status = _query_value(call, "status")
+    status = query_value(call.query, "status")
     if status is not None:
         state = _list_status(status)
         if state is not None:
             raw["status"] = state
-    include_artifacts = _query_bool(call, "includeArtifacts")
+    include_artifacts = query_bool(call.query, "includeArtifacts")
     if include_artifacts is not None:
         raw["includeArtifacts"] = include_artifacts
-    updated_time = _query_value(call, "lastUpdatedTime")
+    updated_time = query_value(call.query, "lastUpdatedTime")
     if updated_time is not None:
         if "lastUpdatedAfter" in raw:
             raise InvalidParamsError(
@@ -574,7 +582,7 @@ async def _set_push_config(call: _Call) -> Reply:
     body = _body(call, required=True)
     assert body is not None
     task_id = call.params["id"]
-    config_id = _query_value(call, "configId")
+    config_id = query_value(call.query, "configId")
     _check_config_id(config_id, "configId")
     if any(key in body for key in ("config", "parent", "configId", "config_id")):
         # The SDK's CreateTaskPushNotificationConfigRequest.

@@ -5,16 +5,13 @@ same for both versions; this module gives it v1.0's `Protocol`: its eleven metho
 its v1.0 request into the internal params with `convert.py`, calls the service, and writes the
 v1.0 result), its error objects and its stream events (`StreamResponse`).
 
-Errors (spec v1.0 §9.5): `error.data` is a list of details. The first is a
-`google.rpc.ErrorInfo` whose `reason` names the A2A error (`TASK_NOT_FOUND`, ...), with domain
-`a2a-protocol.org` and, as `metadata`, what the error's data says (string values, as ErrorInfo
-has them); invalid params add a `google.rpc.BadRequest` listing each field. The reasons are the
-official SDK's, so its clients raise their own typed errors for ours.
+Errors (spec v1.0 §9.5): `error.data` is the list of details `errors.py` builds (a
+`google.rpc.ErrorInfo` naming the A2A error, and a `google.rpc.BadRequest` for invalid params),
+the same details the HTTP+JSON binding (`rest.py`) sends.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from .. import limits
@@ -37,66 +34,11 @@ from ..models import TaskPushNotificationConfig as InternalPushConfig
 from ..service import StreamEvent
 from . import convert
 from . import models as v1
-
-ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
-BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
-DOMAIN = "a2a-protocol.org"
-
-# JSON-RPC code -> ErrorInfo reason (the official SDK's names for them).
-_REASONS = {
-    -32001: "TASK_NOT_FOUND",
-    -32002: "TASK_NOT_CANCELABLE",
-    -32003: "PUSH_NOTIFICATION_NOT_SUPPORTED",
-    -32004: "UNSUPPORTED_OPERATION",
-    -32005: "CONTENT_TYPE_NOT_SUPPORTED",
-    -32006: "INVALID_AGENT_RESPONSE",
-    -32007: "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
-    -32008: "EXTENSION_SUPPORT_REQUIRED",
-    -32009: "VERSION_NOT_SUPPORTED",
-    -32700: "PARSE_ERROR",
-    -32600: "INVALID_REQUEST",
-    -32601: "METHOD_NOT_FOUND",
-    -32602: "INVALID_PARAMS",
-    -32603: "INTERNAL_ERROR",
-    -32000: "PERMISSION_DENIED",
-}
-
-
-def code_of(error: A2AError) -> int:
-    """The v1.0 code of `error` (a few errors have a code of their own only in v1.0)."""
-    return getattr(error, "v1_code", error.code)
+from .errors import code_of, details
 
 
 def error_object(error: A2AError) -> dict[str, Any]:
-    code = code_of(error)
-    info: dict[str, Any] = {
-        "@type": ERROR_INFO,
-        "reason": _REASONS.get(code, "UNKNOWN_ERROR"),
-        "domain": DOMAIN,
-    }
-    details: list[dict[str, Any]] = [info]
-    data = error.data
-    if isinstance(data, dict):
-        metadata = {
-            key: value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
-            for key, value in data.items()
-            if key != "errors"
-        }
-        if metadata:
-            info["metadata"] = metadata
-        errors = data.get("errors")
-        if isinstance(errors, list) and errors:
-            details.append(
-                {
-                    "@type": BAD_REQUEST,
-                    "fieldViolations": [
-                        {"field": str(e.get("field", "")), "description": str(e.get("message", ""))}
-                        for e in errors
-                        if isinstance(e, dict)
-                    ],
-                }
-            )
-    return {"code": code, "message": error.message, "data": details}
+    return {"code": code_of(error), "message": error.message, "data": details(error)}
 
 
 def event_result(event: StreamEvent) -> dict[str, Any]:

@@ -4,12 +4,16 @@ server.
 Run with the python of .venv-a2a-sdk1 (made by scripts/interop-venv.sh), never from pytest
 directly (tests/interop/test_sdk1.py runs it):
 
-    .venv-a2a-sdk1/bin/python tests/interop/sdk1_client.py EXAMPLE_URL INTEROP_URL [1.0|0.3]
+    .venv-a2a-sdk1/bin/python tests/interop/sdk1_client.py EXAMPLE_URL INTEROP_URL [MODE]
 
-Our card lists JSON-RPC in v1.0 first, then JSON-RPC and HTTP+JSON in v0.3
-(`supportedInterfaces`); left alone, the client picks v1.0 (its `_find_best_interface` prefers
-1.0). For the v0.3 mode the script keeps only the card's 0.3 interfaces before the client is
-made, which is how a user pins the version: the client then uses its compat transport.
+MODE is `1.0` (the default), `0.3` or `1.0-rest`. Our card lists JSON-RPC and HTTP+JSON in v1.0
+first, then JSON-RPC and HTTP+JSON in v0.3 (`supportedInterfaces`); left alone, the client picks
+JSON-RPC (its default binding) in v1.0 (its `_find_best_interface` prefers 1.0). For the v0.3
+mode the script keeps only the card's 0.3 interfaces before the client is made, which is how a
+user pins the version: the client then uses its compat transport. The `1.0-rest` mode keeps the
+1.0 interfaces and configures the client for HTTP+JSON only
+(`ClientConfig(supported_protocol_bindings=["HTTP+JSON"])`): its `RestTransport` then sends
+`/message:send`, `/tasks/{id}`, ... with `A2A-Version: 1.0`.
 
 EXAMPLE_URL serves the example trip planner (`a2a-serverless dev`); INTEROP_URL serves
 `tests.interop.agents:app` (echo, `slow N SECONDS`, push configs on). Prints one JSON object:
@@ -73,7 +77,8 @@ WORKING = {TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING}
 
 
 class Wire:
-    """Records each JSON-RPC call the client makes: method and A2A-Version header."""
+    """Records each call the client makes: verb, path, JSON-RPC method (None over HTTP+JSON)
+    and A2A-Version header."""
 
     def __init__(self) -> None:
         self.calls: list[dict[str, Any]] = []
@@ -90,11 +95,13 @@ class Wire:
 
 
 class Session:
-    def __init__(self, wire: Wire, protocol: str) -> None:
+    def __init__(self, wire: Wire, mode: str) -> None:
         self.http = httpx.AsyncClient(
             timeout=httpx.Timeout(30.0), event_hooks={"request": [wire.on_request]}
         )
-        self.protocol = protocol
+        # The protocol version, and the bindings the client may use (empty: its default).
+        self.protocol = mode.removesuffix("-rest")
+        self.bindings = ["HTTP+JSON"] if mode.endswith("-rest") else []
         self.cards: dict[str, AgentCard] = {}
 
     async def card(self, url: str) -> AgentCard:
@@ -115,7 +122,12 @@ class Session:
         return card
 
     async def client(self, url: str, *, streaming: bool = True, polling: bool = False) -> Client:
-        config = ClientConfig(httpx_client=self.http, streaming=streaming, polling=polling)
+        config = ClientConfig(
+            httpx_client=self.http,
+            streaming=streaming,
+            polling=polling,
+            supported_protocol_bindings=self.bindings,
+        )
         return ClientFactory(config).create(await self.pinned_card(url))
 
 
@@ -399,6 +411,31 @@ async def push_config(s: Session, example: str, interop: str) -> dict[str, Any]:
     }
 
 
+async def tenant(s: Session, example: str, interop: str) -> dict[str, Any]:
+    """A card interface naming a tenant: the client then sends it with every request (over
+    HTTP+JSON in the path too, `/acme/message:send`); the task is the caller's as without it."""
+    if s.protocol != "1.0":
+        return {"skipped": "A2A 0.3 has no tenant"}
+    card = await s.pinned_card(interop)
+    for interface in card.supported_interfaces:
+        interface.tenant = "acme"
+    config = ClientConfig(
+        httpx_client=s.http, streaming=False, supported_protocol_bindings=s.bindings
+    )
+    client = ClientFactory(config).create(card)
+    task = await send_one(client, user_message("hello"))
+    got = await client.get_task(GetTaskRequest(id=task.id))
+    listed = await client.list_tasks(ListTasksRequest(page_size=100))
+    plain = await s.client(interop, streaming=False)
+    without = await plain.get_task(GetTaskRequest(id=task.id))
+    return {
+        "task": task_summary(task),
+        "got": task_summary(got),
+        "listed": task.id in [t.id for t in listed.tasks],
+        "without_tenant": task_summary(without),
+    }
+
+
 FEATURES: dict[str, Callable[[Session, str, str], Awaitable[dict[str, Any]]]] = {
     "card": card,
     "send": send,
@@ -410,6 +447,7 @@ FEATURES: dict[str, Callable[[Session, str, str], Awaitable[dict[str, Any]]]] = 
     "cancel": cancel,
     "resubscribe": resubscribe,
     "push_config": push_config,
+    "tenant": tenant,
 }
 
 
@@ -433,7 +471,7 @@ async def main(example: str, interop: str, protocol: str) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (3, 4) or sys.argv[3:] not in ([], ["1.0"], ["0.3"]):
-        sys.exit(f"usage: {sys.argv[0]} EXAMPLE_URL INTEROP_URL [1.0|0.3]")
+    if len(sys.argv) not in (3, 4) or sys.argv[3:] not in ([], ["1.0"], ["0.3"], ["1.0-rest"]):
+        sys.exit(f"usage: {sys.argv[0]} EXAMPLE_URL INTEROP_URL [1.0|0.3|1.0-rest]")
     protocol = sys.argv[3] if len(sys.argv) == 4 else "1.0"
     print(json.dumps(asyncio.run(main(sys.argv[1], sys.argv[2], protocol))))

@@ -1,13 +1,14 @@
-"""Interop: the official a2a-sdk 1.x client, in its default v1.0 mode and in its v0.3 mode,
-against our dev server.
+"""Interop: the official a2a-sdk 1.x client, in its default v1.0 mode (JSON-RPC), in v1.0 over
+HTTP+JSON and in its v0.3 mode, against our dev server.
 
 a2a-sdk 1.x cannot be installed next to the 0.3.26 of .venv, so it lives in .venv-a2a-sdk1
 (`scripts/interop-venv.sh`). This module starts two dev servers (the example trip planner and
 `tests.interop.agents:app`), runs `tests/interop/sdk1_client.py` once with that venv's python,
-and checks each feature's observations in its own test, once per protocol version (the `sdk1`
-fixture is parametrized: "1.0", the client's default, and "0.3"). How 1.x selects its mode is
-described in sdk1_client.py: left alone it takes our card's v1.0 JSON-RPC interface; pinned to
-the card's 0.3 interfaces it uses its `CompatJsonRpcTransport`.
+and checks each feature's observations in its own test, once per mode (the `sdk1` fixture is
+parametrized: "1.0", the client's default, "1.0-rest" and "0.3"). How 1.x selects its mode is
+described in sdk1_client.py: left alone it takes our card's v1.0 JSON-RPC interface; configured
+for HTTP+JSON only it takes the v1.0 HTTP+JSON interface (its `RestTransport`); pinned to the
+card's 0.3 interfaces it uses its `CompatJsonRpcTransport`.
 
 The servers are started with `start_live_server`, the helper behind the `live_server` fixture,
 because they must outlive one test: the script runs once for the whole module.
@@ -25,6 +26,7 @@ listing.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -76,6 +78,27 @@ V03_METHODS = {
 }
 
 
+# What the 1.x REST client sends (ids replaced by {id}); it subscribes with POST.
+V10_REST_ROUTES = {
+    ("POST", "/message:send"),
+    ("POST", "/message:stream"),
+    ("GET", "/tasks/{id}"),
+    ("GET", "/tasks"),
+    ("POST", "/tasks/{id}:cancel"),
+    ("POST", "/tasks/{id}:subscribe"),
+    ("POST", "/tasks/{id}/pushNotificationConfigs"),
+    ("GET", "/tasks/{id}/pushNotificationConfigs"),
+    ("GET", "/tasks/{id}/pushNotificationConfigs/{id}"),
+    ("DELETE", "/tasks/{id}/pushNotificationConfigs/{id}"),
+}
+
+
+def _route_of(path: str) -> str:
+    path = path.removeprefix("/acme")  # the tenant feature's requests
+    path = re.sub(r"/tasks/[^/:]+", "/tasks/{id}", path)
+    return re.sub(r"/pushNotificationConfigs/[^/]+", "/pushNotificationConfigs/{id}", path)
+
+
 @dataclass
 class Sdk1Run:
     protocol: str = "1.0"
@@ -115,7 +138,7 @@ def _sdk1_version() -> str | None:
     return probe.stdout.strip() if probe.returncode == 0 else None
 
 
-@pytest.fixture(scope="module", params=["1.0", "0.3"])
+@pytest.fixture(scope="module", params=["1.0", "1.0-rest", "0.3"])
 def sdk1(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Sdk1Run]:
@@ -172,9 +195,10 @@ def test_card_lists_v10_then_v03_interfaces(sdk1: Sdk1Run) -> None:
     for label, url in (("example", sdk1.example_url), ("interop", sdk1.interop_url)):
         interfaces = card[label]["interfaces"]
         jsonrpc_v10 = {"url": f"{url}/", "binding": "JSONRPC", "version": "1.0"}
+        rest_v10 = {"url": url, "binding": "HTTP+JSON", "version": "1.0"}
         jsonrpc_v03 = {"url": f"{url}/", "binding": "JSONRPC", "version": "0.3"}
         rest_v03 = {"url": url, "binding": "HTTP+JSON", "version": "0.3"}
-        assert interfaces == [jsonrpc_v10, jsonrpc_v03, rest_v03], interfaces
+        assert interfaces == [jsonrpc_v10, rest_v10, jsonrpc_v03, rest_v03], interfaces
         assert card[label]["streaming"] is True
     assert card["example"]["name"] == "Trip Planner"
     assert card["interop"]["push_notifications"] is True
@@ -185,6 +209,13 @@ def test_wire_carries_the_versions_method_names_and_header(sdk1: Sdk1Run) -> Non
         pytest.fail(sdk1.problem, pytrace=False)
     calls = sdk1.results["wire"]
     posts = [c for c in calls if c["http"] == "POST"]
+    if sdk1.protocol == "1.0-rest":
+        card_path = "/.well-known/agent-card.json"
+        routes = {(c["http"], _route_of(c["path"])) for c in calls if c["path"] != card_path}
+        assert routes == V10_REST_ROUTES
+        assert {c["a2a_version"] for c in calls if c["path"] != card_path} == {"1.0"}
+        assert {c["method"] for c in posts} == {None}  # no JSON-RPC at all
+        return
     if sdk1.protocol == "1.0":
         assert {c["method"] for c in posts} == V10_METHODS
         assert {c["a2a_version"] for c in posts} == {"1.0"}
@@ -251,7 +282,7 @@ def test_list_tasks(sdk1: Sdk1Run) -> None:
     # (a2a/compat/v0_3/jsonrpc_transport.py), so sdk1_client.py records that and lists through
     # httpx, parsing the result with the SDK's 0.3 Task model and converting it to 1.x.
     result = sdk1.feature("list")
-    if sdk1.protocol == "1.0":
+    if sdk1.protocol.startswith("1.0"):
         listed = result["via_client"]
         assert listed["ids"][:2] == result["expected_ids"]  # most recently updated first
         assert listed["states"][:2] == ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_COMPLETED"]
@@ -309,3 +340,20 @@ def test_push_notification_config_crud(sdk1: Sdk1Run) -> None:
     assert result["listed"] == [a, b]
     assert result["deleted"] is None
     assert result["after_delete"] == [b]
+
+
+def test_tenant_is_sent_and_served(sdk1: Sdk1Run) -> None:
+    result = sdk1.feature("tenant")
+    if sdk1.protocol == "0.3":
+        assert "skipped" in result
+        return
+    assert result["task"]["state"] == "TASK_STATE_COMPLETED"
+    assert result["got"] == result["task"]
+    assert result["listed"] is True
+    # A tenant does not partition the caller's tasks: the same task without it.
+    assert result["without_tenant"] == result["task"]
+    if sdk1.protocol == "1.0-rest":
+        paths = {c["path"] for c in sdk1.results["wire"]}
+        assert "/acme/message:send" in paths
+        assert f"/acme/tasks/{result['task']['id']}" in paths
+        assert "/acme/tasks" in paths

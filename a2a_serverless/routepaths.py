@@ -1,0 +1,69 @@
+"""Which A2A v1.0 HTTP+JSON route a request path names (a2a.proto's `google.api.http` paths).
+
+Cheap on purpose: asgi.py asks it about every request that no other route takes, before the
+v1.0 binding (`v1/rest.py`) is imported, so a v0.3 deployment never loads that module.
+
+The routes have no `/v1` prefix (that is A2A 0.3's HTTP+JSON binding, `rest/routes.py`), and
+each is also served under one leading `/{tenant}/` segment:
+
+    /message:send   /message:stream   /extendedAgentCard   /tasks   /tasks/{id}
+    /tasks/{id}:cancel   /tasks/{id}:subscribe
+    /tasks/{taskId}/pushNotificationConfigs   /tasks/{taskId}/pushNotificationConfigs/{id}
+
+A path is matched without a tenant first (as the official SDK's server does), so `/tasks/x` is
+the task `x`, never the list of tenant `tasks`. A tenant named `v1` cannot be given in the path:
+`/v1/...` is the v0.3 binding (asgi.py routes it first); such a client sends it in the body.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+PUSH_CONFIGS = "pushNotificationConfigs"
+
+
+@dataclass(frozen=True, slots=True)
+class V1Route:
+    # "message:send", "message:stream", "extendedAgentCard", "tasks", "task", "task:cancel",
+    # "task:subscribe", "pushConfigs" or "pushConfig".
+    name: str
+    # The path's fields, under their v1.0 json names ("id", "taskId").
+    params: dict[str, str] = field(default_factory=dict)
+    tenant: str | None = None
+
+
+def custom_method(segment: str) -> tuple[str, str | None]:
+    """`{id}:cancel` -> (id, "cancel"); a segment with no known verb is all id."""
+    task_id, colon, verb = segment.rpartition(":")
+    if colon and verb in ("cancel", "subscribe"):
+        return task_id, verb
+    return segment, None
+
+
+def v1_route(path: str) -> V1Route | None:
+    """The v1.0 route `path` names, or None."""
+    segments = path.split("/")[1:]
+    found = _match(segments)
+    if found is not None:
+        return found
+    if len(segments) > 1 and segments[0]:
+        found = _match(segments[1:])
+        if found is not None:
+            return V1Route(found.name, found.params, segments[0])
+    return None
+
+
+def _match(segments: list[str]) -> V1Route | None:
+    match segments:
+        case ["message:send" | "message:stream" | "extendedAgentCard" | "tasks" as name]:
+            return V1Route(name)
+        case ["tasks", task] if task:
+            task_id, verb = custom_method(task)
+            if verb is not None and task_id:
+                return V1Route(f"task:{verb}", {"id": task_id})
+            return V1Route("task", {"id": task})
+        case ["tasks", task, "pushNotificationConfigs"] if task:
+            return V1Route("pushConfigs", {"taskId": task})
+        case ["tasks", task, "pushNotificationConfigs", config] if task and config:
+            return V1Route("pushConfig", {"taskId": task, "id": config})
+    return None
