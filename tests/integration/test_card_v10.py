@@ -25,6 +25,11 @@ async def test_card_lists_v10_interfaces_first_and_keeps_v03_fields(make_client:
                 "protocolVersion": "1.0",
             },
             {
+                "url": "https://agent.example.com",
+                "protocolBinding": "HTTP+JSON",
+                "protocolVersion": "1.0",
+            },
+            {
                 "url": "https://agent.example.com/",
                 "protocolBinding": "JSONRPC",
                 "protocolVersion": "0.3",

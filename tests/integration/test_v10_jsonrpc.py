@@ -9,6 +9,7 @@ The official a2a-sdk 1.x client's view is tests/interop/test_sdk1.py.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import uuid
@@ -296,6 +297,8 @@ async def test_required_extension_is_32008_and_v10_header_activates_it(make_clie
 async def test_list_tasks_in_v10(make_client: Any) -> None:
     async with make_client(echo) as (client, _):
         first = await call(client, "SendMessage", {"message": v1_message({"text": "hi"})})
+        # Newest first: tasks written in the same millisecond would be ordered by their ids.
+        await asyncio.sleep(0.01)
         second = await call(client, "SendMessage", {"message": v1_message({"text": "ask"})})
         ids = [first["result"]["task"]["id"], second["result"]["task"]["id"]]
         listed = (await call(client, "ListTasks", {"pageSize": 1}))["result"]
