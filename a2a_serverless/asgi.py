@@ -518,9 +518,9 @@ class A2AApplication:
             version = requested_version(request.headers.get(VERSION_HEADER), _query(request))
             if version == V10:
                 raise VersionNotSupportedError(
-                    "The /v1/ routes are A2A 0.3's HTTP+JSON binding, and this agent does not "
-                    "serve A2A 1.0 over HTTP+JSON yet: send A2A-Version: 0.3 (or none) here, "
-                    "or use A2A 1.0 over JSON-RPC (the card's supportedInterfaces)",
+                    "The /v1/ routes are A2A 0.3's HTTP+JSON binding: send A2A-Version: 0.3 "
+                    "(or none) here; A2A 1.0's routes have no /v1 prefix (/message:send, "
+                    "/tasks/{id}, ...: the card's supportedInterfaces)",
                     data={"requestedVersion": "1.0", "supportedVersions": ["0.3"]},
                 )
             raw = await request.body(self.runtime.settings.max_body_bytes)
