@@ -182,8 +182,8 @@ def test_table_is_the_one_the_dynamodb_store_expects(packaged: Packaged) -> None
         index = indexes[expected["index_name"]]
         assert keys(index["KeySchema"]) == keys(expected["key_schema"])
         assert index["Projection"]["ProjectionType"] == expected["projection"]["ProjectionType"]
-        assert set(index["Projection"]["NonKeyAttributes"]) == set(
-            expected["projection"]["NonKeyAttributes"]
+        assert set(index["Projection"].get("NonKeyAttributes", [])) == set(
+            expected["projection"].get("NonKeyAttributes", [])
         )
     assert table["BillingMode"] == "PAY_PER_REQUEST"
     assert table["TimeToLiveSpecification"] == {"AttributeName": TTL_ATTRIBUTE, "Enabled": True}

@@ -56,12 +56,12 @@ run "defaults" {
   assert {
     condition = jsonencode({
       for i in aws_dynamodb_table.tasks.global_secondary_index :
-      i.name => [i.hash_key, i.range_key, i.projection_type, sort(i.non_key_attributes)]
+      i.name => [i.hash_key, coalesce(i.range_key, "-"), i.projection_type, sort(coalesce(i.non_key_attributes, []))]
       }) == jsonencode({
-      by_owner   = ["owner", "order_key", "INCLUDE", ["expires_ms", "state"]]
-      by_context = ["owner_ctx", "order_key", "INCLUDE", ["expires_ms", "state"]]
+      by_owner         = ["owner", "order_key", "INCLUDE", ["expires_ms", "state"]]
+      by_context_tasks = ["owner_ctx", "-", "KEYS_ONLY", []]
     })
-    error_message = "GSIs by_owner (owner, order_key) and by_context (owner_ctx, order_key), INCLUDE state and expires_ms"
+    error_message = "GSIs by_owner (owner, order_key; INCLUDE state and expires_ms) and by_context_tasks (owner_ctx; KEYS_ONLY)"
   }
   assert {
     condition     = aws_dynamodb_table.tasks.ttl[0].enabled && aws_dynamodb_table.tasks.ttl[0].attribute_name == "ttl"
