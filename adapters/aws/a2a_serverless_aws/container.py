@@ -25,6 +25,7 @@ from a2a_serverless.observability import Observer
 from a2a_serverless.runtime import Runtime
 
 from .config import AwsSettings
+from .priming import prime
 from .secrets import resolve_secrets
 from .sqs import SqsQueue
 
@@ -52,6 +53,9 @@ class Container:
         # Secrets named by reference (ssm:..., secretsmanager:...) are read once, here.
         settings = resolve_secrets(settings)
         self.runtime = Runtime(agent, settings, queue=queue, observers=observers, **runtime_options)
+        self.primed = aws.prime
+        if aws.prime:
+            prime(self.loop, self.runtime.store, queue)
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run one invocation's work to the end on the container's loop.
