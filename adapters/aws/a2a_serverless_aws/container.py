@@ -24,6 +24,7 @@ from a2a_serverless.config import Settings
 from a2a_serverless.observability import Observer
 from a2a_serverless.runtime import Runtime
 
+from . import snapstart
 from .config import AwsSettings
 from .priming import prime
 from .secrets import resolve_secrets
@@ -56,6 +57,8 @@ class Container:
         self.primed = aws.prime
         if aws.prime:
             prime(self.loop, self.runtime.store, queue)
+        if snapstart.snapshot_init():
+            snapstart.register(self)
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run one invocation's work to the end on the container's loop.

@@ -34,6 +34,12 @@ variables {
 run "defaults" {
   command = apply
 
+  # SnapStart is opt-in (var.snap_start): the functions themselves are invoked.
+  assert {
+    condition     = !aws_lambda_function.http.publish && length(aws_lambda_alias.snap_start) == 0 && aws_lambda_permission.api.qualifier == null
+    error_message = "no SnapStart, versions or aliases by default"
+  }
+
   # The table, as the DynamoDB store documents it.
   assert {
     condition     = aws_dynamodb_table.tasks.name == "test-agent-tasks"
