@@ -137,6 +137,10 @@ class JWTAuthenticatorBase(abc.ABC):
             max_bytes=max_document_bytes,
         )
 
+    def mark_stale(self) -> None:
+        """Forget how old what was fetched is (see KeySet.mark_stale): refetch on next use."""
+        self.keys.mark_stale()
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, audience={self.audience!r})"
 

@@ -225,6 +225,16 @@ class KeySet:
     def _fresh(self, url: str) -> bool:
         return self._fetched_url == url and time.monotonic() - self._fetched_at <= self.ttl_s
 
+    def mark_stale(self) -> None:
+        """Treat the fetched keys as old and lift the back-offs: the next token fetches again.
+
+        For a process restored from a snapshot (Lambda SnapStart): its monotonic clock says
+        nothing of how long the snapshot waited, so no age measured before can be trusted. The
+        keys fetched before keep serving while the JWKS is unreachable, as usual."""
+        self._fetched_at = float("-inf")
+        self._retry_after = float("-inf")
+        self._next_kid_refresh = float("-inf")
+
     async def candidates(self, kid: str | None, alg: str, url: str | None) -> list[VerificationKey]:
         """The keys that may verify a token with this kid and alg (fetching when needed)."""
         keys = self.matching(kid, alg)

@@ -102,6 +102,13 @@ class OpenIdConnectAuthenticator(JWTAuthenticatorBase):
             lock = self._locks[loop_id] = asyncio.Lock()
         return lock
 
+    def mark_stale(self) -> None:
+        """Discover the provider's configuration and its keys again on next use (a process
+        restored from a snapshot: see KeySet.mark_stale); the old ones serve meanwhile."""
+        super().mark_stale()
+        self._discovered_at = float("-inf")
+        self._next_attempt = float("-inf")
+
     def _fresh(self) -> bool:
         return (
             self._config is not None

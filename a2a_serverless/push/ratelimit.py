@@ -22,6 +22,11 @@ class HostRateLimiter:
         self.burst = max(1.0, per_second)
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
+    def reset(self) -> None:
+        """Forget every bucket (their times are from a monotonic clock a snapshot restore
+        cannot be trusted to continue): every host starts with a full burst."""
+        self._buckets.clear()
+
     def reserve(self, host: str) -> float:
         """Take one delivery's token for `host`: 0 if it may go now, else the seconds to wait
         (then nothing was taken)."""

@@ -12,7 +12,7 @@ resource "aws_apigatewayv2_api" "http" {
 resource "aws_apigatewayv2_integration" "http" {
   api_id                 = aws_apigatewayv2_api.http.id
   integration_type       = "AWS_PROXY"
-  integration_uri        = aws_lambda_function.http.invoke_arn
+  integration_uri        = local.http_invoke_arn
   payload_format_version = "2.0"
   timeout_milliseconds   = 30000
 }
@@ -57,6 +57,7 @@ resource "aws_lambda_permission" "api" {
   statement_id  = "AllowApiGatewayInvoke"
   action        = "lambda:InvokeFunction"
   function_name = aws_lambda_function.http.function_name
+  qualifier     = var.snap_start ? aws_lambda_alias.snap_start["http"].name : null
   principal     = "apigateway.amazonaws.com"
   source_arn    = "${aws_apigatewayv2_api.http.execution_arn}/*/*"
 }

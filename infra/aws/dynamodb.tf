@@ -38,13 +38,12 @@ resource "aws_dynamodb_table" "tasks" {
     non_key_attributes = ["state", "expires_ms"]
   }
 
-  # tasks/list with a contextId.
+  # tasks/list with a contextId: keys only, on a key no task write changes, so DynamoDB writes
+  # one entry per task (an index sorted by update time would move it on every visible write).
   global_secondary_index {
-    name               = "by_context"
-    hash_key           = "owner_ctx"
-    range_key          = "order_key"
-    projection_type    = "INCLUDE"
-    non_key_attributes = ["state", "expires_ms"]
+    name            = "by_context_tasks"
+    hash_key        = "owner_ctx"
+    projection_type = "KEYS_ONLY"
   }
 
   # Finished tasks (with A2A_FINISHED_TASK_TTL_S) carry `ttl` in epoch seconds.

@@ -4,6 +4,11 @@
 
 locals {
   package_hash = filebase64sha256(var.package_zip)
+  # With SnapStart, callers invoke the alias of the published version (SnapStart never applies
+  # to $LATEST); without it, the function itself.
+  snap_start_alias = "snapstart"
+  http_invoke_arn  = var.snap_start ? aws_lambda_alias.snap_start["http"].invoke_arn : aws_lambda_function.http.invoke_arn
+  worker_target    = var.snap_start ? aws_lambda_alias.snap_start["worker"].arn : aws_lambda_function.worker.arn
 }
 
 resource "aws_lambda_function" "http" {
@@ -24,6 +29,14 @@ resource "aws_lambda_function" "http" {
   memory_size      = var.http_memory
   timeout          = var.http_timeout
   kms_key_arn      = var.kms_key_arn
+  publish          = var.snap_start
+
+  dynamic "snap_start" {
+    for_each = var.snap_start ? [1] : []
+    content {
+      apply_on = "PublishedVersions"
+    }
+  }
 
   environment {
     variables = merge(local.shared_environment, {
@@ -72,6 +85,14 @@ resource "aws_lambda_function" "worker" {
   memory_size      = var.worker_memory
   timeout          = var.worker_timeout
   kms_key_arn      = var.kms_key_arn
+  publish          = var.snap_start
+
+  dynamic "snap_start" {
+    for_each = var.snap_start ? [1] : []
+    content {
+      apply_on = "PublishedVersions"
+    }
+  }
 
   environment {
     variables = merge(local.shared_environment, {
@@ -104,7 +125,7 @@ resource "aws_lambda_event_source_mapping" "worker" {
   for_each = toset(local.queue_names)
 
   event_source_arn                   = aws_sqs_queue.queue[each.key].arn
-  function_name                      = aws_lambda_function.worker.arn
+  function_name                      = local.worker_target
   batch_size                         = var.worker_batch_size
   maximum_batching_window_in_seconds = var.worker_batching_window_s
   # The worker answers {"batchItemFailures": [...]}: only the failed records come back.
@@ -118,6 +139,20 @@ resource "aws_lambda_event_source_mapping" "worker" {
   }
 
   depends_on = [aws_iam_role_policy.function]
+}
+
+# SnapStart (var.snap_start): the alias the API and the SQS trigger invoke, on the version the
+# last apply published (and Lambda snapshotted).
+resource "aws_lambda_alias" "snap_start" {
+  for_each = var.snap_start ? {
+    http   = aws_lambda_function.http
+    worker = aws_lambda_function.worker
+  } : {}
+
+  name             = local.snap_start_alias
+  description      = "The published, snapshotted version (SnapStart)"
+  function_name    = each.value.function_name
+  function_version = each.value.version
 }
 
 # Live SSE: the app under uvicorn, behind the Lambda Web Adapter (a layer); the function URL

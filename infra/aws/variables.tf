@@ -34,6 +34,17 @@ variable "runtime" {
   default     = "python3.12"
 }
 
+variable "snap_start" {
+  description = "Lambda SnapStart for the http and worker functions: each apply that changes them publishes a version, which Lambda initialises once and snapshots; a `snapstart` alias points at it and the API and the SQS trigger invoke the alias. Needs a python3.12+ runtime. Costs a charge per snapshot cached and per restore (see adapters/aws/README.md, \"SnapStart\")."
+  type        = bool
+  default     = false
+
+  validation {
+    condition     = !var.snap_start || can(regex("^python3\\.(1[2-9]|[2-9][0-9])$", var.runtime))
+    error_message = "snap_start needs a python3.12 or later runtime (Lambda SnapStart for Python starts at 3.12)."
+  }
+}
+
 variable "architecture" {
   description = "Lambda architecture; must match the wheels in the package (x86_64 for manylinux x86_64 wheels)."
   type        = string

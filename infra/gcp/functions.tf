@@ -30,6 +30,7 @@ resource "google_cloudfunctions2_function" "http" {
     available_cpu                    = "1"
     max_instance_request_concurrency = var.http_concurrency
     max_instance_count               = var.http_max_instances
+    min_instance_count               = var.http_min_instances
     ingress_settings                 = "ALLOW_ALL"
     all_traffic_on_latest_revision   = true
     environment_variables            = local.shared_environment
@@ -78,6 +79,7 @@ resource "google_cloudfunctions2_function" "worker" {
     available_cpu                    = "1"
     max_instance_request_concurrency = var.worker_concurrency
     max_instance_count               = var.worker_max_instances
+    min_instance_count               = var.worker_min_instances
     ingress_settings                 = var.worker_ingress
     all_traffic_on_latest_revision   = true
     environment_variables            = local.worker_environment
@@ -98,6 +100,22 @@ resource "google_cloudfunctions2_function" "worker" {
     google_storage_bucket_iam_member.build_source,
     google_secret_manager_secret_iam_member.signing_keys,
   ]
+}
+
+# Startup CPU boost (var.startup_cpu_boost) is a setting of the functions' Cloud Run services
+# that google_cloudfunctions2_function does not expose: gcloud sets it after each change of a
+# function (a deploy makes a new revision from the function's own settings).
+resource "terraform_data" "startup_cpu_boost" {
+  for_each = var.startup_cpu_boost ? {
+    http   = google_cloudfunctions2_function.http
+    worker = google_cloudfunctions2_function.worker
+  } : {}
+
+  triggers_replace = [each.value.service_config[0].service, each.value.update_time]
+
+  provisioner "local-exec" {
+    command = "gcloud run services update ${basename(each.value.service_config[0].service)} --project=${var.project_id} --region=${var.region} --cpu-boost --quiet"
+  }
 }
 
 # By default Cloud Run lets in only the `invokers`, each request carrying a Google ID token

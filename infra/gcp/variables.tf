@@ -109,6 +109,17 @@ variable "http_max_instances" {
   default     = 20
 }
 
+variable "http_min_instances" {
+  description = "HTTP function instances kept warm, so the first request after a quiet spell meets no cold start. Each one is billed all the time at Cloud Run's idle rates (about $10 a month for 1 vCPU and 512 MiB in a tier 1 region; see the README's \"Cold starts\"). 0 scales to zero."
+  type        = number
+  default     = 0
+
+  validation {
+    condition     = var.http_min_instances >= 0 && var.http_min_instances <= var.http_max_instances
+    error_message = "http_min_instances must be between 0 and http_max_instances."
+  }
+}
+
 variable "public" {
   description = "Let ANYONE reach the HTTP function (roles/run.invoker for allUsers): the agent authenticates callers itself (A2A_AUTH_*) or is open to all. An explicit choice: false (the default) lets in only `invokers`, with Google ID tokens checked by Cloud Run."
   type        = bool
@@ -166,6 +177,23 @@ variable "worker_max_instances" {
   description = "Most worker instances."
   type        = number
   default     = 20
+}
+
+variable "worker_min_instances" {
+  description = "Worker instances kept warm (billed all the time like http_min_instances). Jobs tolerate a cold start better than callers do: 0 is usually right."
+  type        = number
+  default     = 0
+
+  validation {
+    condition     = var.worker_min_instances >= 0 && var.worker_min_instances <= var.worker_max_instances
+    error_message = "worker_min_instances must be between 0 and worker_max_instances."
+  }
+}
+
+variable "startup_cpu_boost" {
+  description = "Startup CPU boost on both functions' Cloud Run services: more CPU while an instance starts (imports, priming) and for 10 s after. Billed as ordinary CPU time for those seconds. The functions API has no such setting, so the module runs `gcloud run services update --cpu-boost` after every change of a function: gcloud must be installed and authenticated where Terraform runs."
+  type        = bool
+  default     = false
 }
 
 variable "worker_ingress" {

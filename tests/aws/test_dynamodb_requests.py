@@ -25,7 +25,7 @@ from tests.aws.dynamodb_support import counting
 pytestmark = pytest.mark.aws
 
 QUERY_OWNER = "Query by_owner"
-QUERY_CONTEXT = "Query by_context"
+QUERY_CONTEXT = "Query by_context_tasks"
 COUNT_OWNER = "Query by_owner COUNT"
 
 

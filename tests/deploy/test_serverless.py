@@ -1,6 +1,7 @@
 """serverless.yml, checked with the real tools: osls, cfn-lint, checkov, serverless-offline.
 
-- `serverless package --stage test --param=streaming=true` (offline, dummy credentials) builds
+- `serverless package --stage test --param=streaming=true --param=snapStart=true` (offline,
+  dummy credentials: every optional function and setting on) builds
   the artifact with serverless-python-requirements (manylinux wheels, no Docker; pip as a fresh
   virtualenv has it, not upgraded) and the
   CloudFormation template, which must pass cfn-lint and checkov. Every cfn-lint rule left out
@@ -101,8 +102,9 @@ class Packaged:
 
 @pytest.fixture(scope="module")
 def packaged(tmp_path_factory: pytest.TempPathFactory) -> Packaged:
-    """`serverless package` of every function (streaming on), once for the module, with the pip
-    a fresh virtualenv of this Python has (pip 23.2.1 on Python 3.11), as a user would."""
+    """`serverless package` of every function (streaming and SnapStart on), once for the module,
+    with the pip a fresh virtualenv of this Python has (pip 23.2.1 on Python 3.11), as a user
+    would."""
     python = stock_pip_python(tmp_path_factory.mktemp("stock-pip") / "venv")
     out = tmp_path_factory.mktemp("serverless") / "package"
     command = [
@@ -111,6 +113,7 @@ def packaged(tmp_path_factory: pytest.TempPathFactory) -> Packaged:
         "--stage",
         "test",
         "--param=streaming=true",
+        "--param=snapStart=true",
         "--package",
         out,
     ]
@@ -182,8 +185,8 @@ def test_table_is_the_one_the_dynamodb_store_expects(packaged: Packaged) -> None
         index = indexes[expected["index_name"]]
         assert keys(index["KeySchema"]) == keys(expected["key_schema"])
         assert index["Projection"]["ProjectionType"] == expected["projection"]["ProjectionType"]
-        assert set(index["Projection"]["NonKeyAttributes"]) == set(
-            expected["projection"]["NonKeyAttributes"]
+        assert set(index["Projection"].get("NonKeyAttributes", [])) == set(
+            expected["projection"].get("NonKeyAttributes", [])
         )
     assert table["BillingMode"] == "PAY_PER_REQUEST"
     assert table["TimeToLiveSpecification"] == {"AttributeName": TTL_ATTRIBUTE, "Enabled": True}
@@ -335,6 +338,29 @@ def test_artifact_is_built_for_the_lambda_runtime(packaged: Packaged) -> None:
     )
 
 
+def test_snapstart_publishes_versions_the_api_and_the_queue_invoke_through_an_alias(
+    packaged: Packaged,
+) -> None:
+    resources = packaged.resources
+    for name in ("Http", "Worker"):
+        function = packaged.function(name)
+        assert function["SnapStart"] == {"ApplyOn": "PublishedVersions"}
+        assert function["Runtime"] in {"python3.12", "python3.13", "python3.14"}
+        alias = resources[f"{name}SnapStartLambdaAlias"]
+        assert alias["Type"] == "AWS::Lambda::Alias"
+        version = alias["Properties"]["FunctionVersion"]["Fn::GetAtt"][0]
+        assert resources[version]["Type"] == "AWS::Lambda::Version"
+    qualified = {"Fn::Join": [":", [{"Fn::GetAtt": ["HttpLambdaFunction", "Arn"]}, "snapstart"]]}
+    assert resources["HttpApiIntegrationHttp"]["Properties"]["IntegrationUri"] == qualified
+    assert resources["HttpLambdaPermissionHttpApi"]["Properties"]["FunctionName"] == qualified
+    mapping = resources["WorkerEventSourceMappingSQSWorkQueue"]["Properties"]
+    assert mapping["FunctionName"] == {
+        "Fn::Join": [":", [{"Fn::GetAtt": ["WorkerLambdaFunction", "Arn"]}, "snapstart"]]
+    }
+    # Not the Web Adapter's function: its process is the adapter's, not the Python runtime's.
+    assert "SnapStart" not in packaged.function("Stream")
+
+
 def test_default_deployment_has_no_streaming_function() -> None:
     result = run(
         [serverless(), "print", "--stage", "test", "--format", "json"],
@@ -343,6 +369,7 @@ def test_default_deployment_has_no_streaming_function() -> None:
     )
     config = json.loads(result.stdout[result.stdout.index("{") :])
     assert set(config["functions"]) == {"http", "worker"}
+    assert {f["snapStart"] for f in config["functions"].values()} == {False}
     assert "StreamRole" not in config["resources"]["Resources"]
     assert config["custom"]["pythonRequirements"]["fileName"] == "scripts/lambda-requirements.txt"
 

@@ -426,6 +426,38 @@ def test_serverless_yml_packages_and_its_timings_hold(
         str(redrive["maxReceiveCount"])
         == functions["Worker"]["Environment"]["Variables"]["A2A_SQS_MAX_RECEIVE_COUNT"]
     )
+    assert not any("SnapStart" in f for f in functions.values())
+
+    # One parameter turns SnapStart on: versions, an alias, the API and the trigger on it.
+    run(
+        [serverless(), "package", "--stage", "test", "--param=snapStart=true"],
+        project,
+        tool_env(),
+        timeout_s=300,
+    )
+    lint = subprocess.run(
+        [cfn_lint(), "--ignore-checks", *CFN_LINT_IGNORED, "--", template_path],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    resources = json.loads(template_path.read_text())["Resources"]
+    for name in ("Http", "Worker"):
+        function = resources[f"{name}LambdaFunction"]["Properties"]
+        assert function["SnapStart"] == {"ApplyOn": "PublishedVersions"}
+        assert resources[f"{name}SnapStartLambdaAlias"]["Properties"]["Name"] == "snapstart"
+    alias = {"Fn::Join": [":", [{"Fn::GetAtt": ["HttpLambdaFunction", "Arn"]}, "snapstart"]]}
+    assert resources["HttpApiIntegrationHttp"]["Properties"]["IntegrationUri"] == alias
+    worker_mappings = [
+        r["Properties"]["FunctionName"]
+        for r in resources.values()
+        if r["Type"] == "AWS::Lambda::EventSourceMapping"
+        and "Worker" in json.dumps(r["Properties"]["FunctionName"])
+    ]
+    assert worker_mappings == [
+        {"Fn::Join": [":", [{"Fn::GetAtt": ["WorkerLambdaFunction", "Arn"]}, "snapstart"]]}
+    ]
 
 
 @pytest.mark.deploy

@@ -55,6 +55,11 @@ class AwsSettings:
     # Wrap handlers in the powertools Tracer (X-Ray). Off by default: the X-Ray SDK import alone
     # costs about 0.25 s of cold start (see the README's "Cold start").
     tracing: bool = False
+    # Prime the store's and the queue's clients at init (see the README's "Cold start"): the
+    # DynamoDB client's operations, endpoint, credentials and connection (one read of a key no
+    # item has: half a read unit per cold start) and the SQS client, which the first request
+    # would otherwise pay for. False leaves them to the first request.
+    prime: bool = True
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> AwsSettings:

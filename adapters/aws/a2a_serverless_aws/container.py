@@ -24,7 +24,9 @@ from a2a_serverless.config import Settings
 from a2a_serverless.observability import Observer
 from a2a_serverless.runtime import Runtime
 
+from . import snapstart
 from .config import AwsSettings
+from .priming import prime
 from .secrets import resolve_secrets
 from .sqs import SqsQueue
 
@@ -52,6 +54,11 @@ class Container:
         # Secrets named by reference (ssm:..., secretsmanager:...) are read once, here.
         settings = resolve_secrets(settings)
         self.runtime = Runtime(agent, settings, queue=queue, observers=observers, **runtime_options)
+        self.primed = aws.prime
+        if aws.prime:
+            prime(self.loop, self.runtime.store, queue)
+        if snapstart.snapshot_init():
+            snapstart.register(self)
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run one invocation's work to the end on the container's loop.

@@ -109,6 +109,16 @@ class SqsQueue:
             self._client = sqs_client(region_of(self.queue_url))
         return self._client
 
+    def prime(self) -> None:
+        """Create the client and build SendMessage's model now (priming.py). No request: SQS
+        has none that is free of effects and that the functions' roles may call."""
+        self.client.meta.service_model.operation_model("SendMessage")
+
+    def drop_connections(self) -> None:
+        """Close the client's pooled connections (see DynamoDBStore.drop_connections)."""
+        if self._client is not None:
+            self._client.close()
+
     def url_for(self, job: Job) -> str:
         return self.webhook_queue_url if job.kind == WEBHOOK_JOB else self.queue_url
 

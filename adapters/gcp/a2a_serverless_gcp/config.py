@@ -22,6 +22,9 @@ misconfigured deployment fails before it takes a request.
   and the comma-separated service accounts allowed to call the worker.
 - A2A_WORKER_OIDC_JWKS_URL (Google's): where the ID tokens' keys are (tests point it elsewhere).
 - A2A_LOG_LEVEL (INFO): the level of the structured logs.
+- A2A_PRIME (true): import, when the function is built, the modules its first request would
+  (the Runtime, the store's and the queues' client libraries: priming.py); false leaves them to
+  the first request.
 
 Pub/Sub's client finds an emulator through PUBSUB_EMULATOR_HOST, as always.
 """
@@ -63,6 +66,7 @@ class GcpConfig:
     worker_oidc_emails: tuple[str, ...] = ()
     worker_oidc_jwks_url: str = GOOGLE_JWKS_URL
     log_level: str = "INFO"
+    prime: bool = True
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> GcpConfig:
@@ -121,6 +125,7 @@ class GcpConfig:
             worker_oidc_emails=emails,
             worker_oidc_jwks_url=get("A2A_WORKER_OIDC_JWKS_URL") or GOOGLE_JWKS_URL,
             log_level=get("A2A_LOG_LEVEL") or "INFO",
+            prime=_flag(env, "A2A_PRIME", True),
         )
 
 
@@ -158,3 +163,14 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
     if value < 1:
         raise ConfigError(f"{name} must be at least 1, got {value}")
     return value
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name}={raw!r} is not a boolean (true or false)")

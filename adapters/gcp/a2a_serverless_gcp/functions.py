@@ -32,7 +32,8 @@ back-off brings them back and its attempt limit bounds them (see `_later`).
 Nothing connects to Google Cloud at import or when the function is built: the runtime (store,
 queue clients) is made by the first request of each process, after functions-framework's
 gunicorn has forked its worker, in the event loop that serves it. Settings are read and checked
-when the function is built, so a misconfigured deployment fails at start-up.
+when the function is built, so a misconfigured deployment fails at start-up; the modules the
+first request needs are imported then too (priming.py, unless A2A_PRIME=false).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from a2a_serverless.queue.base import RUN_AGENT, Job, Queue, RetryJob
 
 from .cloud_logging import TraceContext, install_logging, trace_from_headers, traced
 from .config import ConfigError, GcpConfig
+from .priming import prime
 from .routing import RoutedQueue
 from .worker_auth import WorkerAuth
 
@@ -124,6 +126,8 @@ class Deployment:
         self.config = config if config is not None else GcpConfig.from_env()
         if configure_logging:
             install_logging(self.config.project, self.config.log_level)
+        if self.config.prime:
+            prime(self.settings, self.config)
         self.queue = runtime_options.pop("queue", None) or build_queue(self.config)
         self.observers = list(observers)
         self.runtime_options = runtime_options

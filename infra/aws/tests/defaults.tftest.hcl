@@ -34,6 +34,12 @@ variables {
 run "defaults" {
   command = apply
 
+  # SnapStart is opt-in (var.snap_start): the functions themselves are invoked.
+  assert {
+    condition     = !aws_lambda_function.http.publish && length(aws_lambda_alias.snap_start) == 0 && aws_lambda_permission.api.qualifier == null
+    error_message = "no SnapStart, versions or aliases by default"
+  }
+
   # The table, as the DynamoDB store documents it.
   assert {
     condition     = aws_dynamodb_table.tasks.name == "test-agent-tasks"
@@ -56,12 +62,12 @@ run "defaults" {
   assert {
     condition = jsonencode({
       for i in aws_dynamodb_table.tasks.global_secondary_index :
-      i.name => [i.hash_key, i.range_key, i.projection_type, sort(i.non_key_attributes)]
+      i.name => [i.hash_key, coalesce(i.range_key, "-"), i.projection_type, sort(coalesce(i.non_key_attributes, []))]
       }) == jsonencode({
-      by_owner   = ["owner", "order_key", "INCLUDE", ["expires_ms", "state"]]
-      by_context = ["owner_ctx", "order_key", "INCLUDE", ["expires_ms", "state"]]
+      by_owner         = ["owner", "order_key", "INCLUDE", ["expires_ms", "state"]]
+      by_context_tasks = ["owner_ctx", "-", "KEYS_ONLY", []]
     })
-    error_message = "GSIs by_owner (owner, order_key) and by_context (owner_ctx, order_key), INCLUDE state and expires_ms"
+    error_message = "GSIs by_owner (owner, order_key; INCLUDE state and expires_ms) and by_context_tasks (owner_ctx; KEYS_ONLY)"
   }
   assert {
     condition     = aws_dynamodb_table.tasks.ttl[0].enabled && aws_dynamodb_table.tasks.ttl[0].attribute_name == "ttl"

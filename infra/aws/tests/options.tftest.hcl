@@ -1,5 +1,6 @@
 # The optional features: a webhook queue of its own, a customer managed key, signing keys read at
-# start-up from SSM or Secrets Manager, X-Ray, and timings derived from a longer worker timeout.
+# start-up from SSM or Secrets Manager, X-Ray, timings derived from a longer worker timeout, and
+# SnapStart.
 
 mock_provider "aws" {
   source = "./tests/mocks"
@@ -362,5 +363,33 @@ run "dead_letter_function" {
   assert {
     condition     = output.dead_letter_function_name == "test-agent-dead-letters"
     error_message = "dead-letter function output"
+  }
+}
+
+run "snap_start" {
+  command = apply
+
+  variables {
+    snap_start = true
+  }
+
+  assert {
+    condition = alltrue([
+      for f in [aws_lambda_function.http, aws_lambda_function.worker] :
+      f.publish && f.snap_start[0].apply_on == "PublishedVersions"
+    ])
+    error_message = "http and worker publish versions that SnapStart snapshots"
+  }
+  assert {
+    condition     = length(aws_lambda_alias.snap_start) == 2 && alltrue([for a in aws_lambda_alias.snap_start : a.name == "snapstart"])
+    error_message = "an alias per function, on the published version"
+  }
+  assert {
+    condition     = aws_apigatewayv2_integration.http.integration_uri == aws_lambda_alias.snap_start["http"].invoke_arn && aws_lambda_permission.api.qualifier == "snapstart"
+    error_message = "the API invokes (and may invoke) the alias, not $LATEST"
+  }
+  assert {
+    condition     = alltrue([for m in aws_lambda_event_source_mapping.worker : m.function_name == aws_lambda_alias.snap_start["worker"].arn])
+    error_message = "the SQS trigger invokes the worker's alias"
   }
 }

@@ -145,3 +145,14 @@ run "dead_letter_timeout_within_the_lease" {
 
   expect_failures = [var.dead_letter_timeout]
 }
+
+run "snap_start_needs_python_3_12" {
+  command = plan
+
+  variables {
+    snap_start = true
+    runtime    = "python3.11"
+  }
+
+  expect_failures = [var.snap_start]
+}

@@ -8,6 +8,13 @@
     POST /2018-06-01/runtime/invocation/{id}/error     the handler raised
     POST /2018-06-01/runtime/init/error                the handler could not even be loaded
 
+and, for SnapStart (a client started with AWS_LAMBDA_INITIALIZATION_TYPE=snap-start runs its
+before-snapshot hooks after init, then asks for the restore):
+
+    GET  /2018-06-01/runtime/restore/next              blocks while the "snapshot" is held
+                                                       (`restore_requested`, `restore_released`)
+    POST /2018-06-01/runtime/restore/error             an after-restore hook raised
+
 `LambdaFunction` is one function: a `RuntimeApi` plus a `python -m awslambdaric module.handler`
 process (an "execution environment") with the environment Lambda gives one. `invoke(event)`
 queues an event and waits for the result; if the process dies mid-invocation (as a crashed or
@@ -86,6 +93,11 @@ class RuntimeApi:
         self.pending: queue.Queue[Invocation | None] = queue.Queue()
         self.invocations: dict[str, Invocation] = {}
         self.init_errors: list[dict[str, Any]] = []
+        # SnapStart: set when the client has run its before-snapshot hooks and asks to be
+        # restored; the restore is answered once `restore_released` is set.
+        self.restore_requested = threading.Event()
+        self.restore_released = threading.Event()
+        self.restore_errors: list[dict[str, Any]] = []
         self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -99,6 +111,7 @@ class RuntimeApi:
         return self
 
     def stop(self) -> None:
+        self.restore_released.set()  # wakes a client blocked on /restore/next
         self.pending.put(None)  # wakes a client blocked on /next
         self._server.shutdown()
         self._server.server_close()
@@ -125,6 +138,11 @@ class RuntimeApi:
                 return  # quiet: the tests keep the function's own logs
 
             def do_GET(self) -> None:
+                if self.path == f"{PREFIX}/restore/next":
+                    api.restore_requested.set()
+                    api.restore_released.wait()
+                    self._reply(200, {})
+                    return
                 if self.path != f"{PREFIX}/invocation/next":
                     self._reply(404, {"errorMessage": "not found"})
                     return
@@ -155,6 +173,10 @@ class RuntimeApi:
                 body = self.rfile.read(length) if length else b""
                 if self.path == f"{PREFIX}/init/error":
                     api.init_errors.append(_json_or_text(body))
+                    self._reply(202, {"status": "OK"})
+                    return
+                if self.path == f"{PREFIX}/restore/error":
+                    api.restore_errors.append(_json_or_text(body))
                     self._reply(202, {"status": "OK"})
                     return
                 match = _INVOCATION.match(self.path)

@@ -58,16 +58,23 @@ def test_handler_modules_load_only_what_they_use_at_import() -> None:
     assert imported_after("import a2a_serverless_aws.lambda_worker") == {"aws_lambda_powertools"}
 
 
-def test_building_the_http_handler_loads_no_boto3_until_a_job_is_sent() -> None:
+def test_building_the_http_handler_loads_boto3_only_to_prime_the_queue() -> None:
     code = (
         "from a2a_serverless import agent, Settings\n"
         "from a2a_serverless_aws import make_http_handler, AwsSettings\n"
         "@agent(name='a', description='d')\n"
         "def a(text: str) -> str:\n    return text\n"
         "make_http_handler(a, Settings(store_url='memory://'),"
-        " AwsSettings(sqs_queue_url='https://sqs.us-east-1.amazonaws.com/1/q'))\n"
+        " AwsSettings(sqs_queue_url='https://sqs.us-east-1.amazonaws.com/1/q', prime={prime}))\n"
     )
-    assert imported_after(code) == {"mangum", "aws_lambda_powertools"}
+    # Primed (the default), init makes the SQS client the first job would otherwise pay for.
+    assert imported_after(code.format(prime=True)) == {
+        "mangum",
+        "aws_lambda_powertools",
+        "boto3",
+        "botocore.client",
+    }
+    assert imported_after(code.format(prime=False)) == {"mangum", "aws_lambda_powertools"}
 
 
 def test_records_carry_the_task_and_request_ids_of_their_context() -> None:

@@ -1,18 +1,25 @@
 """`tasks/list` on the table: a Query of a listing index, then the page's records by key.
 
-The `by_owner` index (partition: owner) or, with a contextId, the `by_context` index (partition:
-owner and context) holds one small entry per task, sorted by `order_key` = zero-padded
-updated_at_ms + "#" + task id, so a descending Query walks tasks newest update first with ties
-broken by task id, as the Store protocol orders them. The page cursor and `updated_after_ms` are
-bounds on that sort key; the state and expiry filters are FilterExpressions on the entries
-(DynamoDB reads, and bills, the entries they drop: a rare state among many tasks costs reads).
+Without a contextId, the `by_owner` index (partition: owner) holds one small entry per task,
+sorted by `order_key` = zero-padded updated_at_ms + "#" + task id, so a descending Query walks
+tasks newest update first with ties broken by task id, as the Store protocol orders them. The
+page cursor and `updated_after_ms` are bounds on that sort key; the state and expiry filters are
+FilterExpressions on the entries (DynamoDB reads, and bills, the entries they drop: a rare state
+among many tasks costs reads). A page costs one Query (limit + 1 entries: the extra one says
+whether there is a next page) and one BatchGetItem of the page's records (consistent reads).
+`total_size` is free on a last page reached without a cursor (it is the page's length);
+otherwise it is a Select=COUNT Query over the same entries, one request per 1 MB of entries
+(about 10,000 tasks, as entries are small). Entries are eventually consistent; a record whose
+entry is stale (it changed after the entry was read) is left out of the page and shows up at its
+new position.
 
-A page costs one Query (limit + 1 entries: the extra one says whether there is a next page) and
-one BatchGetItem of the page's records (consistent reads). `total_size` is free on a last page
-reached without a cursor (it is the page's length); otherwise it is a Select=COUNT Query over
-the same entries, one request per 1 MB of entries (about 10,000 tasks, as entries are small).
-Entries are eventually consistent; a record whose entry is stale (it changed after the entry
-was read) is left out of the page and shows up at its new position.
+With a contextId, the `by_context_tasks` index (partition: owner and context, keys only) names
+every task of the context in no particular order: its entries never move, which is what makes
+task writes cheap (models.ByContextIndex). The listing reads them all (one Query per 1 MB of
+entries), fetches the records (one BatchGetItem per 100), then filters, sorts and pages them
+here: a context's listing costs a read per task of the context, whatever the page size. A2A
+contexts are conversations, with a handful of tasks each; a context of thousands of tasks would
+make every listing of it read them all.
 """
 
 from __future__ import annotations
@@ -37,11 +44,10 @@ def list_tasks(items: type[TableItem], query: TaskQuery, now_ms: int) -> TaskPag
         # No task has an empty owner (DynamoDB keys cannot be empty) or such an update time.
         return TaskPage(records=[], total_size=0, has_more=False)
     limit = max(query.limit, 0)
-    index: Any
-    if query.context_id is None:
-        index, partition = items.by_owner, query.owner
-    else:
-        index, partition = items.by_context, codec.owner_context(query.owner, query.context_id)
+    if query.context_id is not None:
+        return _list_context(items, query, query.context_id, limit, now_ms)
+    index: Any = items.by_owner
+    partition = query.owner
     lower = codec.time_prefix(after_ms) if after_ms is not None and after_ms > 0 else None
     filters = _filters(items, query, now_ms)
 
@@ -69,6 +75,30 @@ def list_tasks(items: type[TableItem], query: TaskQuery, now_ms: int) -> TaskPag
             filter_condition=filters,
         )
     return TaskPage(records=records, total_size=total, has_more=has_more)
+
+
+def _list_context(
+    items: type[TableItem], query: TaskQuery, context_id: str, limit: int, now_ms: int
+) -> TaskPage:
+    """One page of a context's tasks: all its entries and records, sorted and paged here."""
+    partition = codec.owner_context(query.owner, context_id)
+    keys = [entry.pk for entry in items.by_context.query(partition)]
+    after_ms = query.updated_after_ms
+    matching = []
+    for item in _batch_get(items, keys).values():
+        if item.body is None:
+            continue
+        record = record_from_json(codec.unpack(item.body))
+        if _matches(record, query, now_ms) and (
+            after_ms is None or record.updated_at_ms >= after_ms
+        ):
+            matching.append(record)
+    matching.sort(key=lambda r: (r.updated_at_ms, r.task_id), reverse=True)
+    after = query.after
+    rest = (
+        matching if after is None else [r for r in matching if (r.updated_at_ms, r.task_id) < after]
+    )
+    return TaskPage(records=rest[:limit], total_size=len(matching), has_more=len(rest) > limit)
 
 
 # A cursor no entry lies after (its time is negative): the page is empty.
@@ -136,11 +166,7 @@ def _fetch(
     """The records of `entries`, in their order, leaving out those that changed since."""
     if not entries:
         return []
-    found: dict[str, TableItem] = {}
-    for start in range(0, len(entries), BATCH_GET_KEYS):
-        keys = [(entry.pk, codec.TASK_SK) for entry in entries[start : start + BATCH_GET_KEYS]]
-        for got in items.batch_get(keys, consistent_read=True):
-            found[got.pk] = got
+    found = _batch_get(items, [entry.pk for entry in entries])
     records = []
     for entry in entries:
         item = found.get(entry.pk)
@@ -150,6 +176,16 @@ def _fetch(
         if _matches(record, query, now_ms):
             records.append(record)
     return records
+
+
+def _batch_get(items: type[TableItem], pks: list[str]) -> dict[str, TableItem]:
+    """The task items of these partition keys (consistent reads), by partition key."""
+    found: dict[str, TableItem] = {}
+    for start in range(0, len(pks), BATCH_GET_KEYS):
+        keys = [(pk, codec.TASK_SK) for pk in pks[start : start + BATCH_GET_KEYS]]
+        for got in items.batch_get(keys, consistent_read=True):
+            found[got.pk] = got
+    return found
 
 
 def _matches(record: TaskRecord, query: TaskQuery, now_ms: int) -> bool:

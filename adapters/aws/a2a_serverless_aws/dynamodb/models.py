@@ -27,15 +27,17 @@ from typing import Any, cast
 
 from pynamodb.attributes import Attribute, BinaryAttribute, UnicodeAttribute, UnicodeSetAttribute
 from pynamodb.constants import NUMBER, PAY_PER_REQUEST_BILLING_MODE, STRING
-from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection
+from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection, KeysOnlyProjection
 from pynamodb.models import Model
 
 BY_OWNER = "by_owner"
-BY_CONTEXT = "by_context"
+# Tables made by 0.1.0 have `by_context` (owner_ctx, order_key) instead, which every visible
+# write moved each task in; nothing reads it any more (CHANGELOG.md says how to replace it).
+BY_CONTEXT = "by_context_tasks"
 TTL_ATTRIBUTE = "ttl"
-# What the listing indexes carry besides their keys: what `list_tasks` filters on. The records
-# themselves are fetched from the table, so the indexes stay small (cheap to count) and only
-# change when a task's listing position, state or expiry does.
+# What `by_owner` carries besides its keys: what `list_tasks` filters on. The records themselves
+# are fetched from the table, so the index stays small (cheap to count) and only changes when a
+# task's listing position, state or expiry does.
 INDEX_PROJECTION = ["state", "expires_ms"]
 
 
@@ -95,14 +97,18 @@ class ByOwnerIndex(GlobalSecondaryIndex["TableItem"]):  # type: ignore[no-untype
 
 
 class ByContextIndex(GlobalSecondaryIndex["TableItem"]):  # type: ignore[no-untyped-call]
-    """Task items of one owner in one context, same order: `tasks/list` with a contextId."""
+    """The task items of one owner in one context, keys only: `tasks/list` with a contextId.
+
+    Its key never changes after a task is created (a task keeps its owner and context), so
+    DynamoDB writes an entry once per task, where an index sorted by update time would move the
+    entry on every visible write. The listing sorts a context's tasks itself (listing.py).
+    """
 
     class Meta:
         index_name = BY_CONTEXT
-        projection = IncludeProjection(INDEX_PROJECTION)
+        projection = KeysOnlyProjection()
 
     owner_ctx = UnicodeAttribute(hash_key=True)
-    order_key = UnicodeAttribute(range_key=True)
 
 
 class TableItem(Model):

@@ -43,6 +43,21 @@ from .writes import Writer
 _T = TypeVar("_T")
 
 
+# The DynamoDB operations the store sends (their models are built on first use).
+OPERATIONS = (
+    "BatchGetItem",
+    "BatchWriteItem",
+    "DeleteItem",
+    "GetItem",
+    "PutItem",
+    "Query",
+    "TransactWriteItems",
+    "UpdateItem",
+)
+# A key no item has (task and key items start with T# and K#): what `prime` reads.
+PRIMING_KEY = "#prime"
+
+
 def _wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -84,6 +99,21 @@ class DynamoDBStore:
         """The botocore client every request goes through (shared per process and table): the
         place to register botocore event hooks, e.g. for metrics or tracing."""
         return self._items._get_connection().connection.client
+
+    def prime(self) -> None:
+        """Pay now what the first request would (a2a_serverless_aws.priming): the operations'
+        models, then one GetItem of a key no item has (eventually consistent: half a read unit)
+        for the endpoint, the credentials, the request signer and the HTTPS connection."""
+        model = self.client.meta.service_model
+        for operation in OPERATIONS:
+            model.operation_model(operation)
+        self._get(PRIMING_KEY, PRIMING_KEY, consistent=False, attributes=["PK"])
+
+    def drop_connections(self) -> None:
+        """Close the client's pooled connections; the next request opens a new one. Before a
+        SnapStart snapshot (a2a_serverless_aws.snapstart): a restored copy must not share, or
+        inherit half-open, the TCP and TLS state of the one snapshotted."""
+        self.client.close()
 
     async def _run(self, call: Callable[[], _T]) -> _T:
         try:

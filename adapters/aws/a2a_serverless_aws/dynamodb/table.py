@@ -4,8 +4,8 @@ Production tables come from infrastructure code (Terraform, serverless.yml); the
 what `create_table` makes here, documented in adapters/aws/README.md ("DynamoDB store"):
 
 - key: ``PK`` (S, partition), ``SK`` (S, sort); billing PAY_PER_REQUEST;
-- global secondary indexes ``by_owner`` (``owner`` S, ``order_key`` S) and ``by_context``
-  (``owner_ctx`` S, ``order_key`` S), both projecting INCLUDE ``state``, ``expires_ms``;
+- global secondary indexes ``by_owner`` (``owner`` S, ``order_key`` S; projecting INCLUDE
+  ``state``, ``expires_ms``) and ``by_context_tasks`` (``owner_ctx`` S; KEYS_ONLY);
 - Time to Live on the attribute ``ttl``.
 """
 

@@ -34,6 +34,13 @@ mock_resource "aws_lambda_function" {
   }
 }
 
+mock_resource "aws_lambda_alias" {
+  defaults = {
+    arn        = "arn:aws:lambda:eu-west-1:123456789012:function:mocked:snapstart"
+    invoke_arn = "arn:aws:apigateway:eu-west-1:lambda:path/2015-03-31/functions/arn:aws:lambda:eu-west-1:123456789012:function:mocked:snapstart/invocations"
+  }
+}
+
 mock_resource "aws_lambda_function_url" {
   defaults = {
     function_url = "https://mocked.lambda-url.eu-west-1.on.aws/"
