@@ -157,15 +157,18 @@ def _non_blocking(params: MessageSendParams) -> MessageSendParams:
     )
 
 
-def _raw_parts(raw: dict[str, Any]) -> int:
+def raw_message_parts(raw: dict[str, Any]) -> int:
+    """The parts the (unvalidated) `message` of a send request lists, for the parts limit."""
     return limits.raw_parts_count(raw.get("message"), "parts")
 
 
 METHODS: dict[str, Method] = {
     "message/send": Method(
-        MessageSendParams, _send, non_blocking=_non_blocking, raw_parts=_raw_parts
+        MessageSendParams, _send, non_blocking=_non_blocking, raw_parts=raw_message_parts
     ),
-    "message/stream": Method(MessageSendParams, _stream, streaming=True, raw_parts=_raw_parts),
+    "message/stream": Method(
+        MessageSendParams, _stream, streaming=True, raw_parts=raw_message_parts
+    ),
     "tasks/get": Method(TaskQueryParams, _get),
     "tasks/list": Method(ListTasksParams, _list, params_optional=True),
     "tasks/cancel": Method(TaskIdParams, _cancel),

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -287,3 +289,25 @@ def check_params(params: Any, settings: Settings) -> None:
         raise InvalidParamsError(
             data={"errors": [{"field": "lastUpdatedAfter", "message": "Must fit in 64 bits"}]}
         )
+
+
+_RFC3339 = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MILLISECOND = timedelta(milliseconds=1)
+
+
+def timestamp_ms(value: str, name: str) -> int:
+    """Milliseconds since the epoch of an RFC 3339 date-time (a request's time filter, in any
+    binding); 0 for any time before it. -32602 / 400 naming `name` for anything else."""
+    try:
+        if not _RFC3339.fullmatch(value):
+            raise ValueError(value)
+        moment = datetime.fromisoformat(value.upper())
+        milliseconds = (moment - _EPOCH) // _MILLISECOND
+    except (ValueError, OverflowError):
+        raise InvalidParamsError(
+            data={"errors": [{"field": name, "message": "Not an RFC 3339 date-time"}]}
+        ) from None
+    return max(0, milliseconds)

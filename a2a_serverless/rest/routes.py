@@ -91,7 +91,6 @@ import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from http import HTTPStatus
 from typing import Any, TypeVar
 from urllib.parse import parse_qs
@@ -130,7 +129,6 @@ from . import proto_json
 log = logging.getLogger("a2a_serverless.rest")
 
 PREFIX = "/v1/"
-_MILLISECOND = timedelta(milliseconds=1)
 EXTENSIONS_HEADER = "x-a2a-extensions"
 
 Headers = list[tuple[bytes, bytes]]
@@ -522,7 +520,7 @@ async def _list_tasks(call: _Call) -> Reply:
             raise InvalidParamsError(
                 "Give lastUpdatedAfter (milliseconds) or lastUpdatedTime (RFC 3339), not both"
             )
-        raw["lastUpdatedAfter"] = _timestamp_ms(updated_time, "lastUpdatedTime")
+        raw["lastUpdatedAfter"] = limits.timestamp_ms(updated_time, "lastUpdatedTime")
     params = _validate(ListTasksParams, raw)
     limits.check_params(params, call.service.settings)
     result = await call.service.list_tasks(params, call.caller)
@@ -538,26 +536,6 @@ def _list_status(value: str) -> str | None:
         # exactly as it does over JSON-RPC.
         return value
     return None if state == "unknown" else state
-
-
-_RFC3339 = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})"
-)
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def _timestamp_ms(value: str, name: str) -> int:
-    """Milliseconds since the epoch of an RFC 3339 date-time; 0 for any time before it."""
-    try:
-        if not _RFC3339.fullmatch(value):
-            raise ValueError(value)
-        moment = datetime.fromisoformat(value.upper())
-        milliseconds = (moment - _EPOCH) // _MILLISECOND
-    except (ValueError, OverflowError):
-        raise InvalidParamsError(
-            data={"errors": [{"field": name, "message": "Not an RFC 3339 date-time"}]}
-        ) from None
-    return max(0, milliseconds)
 
 
 async def _cancel_task(call: _Call) -> Reply:

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import base64
 import binascii
-from datetime import UTC, datetime
 from typing import Any
 
+from .. import limits
 from .. import models as m
 from ..errors import InvalidParamsError
 from ..models import TaskState
@@ -137,7 +137,7 @@ def push_config_in(config: v1.TaskPushNotificationConfig) -> m.PushNotificationC
 def list_params_in(request: v1.ListTasksRequest) -> m.ListTasksParams:
     after_ms = None
     if request.status_timestamp_after:
-        after_ms = timestamp_ms(request.status_timestamp_after, "statusTimestampAfter")
+        after_ms = limits.timestamp_ms(request.status_timestamp_after, "statusTimestampAfter")
     return m.ListTasksParams(
         context_id=request.context_id or None,
         status=None if request.status is None else state_in(request.status),
@@ -147,18 +147,6 @@ def list_params_in(request: v1.ListTasksRequest) -> m.ListTasksParams:
         last_updated_after=after_ms,
         include_artifacts=request.include_artifacts,
     )
-
-
-def timestamp_ms(text: str, field: str) -> int:
-    """An RFC 3339 timestamp (google.protobuf.Timestamp's JSON form) in epoch milliseconds."""
-    try:
-        parsed = datetime.fromisoformat(text.replace("z", "Z"))
-    except ValueError:
-        raise _invalid(field, "must be an RFC 3339 timestamp, e.g. 2026-01-31T12:00:00Z") from None
-    if parsed.tzinfo is None:
-        raise _invalid(field, "must name its time zone (e.g. a trailing Z)")
-    millis = int(parsed.astimezone(UTC).timestamp() * 1000)
-    return max(millis, 0)
 
 
 def _invalid(field: str, message: str) -> InvalidParamsError:

@@ -22,7 +22,7 @@ from ..errors import (
     InvalidParamsError,
     MethodNotFoundError,
 )
-from ..jsonrpc import V03, Call, Method, Protocol
+from ..jsonrpc import V03, Call, Method, Protocol, raw_message_parts
 from ..models import (
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
@@ -149,16 +149,12 @@ async def _extended_card(_: v1.GetExtendedAgentCardRequest, c: Call) -> Any:
     return card_document(c.extended_card())
 
 
-def _raw_parts(raw: dict[str, Any]) -> int:
-    return limits.raw_parts_count(raw.get("message"), "parts")
-
-
 METHODS: dict[str, Method] = {
     "SendMessage": Method(
-        v1.SendMessageRequest, _send, non_blocking=_non_blocking, raw_parts=_raw_parts
+        v1.SendMessageRequest, _send, non_blocking=_non_blocking, raw_parts=raw_message_parts
     ),
     "SendStreamingMessage": Method(
-        v1.SendMessageRequest, _stream, streaming=True, raw_parts=_raw_parts
+        v1.SendMessageRequest, _stream, streaming=True, raw_parts=raw_message_parts
     ),
     "GetTask": Method(v1.GetTaskRequest, _get),
     "ListTasks": Method(v1.ListTasksRequest, _list, params_optional=True),
