@@ -19,6 +19,7 @@ from a2a_serverless_aws.sqs import SqsQueue
 from tests.aws.dynamodb_support import counting
 from tests.aws.runtime.events import http_api_event, response_body
 from tests.aws.runtime.inprocess import FakeContext
+from tests.integration.jsonrpc_agents import request, user_message
 
 pytestmark = pytest.mark.aws
 
@@ -53,23 +54,8 @@ def test_a_handler_primes_its_store_at_init_and_serves(
         handler = build(echo, dynamodb_store_url)
     assert calls == ["GetItem"]
     try:
-        event = http_api_event(
-            "POST",
-            "/",
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "message/send",
-                "params": {
-                    "message": {
-                        "kind": "message",
-                        "role": "user",
-                        "messageId": "m-priming",
-                        "parts": [{"kind": "text", "text": "hi"}],
-                    }
-                },
-            },
-        )
+        body = request("message/send", {"message": user_message("hi")})
+        event = http_api_event("POST", "/", body)
         modules = set(sys.modules)
         response = handler(event, FakeContext(remaining_ms=30_000))  # type: ignore[operator]
         assert response["statusCode"] == 200, response
