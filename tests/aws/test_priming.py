@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import threading
+import time
 
 import pytest
 
 from a2a_serverless import Agent, Settings, agent
 from a2a_serverless.queue.inprocess import InProcessQueue
-from a2a_serverless_aws import make_http_handler
+from a2a_serverless_aws import make_http_handler, priming
 from a2a_serverless_aws.config import AwsSettings
 from a2a_serverless_aws.dynamodb import DynamoDBStore
 from a2a_serverless_aws.priming import prime
@@ -95,6 +97,29 @@ def test_a_part_that_cannot_prime_is_logged_and_init_goes_on(
         loop.close()
     assert primed.done
     assert "could not prime" in caplog.text and "no route to host" in caplog.text
+
+
+def test_a_part_slower_than_the_bound_does_not_hold_init(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(priming, "PRIME_TIMEOUT_S", 0.05)
+    released = threading.Event()
+
+    class Hanging:
+        def prime(self) -> None:
+            released.wait(5)  # an endpoint that does not answer
+
+    loop = asyncio.new_event_loop()
+    started = time.monotonic()
+    try:
+        with caplog.at_level(logging.WARNING, logger="a2a_serverless_aws.priming"):
+            prime(loop, Hanging())
+        assert time.monotonic() - started < 2
+        assert "took over 0.05 s: init goes on" in caplog.text
+    finally:
+        released.set()
+        loop.run_until_complete(loop.shutdown_default_executor())
+        loop.close()
 
 
 def test_the_sqs_queue_primes_its_client_without_a_request(
