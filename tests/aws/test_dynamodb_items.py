@@ -43,6 +43,7 @@ from a2a_serverless_aws.dynamodb.codec import (
 )
 from a2a_serverless_aws.dynamodb.errors import MAX_ITEM_BYTES
 from a2a_serverless_aws.dynamodb.models import TableItem
+from tests.aws.conftest import new_table_name
 
 pytestmark = pytest.mark.aws
 
@@ -104,6 +105,61 @@ def test_table_schema_is_the_documented_one(
     assert ttl["TimeToLiveDescription"] == {"TimeToLiveStatus": "ENABLED", "AttributeName": "ttl"}
     # Creating it again changes nothing.
     create_table(dynamodb_store.table_name, region="us-east-1", endpoint_url=dynamodb_endpoint)
+
+
+async def test_a_table_of_the_first_layout_works_once_the_new_index_is_added(
+    dynamodb_endpoint: str,
+) -> None:
+    """CHANGELOG's migration: a table made with `by_context` (owner_ctx, order_key) serves, lists
+    by context with a clear 503 until `by_context_tasks` is added, then lists the old items."""
+    table = new_table_name()
+    store = DynamoDBStore(table, region="us-east-1", endpoint_url=dynamodb_endpoint)
+    client = store.client
+    strings = [{"AttributeName": n, "AttributeType": "S"} for n in ("owner_ctx", "order_key")]
+    included = {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["state", "expires_ms"]}
+
+    def by(name: str, partition: str) -> dict[str, Any]:
+        keys = [(partition, "HASH"), ("order_key", "RANGE")]
+        key_schema = [{"AttributeName": a, "KeyType": k} for a, k in keys]
+        return {"IndexName": name, "KeySchema": key_schema, "Projection": included}
+
+    client.create_table(
+        TableName=table,
+        BillingMode="PAY_PER_REQUEST",
+        AttributeDefinitions=[
+            {"AttributeName": n, "AttributeType": "S"} for n in ("PK", "SK", "owner")
+        ]
+        + strings,
+        KeySchema=[
+            {"AttributeName": "PK", "KeyType": "HASH"},
+            {"AttributeName": "SK", "KeyType": "RANGE"},
+        ],
+        GlobalSecondaryIndexes=[by("by_owner", "owner"), by("by_context", "owner_ctx")],
+    )
+    record = make_record(owner="alice")
+    await store.create_task(record)
+    query = TaskQuery(owner="alice", context_id=record.context_id)
+    assert [r.task_id for r in (await store.list_tasks(TaskQuery(owner="alice"))).records] == [
+        record.task_id
+    ]
+    with pytest.raises(StoreUnavailable, match="does not have the specified index"):
+        await store.list_tasks(query)
+
+    client.update_table(
+        TableName=table,
+        AttributeDefinitions=strings[:1],
+        GlobalSecondaryIndexUpdates=[
+            {
+                "Create": {
+                    "IndexName": "by_context_tasks",
+                    "KeySchema": [{"AttributeName": "owner_ctx", "KeyType": "HASH"}],
+                    "Projection": {"ProjectionType": "KEYS_ONLY"},
+                }
+            }
+        ],
+    )
+    # The index is filled from the items already there (owner_ctx is on every task item).
+    assert [r.task_id for r in (await store.list_tasks(query)).records] == [record.task_id]
 
 
 async def test_a_missing_table_is_a_clear_error(dynamodb_endpoint: str) -> None:

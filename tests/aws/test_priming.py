@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import threading
+import time
 
 import pytest
 
 from a2a_serverless import Agent, Settings, agent
 from a2a_serverless.queue.inprocess import InProcessQueue
-from a2a_serverless_aws import make_http_handler
+from a2a_serverless_aws import make_http_handler, priming
 from a2a_serverless_aws.config import AwsSettings
 from a2a_serverless_aws.dynamodb import DynamoDBStore
 from a2a_serverless_aws.priming import prime
@@ -19,6 +21,7 @@ from a2a_serverless_aws.sqs import SqsQueue
 from tests.aws.dynamodb_support import counting
 from tests.aws.runtime.events import http_api_event, response_body
 from tests.aws.runtime.inprocess import FakeContext
+from tests.integration.jsonrpc_agents import request, user_message
 
 pytestmark = pytest.mark.aws
 
@@ -53,23 +56,8 @@ def test_a_handler_primes_its_store_at_init_and_serves(
         handler = build(echo, dynamodb_store_url)
     assert calls == ["GetItem"]
     try:
-        event = http_api_event(
-            "POST",
-            "/",
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "message/send",
-                "params": {
-                    "message": {
-                        "kind": "message",
-                        "role": "user",
-                        "messageId": "m-priming",
-                        "parts": [{"kind": "text", "text": "hi"}],
-                    }
-                },
-            },
-        )
+        body = request("message/send", {"message": user_message("hi")})
+        event = http_api_event("POST", "/", body)
         modules = set(sys.modules)
         response = handler(event, FakeContext(remaining_ms=30_000))  # type: ignore[operator]
         assert response["statusCode"] == 200, response
@@ -109,6 +97,29 @@ def test_a_part_that_cannot_prime_is_logged_and_init_goes_on(
         loop.close()
     assert primed.done
     assert "could not prime" in caplog.text and "no route to host" in caplog.text
+
+
+def test_a_part_slower_than_the_bound_does_not_hold_init(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(priming, "PRIME_TIMEOUT_S", 0.05)
+    released = threading.Event()
+
+    class Hanging:
+        def prime(self) -> None:
+            released.wait(5)  # an endpoint that does not answer
+
+    loop = asyncio.new_event_loop()
+    started = time.monotonic()
+    try:
+        with caplog.at_level(logging.WARNING, logger="a2a_serverless_aws.priming"):
+            prime(loop, Hanging())
+        assert time.monotonic() - started < 2
+        assert "took over 0.05 s: init goes on" in caplog.text
+    finally:
+        released.set()
+        loop.run_until_complete(loop.shutdown_default_executor())
+        loop.close()
 
 
 def test_the_sqs_queue_primes_its_client_without_a_request(

@@ -384,17 +384,27 @@ def test_serverless_yml_packages_and_its_timings_hold(
     (project / "build").mkdir()
     with zipfile.ZipFile(project / "build" / "lambda.zip", "w") as archive:
         archive.writestr("echo_aws/__init__.py", "")
-    run([serverless(), "package", "--stage", "test"], project, tool_env(), timeout_s=300)
-    template_path = project / ".serverless" / "cloudformation-template-update-stack.json"
-    lint = subprocess.run(
-        [cfn_lint(), "--ignore-checks", *CFN_LINT_IGNORED, "--", template_path],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert lint.returncode == 0, lint.stdout + lint.stderr
 
-    resources = json.loads(template_path.read_text())["Resources"]
+    def package(*params: str) -> dict[str, Any]:
+        """`serverless package` with these parameters: the template's resources, cfn-lint clean."""
+        run(
+            [serverless(), "package", "--stage", "test", *params],
+            project,
+            tool_env(),
+            timeout_s=300,
+        )
+        template_path = project / ".serverless" / "cloudformation-template-update-stack.json"
+        lint = subprocess.run(
+            [cfn_lint(), "--ignore-checks", *CFN_LINT_IGNORED, "--", template_path],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert lint.returncode == 0, lint.stdout + lint.stderr
+        found: dict[str, Any] = json.loads(template_path.read_text())["Resources"]
+        return found
+
+    resources = package()
     functions = {
         name.removesuffix("LambdaFunction"): r["Properties"]
         for name, r in resources.items()
@@ -429,20 +439,7 @@ def test_serverless_yml_packages_and_its_timings_hold(
     assert not any("SnapStart" in f for f in functions.values())
 
     # One parameter turns SnapStart on: versions, an alias, the API and the trigger on it.
-    run(
-        [serverless(), "package", "--stage", "test", "--param=snapStart=true"],
-        project,
-        tool_env(),
-        timeout_s=300,
-    )
-    lint = subprocess.run(
-        [cfn_lint(), "--ignore-checks", *CFN_LINT_IGNORED, "--", template_path],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert lint.returncode == 0, lint.stdout + lint.stderr
-    resources = json.loads(template_path.read_text())["Resources"]
+    resources = package("--param=snapStart=true")
     for name in ("Http", "Worker"):
         function = resources[f"{name}LambdaFunction"]["Properties"]
         assert function["SnapStart"] == {"ApplyOn": "PublishedVersions"}

@@ -9,8 +9,10 @@ Container asks the store and the queue to do all that while it is built: each pa
 executor, which starts its first thread too.
 
 Priming is best effort: a failure is logged and init carries on, as the first request meets
-the same error and reports it where it belongs. `A2A_PRIME=false` turns it off (e.g. for a
-handler built where the store cannot be reached).
+the same error and reports it where it belongs. It is also bounded: a part that takes longer
+than PRIME_TIMEOUT_S (an endpoint that does not answer, where botocore would wait out its
+connect timeout and retries) is left to finish in its thread while init goes on, so Lambda's
+10 s init limit is never spent on it. `A2A_PRIME=false` turns it off.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ import asyncio
 import logging
 
 log = logging.getLogger("a2a_serverless_aws.priming")
+
+# How long init waits for one part's priming (a request to DynamoDB takes milliseconds).
+PRIME_TIMEOUT_S = 2.0
 
 
 def prime(loop: asyncio.AbstractEventLoop, *parts: object) -> None:
@@ -32,6 +37,12 @@ async def _prime(parts: tuple[object, ...]) -> None:
         if method is None:
             continue
         try:
-            await asyncio.to_thread(method)
+            await asyncio.wait_for(asyncio.to_thread(method), PRIME_TIMEOUT_S)
+        except TimeoutError:
+            log.warning(
+                "priming %r took over %g s: init goes on without waiting for it",
+                part,
+                PRIME_TIMEOUT_S,
+            )
         except Exception as error:  # best effort: the first request meets it and reports it
             log.warning("could not prime %r (its first request will pay for it): %s", part, error)

@@ -33,6 +33,7 @@ from tests.aws.runtime.conftest import Queues
 from tests.aws.runtime.events import http_api_event, response_json
 from tests.aws.runtime.inprocess import FakeContext
 from tests.aws.runtime.runtime_api import LambdaFunction
+from tests.integration.jsonrpc_agents import request, user_message
 
 pytestmark = pytest.mark.aws
 
@@ -41,19 +42,13 @@ HTTP_TIMING = {"A2A_LAMBDA_TIMEOUT_S": "10", "A2A_BLOCKING_TIMEOUT_S": "5"}
 
 
 def rpc(method: str, params: Any) -> dict[str, Any]:
-    return http_api_event(
-        "POST", "/", {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-    )
+    return http_api_event("POST", "/", request(method, params))
 
 
 def send(text: str) -> dict[str, Any]:
-    message = {
-        "kind": "message",
-        "role": "user",
-        "messageId": f"m-{time.time_ns()}",
-        "parts": [{"kind": "text", "text": text}],
-    }
-    return rpc("message/send", {"message": message, "configuration": {"blocking": False}})
+    return rpc(
+        "message/send", {"message": user_message(text), "configuration": {"blocking": False}}
+    )
 
 
 def connections_to(pid: int, port: int) -> int:
