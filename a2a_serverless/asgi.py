@@ -47,7 +47,14 @@ from .card import (
     request_base_url,
     trusted_networks,
 )
-from .errors import A2AError, InternalError, VersionNotSupportedError, a2a_error
+from .errors import (
+    A2AError,
+    InternalError,
+    MethodNotAllowedError,
+    MethodNotFoundError,
+    VersionNotSupportedError,
+    a2a_error,
+)
 from .extensions import HEADER as EXTENSIONS_HEADER
 from .extensions import V1_HEADER as V1_EXTENSIONS_HEADER
 from .extensions import header_value
@@ -356,8 +363,17 @@ class A2AApplication:
             if isinstance(caller, Response):
                 return caller
             return await self._rest_v1(request, route, caller)
+        allowed = ["POST"] if path == self._rpc_path else ["GET", "HEAD"]
         if path == self._rpc_path or path in CARD_PATHS:
-            return json_response(405, {"error": "method not allowed"})
+            if _asks_for_v10(request):
+                return _v1_unrouted(MethodNotAllowedError(method, path, allowed))
+            return json_response(405, {"error": "method not allowed"}, _allow(allowed))
+        if _asks_for_v10(request):
+            return _v1_unrouted(
+                MethodNotFoundError(
+                    f"No A2A 1.0 HTTP+JSON route at {path}", data={"method": method, "path": path}
+                )
+            )
         return json_response(404, {"error": "not found"})
 
     async def _authenticate(
@@ -667,6 +683,26 @@ def _rest_error_frame(error: A2AError) -> bytes:
     from . import rest
 
     return b"event: error\n" + sse_frame(rest.error_body(error))
+
+
+def _asks_for_v10(request: Request) -> bool:
+    try:
+        return requested_version(request.headers.get(VERSION_HEADER), _query(request)) == V10
+    except VersionNotSupportedError:
+        return False
+
+
+def _allow(methods: list[str]) -> list[tuple[bytes, bytes]]:
+    return [(b"allow", ", ".join(methods).encode())]
+
+
+def _v1_unrouted(error: A2AError) -> Response:
+    """A path or verb we do not serve, answered to a 1.0 client in 1.0's error form (a
+    `google.rpc.Status`), as the routes it does know answer their errors."""
+    from .v1 import rest as v1_rest
+
+    allowed = error.allowed if isinstance(error, MethodNotAllowedError) else []
+    return _v1_rest_response(v1_rest.error_reply(error, _allow(allowed) if allowed else None))
 
 
 def _v1_rest_response(reply: rest.Reply | rest.StreamReply) -> Response:

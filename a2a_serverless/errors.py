@@ -64,6 +64,20 @@ class MethodNotFoundError(A2AError):
     http_status = 404
 
 
+class MethodNotAllowedError(MethodNotFoundError):
+    """An HTTP route that exists, asked with a verb it does not take (405, with an Allow
+    header), on either version's HTTP+JSON binding or the JSON-RPC and card paths."""
+
+    http_status = 405
+
+    def __init__(self, method: str, path: str, allowed: list[str]) -> None:
+        super().__init__(
+            f"{method} is not allowed on {path} (allowed: {', '.join(allowed)})",
+            data={"method": method, "allowed": allowed},
+        )
+        self.allowed = allowed
+
+
 class InvalidParamsError(A2AError):
     code = -32602
     default_message = "Invalid parameters"

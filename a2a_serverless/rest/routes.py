@@ -103,6 +103,7 @@ from ..errors import (
     InternalError,
     InvalidParamsError,
     InvalidRequestError,
+    MethodNotAllowedError,
     MethodNotFoundError,
     a2a_error,
     invalid_params_from_validation,
@@ -133,19 +134,6 @@ EXTENSIONS_HEADER = "x-a2a-extensions"
 
 Headers = list[tuple[bytes, bytes]]
 _M = TypeVar("_M", bound=A2AModel)
-
-
-class MethodNotAllowedError(MethodNotFoundError):
-    """The route exists, the HTTP verb does not (405, with an Allow header)."""
-
-    http_status = 405
-
-    def __init__(self, method: str, path: str, allowed: list[str]) -> None:
-        super().__init__(
-            f"{method} is not allowed on {path} (allowed: {', '.join(allowed)})",
-            data={"method": method, "allowed": allowed},
-        )
-        self.allowed = allowed
 
 
 class UnsupportedMediaTypeError(InvalidRequestError):

@@ -92,6 +92,7 @@ from ..errors import (
     AuthorizationError,
     InternalError,
     InvalidParamsError,
+    MethodNotAllowedError,
     VersionNotSupportedError,
     a2a_error,
 )
@@ -103,7 +104,6 @@ from ..rest.routes import (
     ExtendedCard,
     Headers,
     HttpRequest,
-    MethodNotAllowedError,
     Reply,
     StreamReply,
     json_body,

@@ -373,8 +373,34 @@ async def test_wrong_verb_is_405_with_allow(
 
 async def test_no_such_route_is_404(make_client: Any) -> None:
     async with make_client(echo) as (client, _):
-        for path in ("/nothing", "/a/b/c", "/tasks/t/other"):
-            assert (await client.get(path, headers=V10)).status_code == 404
+        for path in ("/nothing", "/a/b/c", "/tasks/t/other", "/tasks//pushNotificationConfigs"):
+            # A 1.0 client gets 1.0's error form even where no route matched.
+            error = error_of(await client.get(path, headers=V10), 404, "METHOD_NOT_FOUND")
+            assert error["status"] == "NOT_FOUND"
+            # Without the header it is whatever any other unknown path gets.
+            plain = await client.get(path)
+            assert (plain.status_code, plain.json()) == (404, {"error": "not found"})
+
+
+async def test_wrong_verb_on_the_jsonrpc_and_card_paths_is_405_with_allow(
+    make_client: Any,
+) -> None:
+    async with make_client(echo) as (client, _):
+        for method, path, allowed in (
+            ("GET", "/", "POST"),
+            ("POST", "/.well-known/agent-card.json", "GET, HEAD"),
+        ):
+            error = error_of(
+                await client.request(method, path, headers=V10), 405, "METHOD_NOT_FOUND"
+            )
+            assert error["status"] == "UNIMPLEMENTED"
+            plain = await client.request(method, path)
+            assert plain.status_code == 405
+            for response_headers in (
+                (await client.request(method, path, headers=V10)).headers,
+                plain.headers,
+            ):
+                assert response_headers["allow"] == allowed
 
 
 @pytest.mark.parametrize(

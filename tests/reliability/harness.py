@@ -253,6 +253,13 @@ class FuzzApp:
             strict_json(stored.config.dump())
 
 
+def finish(fuzz: FuzzApp, name: str) -> None:
+    """Check what the fuzzing stored, and print a summary of the answers it got."""
+    checked = fuzz.assert_intact()
+    answers = ", ".join(f"{k}: {v}" for k, v in sorted(fuzz.outcomes.items()))
+    print(f"\n{name}: {fuzz.requests} requests ({answers}); {checked} stored tasks intact")
+
+
 def strict_json(value: Any) -> bytes:
     """`value` as JSON that any parser reads back: no NaN/Infinity, valid UTF-8."""
     return json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")

@@ -167,20 +167,23 @@ data_parts = st.fixed_dictionaries(
 )
 parts = st.one_of(text_parts, file_parts, data_parts)
 
+message_ids = st.one_of(st.uuids().map(str), texts)
+# A message's optional members, the same in 0.3 and 1.0.
+message_options: dict[str, st.SearchStrategy[Any]] = {
+    "taskId": ids,
+    "contextId": texts,
+    "metadata": objects,
+    "referenceTaskIds": st.lists(ids, max_size=2),
+    "extensions": st.lists(texts, max_size=2),
+}
 messages = st.fixed_dictionaries(
     {
         "kind": st.just("message"),
         "role": st.just("user"),
-        "messageId": st.one_of(st.uuids().map(str), texts),
+        "messageId": message_ids,
         "parts": st.lists(parts, min_size=1, max_size=4),
     },
-    optional={
-        "taskId": ids,
-        "contextId": texts,
-        "metadata": objects,
-        "referenceTaskIds": st.lists(ids, max_size=2),
-        "extensions": st.lists(texts, max_size=2),
-    },
+    optional=message_options,
 )
 webhook_urls = st.one_of(
     st.just(WEBHOOK_MARKER),

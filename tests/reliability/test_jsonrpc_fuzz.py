@@ -27,7 +27,6 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,21 +43,29 @@ from a2a_serverless.models import (
     validate,
 )
 from tests.reliability import strategies
-from tests.reliability.harness import FuzzApp, Response
+from tests.reliability.harness import FuzzApp, finish
+from tests.reliability.jsonrpc_oracle import (
+    Dialect,
+    check_answer,
+    expect,
+    has_lone_surrogate,
+    outcome,
+    strict_loads,
+)
 
-CODES: dict[str, set[int]] = {
+CODES: dict[str, frozenset[int]] = {
     # The fuzz agent takes and gives every media type (*/*), so never -32005.
-    "message/send": {-32602, -32001},
-    "message/stream": {-32602, -32001},
-    "tasks/get": {-32602, -32001},
-    "tasks/list": {-32602, -32001},
-    "tasks/cancel": {-32602, -32001, -32002},
-    "tasks/resubscribe": {-32602, -32001},
-    "tasks/pushNotificationConfig/set": {-32602, -32001},
-    "tasks/pushNotificationConfig/get": {-32602, -32001},
-    "tasks/pushNotificationConfig/list": {-32602, -32001},
-    "tasks/pushNotificationConfig/delete": {-32602, -32001},
-    "agent/getAuthenticatedExtendedCard": {-32602, -32007},
+    "message/send": frozenset({-32602, -32001}),
+    "message/stream": frozenset({-32602, -32001}),
+    "tasks/get": frozenset({-32602, -32001}),
+    "tasks/list": frozenset({-32602, -32001}),
+    "tasks/cancel": frozenset({-32602, -32001, -32002}),
+    "tasks/resubscribe": frozenset({-32602, -32001}),
+    "tasks/pushNotificationConfig/set": frozenset({-32602, -32001}),
+    "tasks/pushNotificationConfig/get": frozenset({-32602, -32001}),
+    "tasks/pushNotificationConfig/list": frozenset({-32602, -32001}),
+    "tasks/pushNotificationConfig/delete": frozenset({-32602, -32001}),
+    "agent/getAuthenticatedExtendedCard": frozenset({-32602, -32007}),
 }
 # The type of each method's result (checked with `models.validate`, as strictly as requests are).
 RESULTS: dict[str, Any] = {
@@ -74,169 +81,17 @@ RESULTS: dict[str, Any] = {
 assert set(CODES) == set(METHODS), "a method was added: say which errors it may give"
 
 
-# --- the oracle ---------------------------------------------------------------------------------
+def _check_result(method: str, result: Any) -> None:
+    if method in RESULTS:
+        validate(RESULTS[method], result)
 
 
-@dataclass(frozen=True)
-class Expected:
-    codes: frozenset[int]
-    # The id the answer must carry.
-    request_id: Any = None
-    method: str | None = None
-    # A valid Request without an id: never answered.
-    notification: bool = False
-    # The HTTP status of the answer (413: a body over max_body_bytes).
-    status: int = 200
-
-    @property
-    def streaming(self) -> bool:
-        return self.method is not None and METHODS[self.method].streaming
-
-
-def text_depth(text: str) -> int:
-    """How deep brackets nest in JSON text, outside strings (a scanner of its own)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
-
-
-def value_depth(value: Any) -> int:
-    """How deep a parsed value nests (duplicate keys are gone: the last one won)."""
-    if isinstance(value, dict):
-        return 1 + max(map(value_depth, value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max(map(value_depth, value), default=0)
-    return 0
-
-
-def _not_json(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError("overflow")
-    return value
-
-
-def _has_lone_surrogate(value: Any) -> bool:
-    if isinstance(value, str):
-        return any(0xD800 <= ord(c) <= 0xDFFF for c in value)
-    if isinstance(value, dict):
-        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_lone_surrogate(v) for v in value)
-    return False
-
-
-def _valid_id(value: Any) -> bool:
-    return value is None or isinstance(value, str) or type(value) is int
-
-
-def expect(raw: bytes, max_depth: int, max_body_bytes: int) -> Expected:
-    if len(raw) > max_body_bytes:
-        return Expected(frozenset({-32600}), status=413)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return Expected(frozenset({-32700}))
-    try:
-        value = json.loads(text, parse_constant=_not_json, parse_float=_finite)
-    except RecursionError:
-        return Expected(frozenset({-32600}))
-    except ValueError:
-        # Invalid JSON nested too deep may be found too deep first.
-        too_deep = text_depth(text) > max_depth
-        return Expected(frozenset({-32700, -32600} if too_deep else {-32700}))
-    if value_depth(value) > max_depth:
-        return Expected(frozenset({-32600}))
-    if _has_lone_surrogate(value):
-        return Expected(frozenset({-32700}))
-    if not isinstance(value, dict):
-        return Expected(frozenset({-32600}))
-    request_id = value.get("id")
-    echoed = request_id if _valid_id(request_id) else None
-    if (
-        value.get("jsonrpc") != "2.0"
-        or not _valid_id(request_id)
-        or not isinstance(value.get("method"), str)
-    ):
-        return Expected(frozenset({-32600}), echoed)
-    notification = "id" not in value
-    method = value["method"]
-    if method not in METHODS:
-        return Expected(frozenset({-32601}), request_id, notification=notification)
-    return Expected(frozenset(CODES[method]), request_id, method, notification)
-
-
-# --- checking an answer -------------------------------------------------------------------------
-
-
-def strict_loads(body: bytes) -> Any:
-    return json.loads(body.decode("utf-8"), parse_constant=_not_json)
-
-
-def check_envelope(expected: Expected, message: Any) -> None:
-    assert isinstance(message, dict), message
-    assert message.get("jsonrpc") == "2.0", message
-    assert "id" in message and message["id"] == expected.request_id, (expected, message)
-    assert type(message["id"]) is type(expected.request_id), (expected, message)
-    assert ("result" in message) != ("error" in message), message
-    assert set(message) <= {"jsonrpc", "id", "result", "error"}, message
-    if "error" in message:
-        error = message["error"]
-        assert set(error) <= {"code", "message", "data"}, error
-        assert isinstance(error["message"], str) and error["message"], error
-        assert error["code"] != -32603, error
-        assert error["code"] in expected.codes, (expected, error)
-
-
-def check_answer(expected: Expected, response: Response) -> None:
-    assert response.status < 500, (response.status, response.body[:500])
-    if expected.notification:
-        assert (response.status, response.body) == (204, b""), response
-        return
-    assert response.status == expected.status, (response.status, response.body[:500])
-    if expected.streaming:
-        assert response.content_type == "text/event-stream", response.headers
-        events = sse_data(response.body)
-        assert events, response.body[:500]
-        for event in events:
-            check_envelope(expected, event)
-            if "result" in event:
-                validate(StreamResult, event["result"])
-        return
-    assert response.content_type == "application/json", response.headers
-    message = strict_loads(response.body)
-    check_envelope(expected, message)
-    if "result" in message and expected.method in RESULTS:
-        validate(RESULTS[expected.method], message["result"])
-
-
-def sse_data(body: bytes) -> list[Any]:
-    events = []
-    for block in body.decode("utf-8").split("\n\n"):
-        data = [line[5:].strip() for line in block.split("\n") if line.startswith("data:")]
-        if data:
-            events.append(strict_loads("\n".join(data).encode()))
-    return events
-
+V03 = Dialect(
+    codes=CODES,
+    streaming=frozenset(name for name, method in METHODS.items() if method.streaming),
+    check_result=_check_result,
+    check_event=lambda result: validate(StreamResult, result),
+)
 
 # --- the tests ----------------------------------------------------------------------------------
 
@@ -265,27 +120,10 @@ def run(fuzz: FuzzApp, raw: bytes) -> None:
         raw = raw.replace(marker.encode(), task_id.encode())
     raw = raw.replace(strategies.WEBHOOK_MARKER.encode(), fuzz.webhook_url.encode())
     settings = fuzz.runtime.settings
-    expected = expect(raw, settings.max_json_depth, settings.max_body_bytes)
+    expected = expect(raw, settings.max_json_depth, settings.max_body_bytes, V03)
     response = fuzz.request("POST", "/", raw, {"content-type": "application/json"})
-    check_answer(expected, response)
+    check_answer(expected, response, V03)
     fuzz.outcomes[outcome(expected, response)] += 1
-
-
-def outcome(expected: Expected, response: Response) -> str:
-    """What the answer was, for the summary each test prints."""
-    if expected.notification:
-        return "notification"
-    if response.status == 413:
-        return "413 too large"
-    messages = sse_data(response.body) if expected.streaming else [strict_loads(response.body)]
-    codes = sorted({m["error"]["code"] for m in messages if "error" in m})
-    return f"error {codes[0]}" if codes else "result"
-
-
-def finish(fuzz: FuzzApp, name: str) -> None:
-    checked = fuzz.assert_intact()
-    answers = ", ".join(f"{k}: {v}" for k, v in sorted(fuzz.outcomes.items()))
-    print(f"\n{name}: {fuzz.requests} requests ({answers}); {checked} stored tasks intact")
 
 
 def test_valid_requests_of_every_method(fuzz: FuzzApp) -> None:
@@ -348,7 +186,7 @@ def test_forged_page_tokens(fuzz: FuzzApp) -> None:
         body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/list", "params": params}
         raw = json.dumps(body).encode()
         run(fuzz, raw)
-        if token and not _has_lone_surrogate(token):  # "" is the first page
+        if token and not has_lone_surrogate(token):  # "" is the first page
             answer = strict_loads(fuzz.request("POST", "/", raw, JSON).body)
             assert answer["error"]["code"] == -32602, answer
 
