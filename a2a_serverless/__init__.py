@@ -15,37 +15,51 @@ from .agent import (
     Agent,
     AuthRequired,
     Context,
+    DirectContext,
     Failed,
     InputRequired,
     Rejected,
     agent,
     agent_message,
+    direct_agent,
     progress,
     skill,
 )
 from .app import create_app
 from .config import Settings
+from .errors import (
+    A2AError,
+    ContentTypeNotSupportedError,
+    InvalidParamsError,
+    UnsupportedOperationError,
+)
 from .executor import AgentExecutor, TaskEnded, TaskUpdater
 from .runtime import Runtime
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "A2AError",
     "Agent",
     "AgentExecutor",
     "AuthRequired",
+    "ContentTypeNotSupportedError",
     "Context",
+    "DirectContext",
     "Failed",
     "InputRequired",
+    "InvalidParamsError",
     "Rejected",
     "Runtime",
     "Settings",
     "TaskEnded",
     "TaskUpdater",
+    "UnsupportedOperationError",
     "__version__",
     "agent",
     "agent_message",
     "create_app",
+    "direct_agent",
     "progress",
     "skill",
 ]

@@ -12,6 +12,10 @@ artifacts or a Message, be an async generator that streams progress and artifact
 the turn in a particular state by returning or raising `InputRequired`, `AuthRequired`,
 `Rejected` or `Failed`. For full control, implement `AgentExecutor` (see `executor.py`) and wrap
 it with `Agent(name=..., description=..., executor=...)`.
+
+An agent may also answer a message at once with a Message and no task (a "direct" answer, see
+`direct.py`): `@agent(..., direct=quick)` asks `quick` first and makes a task only when it
+returns None; `@direct_agent(...)` makes an agent that only answers directly (no tasks).
 """
 
 from __future__ import annotations
@@ -91,8 +95,40 @@ def progress(message: str | Message) -> Progress:
 # --- what the agent sees ----------------------------------------------------------------------
 
 
+class _MessageContent:
+    """What both views of an incoming message read from its parts."""
+
+    message: Message
+
+    @property
+    def text(self) -> str:
+        """The text parts of the message, joined by newlines."""
+        return "\n".join(p.text for p in self.message.parts if isinstance(p, TextPart))
+
+    @property
+    def data(self) -> list[dict[str, Any]]:
+        return [p.data for p in self.message.parts if isinstance(p, DataPart)]
+
+    @property
+    def files(self) -> list[FileWithBytes | FileWithUri]:
+        return [p.file for p in self.message.parts if isinstance(p, FilePart)]
+
+
 @dataclass(frozen=True)
-class Context:
+class DirectContext(_MessageContent):
+    """A message a direct hook may answer at once: no task exists (nor will, if it answers)."""
+
+    message: Message
+    # The reply's contextId: the message's, or a new one.
+    context_id: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    accepted_output_modes: list[str] | None = None
+    extensions: tuple[str, ...] = ()
+    skill_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Context(_MessageContent):
     """Everything about the turn the agent is asked to work on."""
 
     task_id: str
@@ -108,19 +144,6 @@ class Context:
     skill_id: str | None = None
 
     @property
-    def text(self) -> str:
-        """The text parts of the message, joined by newlines."""
-        return "\n".join(p.text for p in self.message.parts if isinstance(p, TextPart))
-
-    @property
-    def data(self) -> list[dict[str, Any]]:
-        return [p.data for p in self.message.parts if isinstance(p, DataPart)]
-
-    @property
-    def files(self) -> list[FileWithBytes | FileWithUri]:
-        return [p.file for p in self.message.parts if isinstance(p, FilePart)]
-
-    @property
     def history(self) -> list[Message]:
         """The task's conversation so far, this message last."""
         return list(self.task.history or [])
@@ -131,8 +154,13 @@ class Context:
         return len(self.task.history or []) > 1
 
 
-def agent_message(content: str | Part | Sequence[Part], *, task: Task | None = None) -> Message:
-    """A Message from the agent; tied to `task` when given."""
+def agent_message(
+    content: str | Part | Sequence[Part],
+    *,
+    task: Task | None = None,
+    context_id: str | None = None,
+) -> Message:
+    """A Message from the agent; tied to `task` (or only to `context_id`) when given."""
     if isinstance(content, str):
         parts: list[Part] = [TextPart(text=content)]
     elif isinstance(content, TextPart | FilePart | DataPart):
@@ -144,7 +172,7 @@ def agent_message(content: str | Part | Sequence[Part], *, task: Task | None = N
         parts=parts,
         message_id=random_uuid(),
         task_id=task.id if task else None,
-        context_id=task.context_id if task else None,
+        context_id=task.context_id if task else context_id,
     )
 
 
@@ -155,7 +183,8 @@ def agent_message(content: str | Part | Sequence[Part], *, task: Task | None = N
 class Agent:
     name: str
     description: str
-    executor: AgentExecutor
+    # Runs the turns of tasks; None for an agent that only answers directly (`direct`).
+    executor: AgentExecutor | None
     version: str = "1.0.0"
     skills: list[AgentSkill] = field(default_factory=list)
     input_modes: list[str] = field(default_factory=lambda: ["text/plain"])
@@ -172,8 +201,15 @@ class Agent:
     time_budget_s: float | None = None
     # The function behind a decorated agent, so it can still be called directly in tests.
     func: Callable[..., Any] | None = None
+    # Asked first, in the request, about each new message (one without a taskId): returns the
+    # reply (text, parts or a Message: answered at once, no task) or None (a task is made and
+    # `executor` runs it). It may raise the protocol's errors (errors.py) to refuse the message.
+    # See direct.py.
+    direct: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
+        if self.executor is None and self.direct is None:
+            raise TypeError(f"agent {self.name!r} needs an executor, a direct hook or both")
         if not self.skills:
             self.skills = [
                 AgentSkill(
@@ -242,6 +278,7 @@ def agent(
     extensions: Iterable[AgentExtension] = (),
     extended_skills: Iterable[AgentSkill] = (),
     time_budget_s: float | None = None,
+    direct: Callable[..., Any] | None = None,
 ) -> Callable[[Callable[..., Any]], Agent]: ...
 
 
@@ -261,8 +298,13 @@ def agent(
     extensions: Iterable[AgentExtension] = (),
     extended_skills: Iterable[AgentSkill] = (),
     time_budget_s: float | None = None,
+    direct: Callable[..., Any] | None = None,
 ) -> Agent | Callable[[Callable[..., Any]], Agent]:
-    """Make a function an agent. Use as `@agent` or `@agent(name=..., description=...)`."""
+    """Make a function an agent. Use as `@agent` or `@agent(name=..., description=...)`.
+
+    `direct`: a function asked first about each new message, in the request; what it returns
+    is the reply (a Message, no task), None makes a task as usual (see direct.py).
+    """
 
     def wrap(fn: Callable[..., Any]) -> Agent:
         from .function_agent import FunctionExecutor
@@ -282,9 +324,52 @@ def agent(
             extended_skills=list(extended_skills),
             time_budget_s=time_budget_s,
             func=fn,
+            direct=direct,
         )
 
     return wrap(func) if func is not None else wrap
+
+
+def direct_agent(
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    version: str = "1.0.0",
+    skills: Iterable[AgentSkill] = (),
+    input_modes: Iterable[str] = ("text/plain",),
+    output_modes: Iterable[str] = ("text/plain",),
+    provider: AgentProvider | None = None,
+    documentation_url: str | None = None,
+    icon_url: str | None = None,
+    extensions: Iterable[AgentExtension] = (),
+    extended_skills: Iterable[AgentSkill] = (),
+) -> Callable[[Callable[..., Any]], Agent]:
+    """Make a function an agent that answers every message at once with a Message, no task.
+
+    The function takes the message as a direct hook does (text, the Message or a
+    `DirectContext`) and returns the reply: text, parts or a Message; it may raise the
+    protocol's errors to refuse a message. Such an agent makes no tasks (see direct.py).
+    """
+
+    def wrap(fn: Callable[..., Any]) -> Agent:
+        return Agent(
+            name=name or fn.__name__.replace("_", " ").title(),
+            description=description or _first_paragraph(fn.__doc__) or fn.__name__,
+            executor=None,
+            version=version,
+            skills=list(skills),
+            input_modes=list(input_modes),
+            output_modes=list(output_modes),
+            provider=provider,
+            documentation_url=documentation_url,
+            icon_url=icon_url,
+            extensions=list(extensions),
+            extended_skills=list(extended_skills),
+            func=fn,
+            direct=fn,
+        )
+
+    return wrap
 
 
 def _first_paragraph(doc: str | None) -> str:

@@ -56,6 +56,9 @@ class Settings:
     buffered_streams: bool = True
     # Seconds a blocking `message/send` waits for the turn to end before returning the task.
     blocking_timeout_s: float = 25.0
+    # Seconds an agent's direct hook (a Message answered in the request, no task) may take
+    # before the request fails with -32603 / HTTP 504; it is meant for quick replies.
+    direct_timeout_s: float = 10.0
     # Seconds an SSE response may stay open; the client resubscribes after that.
     stream_timeout_s: float = 300.0
     # How often a waiting reader looks at the store for writes made by other processes.
@@ -195,6 +198,7 @@ def _env(name: str) -> str:
 # that answers at once, no inline files, no back-off, no clock leeway).
 _RANGES: dict[str, tuple[float, bool]] = {
     "blocking_timeout_s": (0, True),
+    "direct_timeout_s": (0, False),
     "stream_timeout_s": (0, False),
     "poll_interval_s": (0, False),
     "keepalive_s": (0, False),

@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
-from .agent import Context, Outcome, Progress
+from .agent import Context, DirectContext, Outcome, Progress
 from .executor import TaskUpdater, to_parts
 from .models import Artifact, Message
 
@@ -34,7 +34,7 @@ _DONE = object()
 class FunctionExecutor:
     def __init__(self, func: Callable[..., Any]) -> None:
         self.func = func
-        self._argument = _argument_kind(func)
+        self._argument = argument_kind(func)
 
     async def execute(self, context: Context, updater: TaskUpdater) -> None:
         await updater.start_work()
@@ -55,13 +55,7 @@ class FunctionExecutor:
         await self._finish(result, updater)
 
     def _make_argument(self, context: Context) -> tuple[Any, ...]:
-        if self._argument == "none":
-            return ()
-        if self._argument == "text":
-            return (context.text,)
-        if self._argument == "message":
-            return (context.message,)
-        return (context,)
+        return call_arguments(self._argument, context)
 
     async def _stream(self, items: AsyncIterator[Any], updater: TaskUpdater) -> None:
         stream_id: str | None = None
@@ -125,7 +119,18 @@ def _parts(value: Any) -> list[Any]:
         ) from None
 
 
-def _argument_kind(func: Callable[..., Any]) -> str:
+def call_arguments(kind: str, context: Context | DirectContext) -> tuple[Any, ...]:
+    """What a function whose first parameter is of `kind` (`argument_kind`) is called with."""
+    if kind == "none":
+        return ()
+    if kind == "text":
+        return (context.text,)
+    if kind == "message":
+        return (context.message,)
+    return (context,)
+
+
+def argument_kind(func: Callable[..., Any]) -> str:
     parameters = list(inspect.signature(func).parameters.values())
     if not parameters:
         return "none"

@@ -27,6 +27,7 @@ from .store.base import Store
 from .worker import Worker
 
 if TYPE_CHECKING:
+    from .direct import DirectHook
     from .push.notifier import PushNotifier
 
 log = logging.getLogger("a2a_serverless.runtime")
@@ -100,6 +101,7 @@ class Runtime:
             output_modes=_modes(agent.output_modes, (s.output_modes for s in skills)),
             extensions=agent.extensions,
             skill_gate=SkillGate([*agent.skills, *agent.extended_skills], self.security),
+            direct=_direct_hook(agent, self.settings),
         )
 
     async def start(self) -> None:
@@ -112,6 +114,16 @@ class Runtime:
     async def aclose(self) -> None:
         await self.queue.aclose()
         await self.store.close()
+
+
+def _direct_hook(agent: Agent, settings: Settings) -> DirectHook | None:
+    if agent.direct is None:
+        return None
+    from .direct import DirectHook
+
+    return DirectHook(
+        agent.direct, timeout_s=settings.direct_timeout_s, required=agent.executor is None
+    )
 
 
 def _modes(default: list[str], per_skill: Iterable[list[str] | None]) -> list[str]:

@@ -5,9 +5,11 @@ the Store through the Journal — so any number of instances (Lambda containers,
 replicas, dev server processes) can serve the same tasks. The transports (JSON-RPC, REST) parse
 requests into the protocol models, call one method here, and render what it returns.
 
-Messages always create or continue a Task (this kit builds "task-generating" agents in the
-spec's terms): the turn is put on the Queue before the response is sent, so it survives the
-function being frozen, and a blocking `message/send` then waits for it within a budget.
+A message creates or continues a Task: the turn is put on the Queue before the response is
+sent, so it survives the function being frozen, and a blocking `message/send` then waits for it
+within a budget. An agent with a direct hook (direct.py) may instead answer a new message at
+once, in the request, with a Message and no task; the reply is kept under the message's
+idempotency key, so a retry gets it again without the agent being asked twice.
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from .agent import DirectContext
 from .config import Settings
 from .errors import (
     InvalidParamsError,
     MessageIdReusedError,
     PushConfigConflictError,
     PushNotificationNotSupportedError,
+    ServiceUnavailableError,
     TaskNotCancelableError,
     TaskNotFoundError,
     UnsupportedOperationError,
@@ -54,10 +58,19 @@ from .observability import set_task_id
 from .pagetoken import PageTokens, page_token_key
 from .queue.base import RUN_AGENT, Job, Queue
 from .skills import SkillGate
-from .store.base import IdempotencyKeyTaken, StoredPushConfig, TaskEvent, TaskQuery, TaskRecord
+from .store.base import (
+    IdempotencyKeyTaken,
+    StoredPushConfig,
+    StoredReply,
+    TaskEvent,
+    TaskQuery,
+    TaskRecord,
+    message_digest,
+)
 
 if TYPE_CHECKING:
     from .auth import Identity
+    from .direct import DirectHook
     from .push.notifier import PushNotifier
 
 DEFAULT_PAGE_SIZE = 50
@@ -79,10 +92,11 @@ class Caller:
 
 @dataclass(frozen=True, slots=True)
 class StreamEvent:
-    """One SSE event: `seq` is the event log position it reflects (the SSE `id`)."""
+    """One SSE event: `seq` is the event log position it reflects (the SSE `id`); None for a
+    direct reply, which no log holds."""
 
-    seq: int
-    payload: Task | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
+    seq: int | None
+    payload: Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 
 
 # Yielded by streams when nothing happened for a while, so the transport can keep the
@@ -102,8 +116,10 @@ class TaskService:
         output_modes: Sequence[str] = ("*/*",),
         extensions: Sequence[AgentExtension] = (),
         skill_gate: SkillGate | None = None,
+        direct: DirectHook | None = None,
     ) -> None:
         self.journal = journal
+        self.direct = direct
         self.extensions = list(extensions)
         self.input_modes = list(input_modes)
         self.output_modes = list(output_modes)
@@ -126,8 +142,10 @@ class TaskService:
 
     # --- message/send, message/stream ----------------------------------------------------------
 
-    async def send_message(self, params: MessageSendParams, caller: Caller) -> Task:
+    async def send_message(self, params: MessageSendParams, caller: Caller) -> Task | Message:
         record = await self._accept(params, caller)
+        if isinstance(record, Message):
+            return record  # a direct reply: nothing to wait for
         config = params.configuration
         if config is None or config.blocking is not False:
             record = await self._wait_for_turn_end(record, self.settings.blocking_timeout_s)
@@ -137,14 +155,18 @@ class TaskService:
     async def stream_message(
         self, params: MessageSendParams, caller: Caller, *, last_event_id: int | None = None
     ) -> AsyncIterator[StreamEvent | None]:
-        """Accept the message, then stream the task: the Task first, then its events."""
+        """Accept the message, then stream the task: the Task first, then its events (or only
+        the direct reply, when the agent answers that way)."""
         self._require_streaming()
         record = await self._accept(params, caller)
+        if isinstance(record, Message):
+            return _only(record)
         _check_cursor(record, last_event_id)
         history_length = params.configuration.history_length if params.configuration else None
         return self._follow(record, after_seq=last_event_id, history_length=history_length)
 
-    async def _accept(self, params: MessageSendParams, caller: Caller) -> TaskRecord:
+    async def _accept(self, params: MessageSendParams, caller: Caller) -> TaskRecord | Message:
+        """The task the message created or continued, or the agent's direct reply to it."""
         message = params.message
         if message.role != "user":
             raise InvalidParamsError("message.role must be 'user'")
@@ -158,25 +180,85 @@ class TaskService:
         push_config = (
             params.configuration.push_notification_config if params.configuration else None
         )
-        if push_config is not None:
+        # Only a new message may be answered directly: one with a taskId continues its task.
+        direct = self.direct if not message.task_id else None
+        # A direct reply has no task to notify about: its push config is ignored, unchecked.
+        if push_config is not None and direct is None:
             await self._require_push().check_config_url(push_config.url)
         key = f"{caller.owner}\n{message.message_id}"
-        existing = await self.store.find_idempotency_key(key)
+        if direct is None:
+            existing = await self.store.find_idempotency_key(key)
+        else:
+            existing, replied = await asyncio.gather(
+                self.store.find_idempotency_key(key), self.store.find_reply(key)
+            )
+            if replied is not None:
+                return _replayed(replied, message)
         try:
             if existing is not None:
                 return await self._retried(existing, message, caller)
+            if direct is not None:
+                reply = await self._answer_directly(direct, params, caller, key)
+                if reply is not None:
+                    return reply
+                if push_config is not None:
+                    await self._require_push().check_config_url(push_config.url)
             if message.task_id:
                 record = await self._continue(params, caller, key)
             else:
                 record = await self._create(params, caller, key)
         except IdempotencyKeyTaken as taken:
             # A concurrent copy of this request won the race: answer as for a retry.
-            return await self._retried(taken.task_id, message, caller)
+            return await self._taken(taken, message, caller)
         set_task_id(record.task_id)
         if push_config is not None:
             await self._put_push_config(record, push_config, caller)
         await self._enqueue_turn(record.task_id, message.message_id)
         return record
+
+    async def _answer_directly(
+        self, direct: DirectHook, params: MessageSendParams, caller: Caller, key: str
+    ) -> Message | None:
+        """Ask the agent's direct hook; store and return its reply (None: make a task)."""
+        message = params.message
+        config = params.configuration
+        context = DirectContext(
+            message=message,
+            context_id=message.context_id or random_uuid(),
+            metadata=params.metadata or {},
+            accepted_output_modes=config.accepted_output_modes if config else None,
+            extensions=caller.extensions,
+            skill_id=self.skill_gate.resolve(params, caller.identity),
+        )
+        reply = await direct.answer(context)
+        if reply is None:
+            return None
+        stamp = now_ms()
+        ttl_s = self.settings.finished_task_ttl_s
+        # Kept as long as a finished task would be: a retry within that time gets this reply.
+        await self.store.put_reply(
+            StoredReply(
+                key=key,
+                owner=caller.owner,
+                request_digest=message_digest(message),
+                reply=reply,
+                created_at_ms=stamp,
+                expires_at_ms=None if ttl_s is None else stamp + int(ttl_s * 1000),
+            )
+        )
+        return reply
+
+    async def _taken(
+        self, taken: IdempotencyKeyTaken, message: Message, caller: Caller
+    ) -> TaskRecord | Message:
+        """Answer a message whose key a concurrent copy claimed first, for a task or a reply."""
+        if taken.task_id:
+            return await self._retried(taken.task_id, message, caller)
+        replied = await self.store.find_reply(taken.key)
+        if replied is None:
+            # The reply that held the key expired in between: the key is free again.
+            raise ServiceUnavailableError("The message's earlier reply just expired; send it again")
+        return _replayed(replied, message)
 
     async def _create(self, params: MessageSendParams, caller: Caller, key: str) -> TaskRecord:
         message = params.message
@@ -561,19 +643,50 @@ class _AlreadyAccepted(Exception):
 def _check_same_message(record: TaskRecord, message: Message) -> None:
     """A retry must be the message it repeats: same parts, same task, same context."""
     first = next((m for m in record.task.history or [] if m.message_id == message.message_id), None)
-    differs = []
-    if first is not None and [p.dump() for p in first.parts] != [p.dump() for p in message.parts]:
-        differs.append("parts")
-    if message.task_id is not None and message.task_id != record.task_id:
+    _refuse_reuse(
+        message,
+        parts_differ=first is not None
+        and [p.dump() for p in first.parts] != [p.dump() for p in message.parts],
+        task_id=record.task_id,
+        context_id=record.context_id,
+    )
+
+
+def _replayed(replied: StoredReply, message: Message) -> Message:
+    """A message answered directly before: the same reply, if it is the same message."""
+    _refuse_reuse(
+        message,
+        parts_differ=message_digest(message) != replied.request_digest,
+        task_id=None,
+        context_id=replied.context_id,
+    )
+    return replied.reply
+
+
+def _refuse_reuse(
+    message: Message, *, parts_differ: bool, task_id: str | None, context_id: str | None
+) -> None:
+    """Raise MessageIdReusedError if `message` is not the one first sent with its messageId,
+    which went to task `task_id` (None: answered directly) in context `context_id`."""
+    differs = ["parts"] if parts_differ else []
+    if message.task_id is not None and message.task_id != task_id:
         differs.append("taskId")
-    if message.context_id is not None and message.context_id != record.context_id:
+    if message.context_id is not None and message.context_id != context_id:
         differs.append("contextId")
     if differs:
+        data: dict[str, Any] = {"messageId": message.message_id, "differs": differs}
+        if task_id is not None:
+            data["taskId"] = task_id
         raise MessageIdReusedError(
             f"messageId {message.message_id!r} was already used for another message (its "
             f"{', '.join(differs)} differ): give every new message a new messageId",
-            data={"messageId": message.message_id, "taskId": record.task_id, "differs": differs},
+            data=data,
         )
+
+
+async def _only(reply: Message) -> AsyncIterator[StreamEvent | None]:
+    """A stream of one event, the direct reply, which then ends."""
+    yield StreamEvent(None, reply)
 
 
 def _check_cursor(record: TaskRecord, last_event_id: int | None) -> None:

@@ -215,10 +215,18 @@ class Worker:
 
     async def _execute(self, context: Context, updater: TaskUpdater) -> None:
         budget = self.agent.time_budget_s
+        executor = self.agent.executor
+        if executor is None:
+            # An agent that only answers directly makes no tasks; one found here (made before
+            # a redeploy changed the agent) cannot be worked on.
+            await self._fail(
+                updater, context, "This agent answers messages directly; it runs no tasks."
+            )
+            return
         try:
             async with asyncio.timeout(budget) as deadline:
                 try:
-                    await self.agent.executor.execute(context, updater)
+                    await executor.execute(context, updater)
                 except Outcome as outcome:
                     await updater.update_status(TaskState(outcome.state), outcome.message)
             if not updater.turn_over:

@@ -6,13 +6,16 @@ A Store keeps four things:
 - an append-only event log per task: every status and artifact event with a gap-free sequence
   number, so any process can replay a task from any point;
 - push notification configs, per task;
-- idempotency keys, mapping a client's messageId to the task it created or continued.
+- idempotency keys, mapping a client's messageId to the task it created or continued, or to
+  the direct reply (a Message, no task) the agent answered it with (`StoredReply`).
 
 Two rules every implementation keeps, and the contract suite (`tests/contract/`) checks:
 - a task write is conditional on the version the writer read; a stale writer gets
   `VersionConflict` and nothing is written (no lost update);
 - a task write and the events it produces land together or not at all, and an idempotency
-  key given with a write is claimed in the same atomic step (`IdempotencyKeyTaken` if taken).
+  key given with a write is claimed in the same atomic step (`IdempotencyKeyTaken` if taken);
+- tasks and direct replies share one key space: a key held by either is taken for both, until
+  what holds it expires.
 
 Records cross the seam as the dataclasses below. `record_to_json` / `event_to_json` and their
 inverses are shared by every adapter so the stored shapes are the same everywhere.
@@ -20,6 +23,8 @@ inverses are shared by every adapter so the stored shapes are the same everywher
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -28,6 +33,7 @@ import msgspec
 
 from .. import codec
 from ..models import (
+    Message,
     PushNotificationConfig,
     Task,
     TaskArtifactUpdateEvent,
@@ -64,7 +70,10 @@ class VersionConflict(StoreError):
 
 
 class IdempotencyKeyTaken(StoreError):
-    """The idempotency key already names a task: the request is a retry of an earlier one."""
+    """The idempotency key already names a task: the request is a retry of an earlier one.
+
+    `task_id` is "" when the key holds a direct reply (`StoredReply`) rather than a task.
+    """
 
     def __init__(self, key: str, task_id: str) -> None:
         super().__init__(f"idempotency key already used for task {task_id!r}")
@@ -183,6 +192,37 @@ class StoredPushConfig:
     protocol: str = "0.3"
 
 
+@dataclass(frozen=True, slots=True)
+class StoredReply:
+    """A direct reply: the Message an agent answered a message with, without making a task.
+
+    Kept under the message's idempotency key so a retry gets the same reply without the agent
+    being asked again. `request_digest` (`message_digest`) and `context_id` tell a retry from
+    another message that reuses the messageId, without storing the request itself.
+    """
+
+    key: str
+    owner: str
+    request_digest: str
+    reply: Message
+    created_at_ms: int
+    # Like a finished task's: None keeps the reply (and its key) for as long as the store lives.
+    expires_at_ms: int | None = None
+
+    @property
+    def context_id(self) -> str | None:
+        return self.reply.context_id
+
+
+def message_digest(message: Message) -> str:
+    """A digest of a message's parts (JSON with sorted keys), to compare a retry with its first
+    copy. Key order inside DataPart data does not count, as with comparing the parts' dumps."""
+    dumped = [part.dump() for part in message.parts]
+    return hashlib.sha256(
+        json.dumps(dumped, sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+
+
 @runtime_checkable
 class Store(Protocol):
     async def create_task(
@@ -222,6 +262,15 @@ class Store(Protocol):
 
     async def find_idempotency_key(self, key: str) -> str | None:
         """The task id an idempotency key was claimed for, if any."""
+        ...
+
+    async def put_reply(self, reply: StoredReply) -> None:
+        """Claim `reply.key` for a direct reply. `IdempotencyKeyTaken` if a task or a reply that
+        has not expired holds the key (`task_id` "" for a reply); an expired reply is replaced."""
+        ...
+
+    async def find_reply(self, key: str) -> StoredReply | None:
+        """The direct reply stored under `key`, unless it has expired (None for a task's key)."""
         ...
 
     async def put_push_config(self, config: StoredPushConfig) -> None:
@@ -271,7 +320,17 @@ class _StoredPushConfig(msgspec.Struct, gc=False, omit_defaults=True):
     protocol: str = "0.3"
 
 
+class _StoredReply(msgspec.Struct, gc=False):
+    key: str
+    owner: str
+    request_digest: str = msgspec.field(name="requestDigest")
+    reply: Message
+    created_at: int = msgspec.field(name="createdAt")
+    expires_at: int | None = msgspec.field(name="expiresAt", default=None)
+
+
 _RECORD = codec.decoder(_StoredRecord)
+_REPLY = codec.decoder(_StoredReply)
 _EVENT: msgspec.json.Decoder[TaskEventPayload] = codec.decoder(TaskEventPayload)  # type: ignore[arg-type]
 _PUSH_CONFIG = codec.decoder(_StoredPushConfig)
 
@@ -337,6 +396,30 @@ def push_config_from_json(text: str | bytes) -> StoredPushConfig:
     data = _PUSH_CONFIG.decode(text)
     return StoredPushConfig(
         task_id=data.task_id, owner=data.owner, config=data.config, protocol=data.protocol
+    )
+
+
+def reply_to_json(reply: StoredReply) -> str:
+    stored = _StoredReply(
+        key=reply.key,
+        owner=reply.owner,
+        request_digest=reply.request_digest,
+        reply=reply.reply,
+        created_at=reply.created_at_ms,
+        expires_at=reply.expires_at_ms,
+    )
+    return codec.encode(stored).decode()
+
+
+def reply_from_json(text: str | bytes) -> StoredReply:
+    data = _REPLY.decode(text)
+    return StoredReply(
+        key=data.key,
+        owner=data.owner,
+        request_digest=data.request_digest,
+        reply=data.reply,
+        created_at_ms=data.created_at,
+        expires_at_ms=data.expires_at,
     )
 
 

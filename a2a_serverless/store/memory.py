@@ -19,6 +19,7 @@ from ..codec import deep_copy, json_copy
 from .base import (
     IdempotencyKeyTaken,
     StoredPushConfig,
+    StoredReply,
     TaskAlreadyExists,
     TaskEvent,
     TaskEventPayload,
@@ -53,6 +54,10 @@ def _visible(record: TaskRecord, now_ms: int) -> bool:
     return record.expires_at_ms is None or record.expires_at_ms > now_ms
 
 
+def _reply_visible(reply: StoredReply, now_ms: int) -> bool:
+    return reply.expires_at_ms is None or reply.expires_at_ms > now_ms
+
+
 class MemoryStore:
     """The Store protocol on dicts. `clock` (milliseconds) decides when a task has expired."""
 
@@ -65,6 +70,7 @@ class MemoryStore:
         self._events: dict[str, list[TaskEventPayload]] = {}
         self._push: dict[str, dict[str, StoredPushConfig]] = {}
         self._keys: dict[str, str] = {}
+        self._replies: dict[str, StoredReply] = {}
 
     async def create_task(
         self,
@@ -106,8 +112,15 @@ class MemoryStore:
                 self._keys[idempotency_key] = record.task_id
 
     def _check_key(self, key: str | None) -> None:
-        if key is not None and key in self._keys:
+        if key is None:
+            return
+        if key in self._keys:
             raise IdempotencyKeyTaken(key, self._keys[key])
+        reply = self._replies.get(key)
+        if reply is not None:
+            if _reply_visible(reply, self._clock()):
+                raise IdempotencyKeyTaken(key, "")
+            del self._replies[key]
 
     async def get_task(self, task_id: str) -> TaskRecord | None:
         with self._lock:
@@ -158,6 +171,19 @@ class MemoryStore:
     async def find_idempotency_key(self, key: str) -> str | None:
         with self._lock:
             return self._keys.get(key)
+
+    async def put_reply(self, reply: StoredReply) -> None:
+        stored = replace(reply, reply=deep_copy(reply.reply))
+        with self._lock:
+            self._check_key(reply.key)
+            self._replies[reply.key] = stored
+
+    async def find_reply(self, key: str) -> StoredReply | None:
+        with self._lock:
+            reply = self._replies.get(key)
+        if reply is None or not _reply_visible(reply, self._clock()):
+            return None
+        return replace(reply, reply=deep_copy(reply.reply))
 
     async def put_push_config(self, config: StoredPushConfig) -> None:
         config_id = _config_id(config)

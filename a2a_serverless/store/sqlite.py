@@ -25,6 +25,7 @@ from typing import Any
 from .base import (
     IdempotencyKeyTaken,
     StoredPushConfig,
+    StoredReply,
     StoreUnavailable,
     TaskAlreadyExists,
     TaskEvent,
@@ -39,6 +40,8 @@ from .base import (
     push_config_to_json,
     record_from_json,
     record_to_json,
+    reply_from_json,
+    reply_to_json,
 )
 
 BUSY_TIMEOUT_MS = 5000
@@ -88,6 +91,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             key TEXT PRIMARY KEY,
             task_id TEXT NOT NULL,
             created_at INTEGER NOT NULL
+        ) WITHOUT ROWID
+        """,
+    ),
+    (
+        # Direct replies (a Message, no task) under their idempotency key: the same key space
+        # as idempotency_keys, which every claim of a key checks too.
+        """
+        CREATE TABLE replies (
+            key TEXT PRIMARY KEY,
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER,
+            body TEXT NOT NULL
         ) WITHOUT ROWID
         """,
     ),
@@ -262,13 +277,19 @@ class SqliteStore:
             )
             self._write_events_and_key(conn, record, event_rows, idempotency_key)
 
-    @staticmethod
-    def _check_key(conn: sqlite3.Connection, key: str | None) -> None:
+    def _check_key(self, conn: sqlite3.Connection, key: str | None) -> None:
         if key is None:
             return
         row = conn.execute("SELECT task_id FROM idempotency_keys WHERE key = ?", (key,)).fetchone()
         if row is not None:
             raise IdempotencyKeyTaken(key, row[0])
+        row = conn.execute(
+            f"SELECT 1 FROM replies WHERE key = ? AND {_VISIBLE}", (key, self._clock())
+        ).fetchone()
+        if row is not None:
+            raise IdempotencyKeyTaken(key, "")
+        # An expired reply frees its key.
+        conn.execute("DELETE FROM replies WHERE key = ?", (key,))
 
     def _write_events_and_key(
         self,
@@ -344,6 +365,22 @@ class SqliteStore:
                 "SELECT task_id FROM idempotency_keys WHERE key = ?", (key,)
             ).fetchone()
         return None if row is None else str(row[0])
+
+    async def put_reply(self, reply: StoredReply) -> None:
+        body = reply_to_json(reply)
+        with self._write() as conn:
+            self._check_key(conn, reply.key)
+            conn.execute(
+                "INSERT INTO replies (key, created_at, expires_at, body) VALUES (?, ?, ?, ?)",
+                (reply.key, reply.created_at_ms, reply.expires_at_ms, body),
+            )
+
+    async def find_reply(self, key: str) -> StoredReply | None:
+        with self._locked():
+            row = self._conn.execute(
+                f"SELECT body FROM replies WHERE key = ? AND {_VISIBLE}", (key, self._clock())
+            ).fetchone()
+        return None if row is None else reply_from_json(row[0])
 
     async def put_push_config(self, config: StoredPushConfig) -> None:
         if config.config.id is None:

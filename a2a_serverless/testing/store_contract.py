@@ -33,6 +33,7 @@ import pytest
 
 from ..models import (
     Artifact,
+    Message,
     PushNotificationAuthenticationInfo,
     PushNotificationConfig,
     Task,
@@ -46,6 +47,7 @@ from ..store.base import (
     IdempotencyKeyTaken,
     Store,
     StoredPushConfig,
+    StoredReply,
     TaskAlreadyExists,
     TaskEvent,
     TaskQuery,
@@ -102,6 +104,25 @@ def make_record(
         created_at_ms=fields.pop("created_at_ms", updated_at_ms),
         updated_at_ms=updated_at_ms,
         **fields,
+    )
+
+
+def make_reply(
+    key: str | None = None, *, text: str = "hello", expires_at_ms: int | None = None
+) -> StoredReply:
+    """A direct reply stored under `key` (a fresh one by default)."""
+    return StoredReply(
+        key=key or new_id("key"),
+        owner=new_id("owner"),
+        request_digest=uuid.uuid4().hex,
+        reply=Message(
+            message_id=new_id("msg"),
+            role="agent",
+            parts=[TextPart(text=text)],
+            context_id=new_id("ctx"),
+        ),
+        created_at_ms=now_ms(),
+        expires_at_ms=expires_at_ms,
     )
 
 
@@ -591,6 +612,78 @@ class StoreContract:
 
     async def test_unknown_idempotency_key_is_none(self, store: Store) -> None:
         assert await store.find_idempotency_key(new_id("key")) is None
+
+    # --- direct replies (one key space with the tasks' idempotency keys) ---
+
+    async def test_reply_round_trip(self, store: Store) -> None:
+        reply = make_reply(expires_at_ms=now_ms() + HOUR_MS)
+        assert await store.find_reply(reply.key) is None
+        await store.put_reply(reply)
+        assert await store.find_reply(reply.key) == reply
+        # The key holds a reply, not a task.
+        assert await store.find_idempotency_key(reply.key) is None
+
+    async def test_reply_refused_for_a_tasks_key(self, store: Store) -> None:
+        key = new_id("key")
+        record = make_record()
+        await store.create_task(record, idempotency_key=key)
+        with pytest.raises(IdempotencyKeyTaken) as raised:
+            await store.put_reply(make_reply(key))
+        assert raised.value.task_id == record.task_id
+        assert await store.find_reply(key) is None
+
+    async def test_task_refused_for_a_replys_key(self, store: Store) -> None:
+        reply = make_reply()
+        await store.put_reply(reply)
+        record = make_record(last_seq=1)
+        with pytest.raises(IdempotencyKeyTaken) as raised:
+            await store.create_task(record, [status_event(record, 1)], idempotency_key=reply.key)
+        assert raised.value.task_id == ""
+        assert await store.get_task(record.task_id) is None
+
+        other = make_record()
+        await store.create_task(other)
+        following, events = step(other, 1)
+        with pytest.raises(IdempotencyKeyTaken) as raised:
+            await store.update_task(following, events, idempotency_key=reply.key)
+        assert raised.value.task_id == ""
+        assert await store.get_task(other.task_id) == other
+        assert await store.find_reply(reply.key) == reply
+
+    async def test_second_reply_for_a_key_is_refused(self, store: Store) -> None:
+        first = make_reply(text="first")
+        await store.put_reply(first)
+        with pytest.raises(IdempotencyKeyTaken) as raised:
+            await store.put_reply(make_reply(first.key, text="second"))
+        assert raised.value.task_id == ""
+        assert await store.find_reply(first.key) == first
+
+    async def test_concurrent_replies_for_one_key_exactly_one_wins(self, store: Store) -> None:
+        key = new_id("key")
+        replies = [make_reply(key, text=f"reply {i}") for i in range(4)]
+        results = await asyncio.gather(
+            *(store.put_reply(reply) for reply in replies), return_exceptions=True
+        )
+        assert sorted(type(result).__name__ for result in results) == [
+            "IdempotencyKeyTaken",
+            "IdempotencyKeyTaken",
+            "IdempotencyKeyTaken",
+            "NoneType",
+        ]
+        assert await store.find_reply(key) == replies[results.index(None)]
+
+    async def test_expired_reply_is_invisible_and_frees_its_key(self, store: Store) -> None:
+        expired = make_reply(expires_at_ms=now_ms() - HOUR_MS)
+        await store.put_reply(expired)
+        assert await store.find_reply(expired.key) is None
+        again = make_reply(expired.key, text="again", expires_at_ms=now_ms() - HOUR_MS)
+        await store.put_reply(again)
+        assert await store.find_reply(expired.key) is None
+        # A task may claim the key of an expired reply too.
+        record = make_record()
+        await store.create_task(record, idempotency_key=expired.key)
+        assert await store.find_idempotency_key(expired.key) == record.task_id
+        assert await store.find_reply(expired.key) is None
 
     # --- listing ---
 

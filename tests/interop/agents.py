@@ -7,6 +7,7 @@ A2A_STORE_URL. The dev server imports it in its own subprocess (see tests/suppor
 
 - `slow N [SECONDS]`: works for a while, streaming N artifact chunks (`chunk 0`, `chunk 1`, …)
   of one artifact, SECONDS apart (default 0.1), then completes. For cancel and resubscribe.
+- `direct <text>`: answered at once with a Message `direct: <text>`, no task (the direct hook).
 - anything else: one artifact `echo: <text>`, then completed.
 
 `app` serves it with push notification configs enabled (the dev server's default runtime answers
@@ -49,10 +50,16 @@ class InteropExecutor:
         await updater.complete()
 
 
+def direct_answer(text: str) -> str | None:
+    """`direct <text>` gets a Message back at once; anything else makes a task."""
+    return f"direct: {text[len('direct ') :]}" if text.startswith("direct ") else None
+
+
 interop_agent = Agent(
     name="Interop Agent",
     description="Echoes text; 'slow N [SECONDS]' streams N chunks slowly.",
     executor=InteropExecutor(),
+    direct=direct_answer,
     skills=[skill("echo", "Echo", "Says back what it is told.", tags=["test"])],
 )
 

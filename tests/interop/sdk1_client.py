@@ -436,6 +436,26 @@ async def tenant(s: Session, example: str, interop: str) -> dict[str, Any]:
     }
 
 
+async def direct(s: Session, example: str, interop: str) -> dict[str, Any]:
+    """The interop agent answers `direct ...` with a Message, no task (its direct hook)."""
+    result: dict[str, Any] = {}
+    for label, streaming in (("send", False), ("stream", True)):
+        client = await s.client(interop, streaming=streaming)
+        request = SendMessageRequest(message=user_message("direct hello"))
+        events = [event async for event in client.send_message(request)]
+        result[label] = [
+            {
+                "kind": event.WhichOneof("payload"),
+                "role": Role.Name(event.message.role),
+                "text": texts(event.message.parts),
+                "task_id": event.message.task_id,
+                "has_context": bool(event.message.context_id),
+            }
+            for event in events
+        ]
+    return result
+
+
 FEATURES: dict[str, Callable[[Session, str, str], Awaitable[dict[str, Any]]]] = {
     "card": card,
     "send": send,
@@ -448,6 +468,7 @@ FEATURES: dict[str, Callable[[Session, str, str], Awaitable[dict[str, Any]]]] = 
     "resubscribe": resubscribe,
     "push_config": push_config,
     "tenant": tenant,
+    "direct": direct,
 }
 
 

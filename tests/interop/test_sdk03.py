@@ -519,3 +519,15 @@ async def test_push_notification_config_set_get_list_delete(interop_server: Live
     # The spec's result for delete is `null`, present in the response (deleting twice is fine).
     assert "result" in raw_delete and raw_delete["result"] is None, raw_delete
     assert [c.push_notification_config.id for c in after] == ["b"]
+
+
+@pytest.mark.parametrize("streaming", [False, True])
+async def test_direct_answer_is_a_message(interop_server: LiveServer, streaming: bool) -> None:
+    async with connect(interop_server, streaming=streaming) as (client, _card, _http):
+        events = [event async for event in client.send_message(user_message("direct hello"))]
+    assert len(events) == 1
+    reply = events[0]
+    assert isinstance(reply, Message), reply
+    assert reply.role == Role.agent
+    assert [p.root.text for p in reply.parts if isinstance(p.root, TextPart)] == ["direct: hello"]
+    assert reply.task_id is None and reply.context_id

@@ -233,6 +233,18 @@ def test_send_blocking_returns_the_completed_task(sdk1: Sdk1Run) -> None:
     assert task["history"][0] == {"role": "ROLE_USER", "text": ["Plan 3 days in Lisbon"]}
 
 
+def test_direct_answer_is_a_message(sdk1: Sdk1Run) -> None:
+    result = sdk1.feature("direct")
+    expected = {
+        "kind": "message",
+        "role": "ROLE_AGENT",
+        "text": ["direct: hello"],
+        "task_id": "",
+        "has_context": True,
+    }
+    assert result == {"send": [expected], "stream": [expected]}
+
+
 def test_multi_turn_continues_the_same_task(sdk1: Sdk1Run) -> None:
     first, second, third = sdk1.feature("multi_turn")["turns"]
     assert first["state"] == second["state"] == "TASK_STATE_INPUT_REQUIRED"

@@ -1,6 +1,6 @@
 """The pynamodb model of the store's one DynamoDB table, and how a store binds it to a table.
 
-Every item of the table is a `TableItem`; its `kind` says which of four shapes it has (see
+Every item of the table is a `TableItem`; its `kind` says which of five shapes it has (see
 adapters/aws/README.md, "DynamoDB store", for the whole design):
 
 =========== ======================= ================= ========================================
@@ -12,6 +12,7 @@ task        ``T#<task id>``         ``T``             body, owner, owner_ctx, or
 event       ``T#<task id>``         ``E#<seq:010d>``  body, ttl
 push        ``T#<task id>``         ``P#<config id>`` body, ttl
 key         ``K#<idempotency key>`` ``K``             task_id, created_ms, expires_ms, ttl
+reply       ``K#<idempotency key>`` ``K``             body, created_ms, expires_ms, ttl
 =========== ======================= ================= ========================================
 
 pynamodb ties a model class to one table through its `Meta`, so `bind()` makes one subclass per
@@ -121,7 +122,7 @@ class TableItem(Model):
     pk = UnicodeAttribute(hash_key=True, attr_name="PK")
     sk = UnicodeAttribute(range_key=True, attr_name="SK")
     kind = UnicodeAttribute()
-    # The stored JSON shape (store.base), zlib-compressed: task, event and push items.
+    # The stored JSON shape (store.base), zlib-compressed: task, event, push and reply items.
     body = OptionalBinaryAttribute(legacy_encoding=False)
 
     # Task items: the columns the listing indexes and the conditional writes need.
@@ -141,7 +142,7 @@ class TableItem(Model):
     expires_ms = OptionalIntegerAttribute()
     ttl = OptionalIntegerAttribute(attr_name=TTL_ATTRIBUTE)
 
-    # Key items.
+    # Key items (reply items, which hold a key for a direct reply, have no task_id).
     task_id = OptionalUnicodeAttribute()
     created_ms = OptionalIntegerAttribute()
 

@@ -23,6 +23,7 @@ from pynamodb.exceptions import DeleteError, PynamoDBException
 
 from a2a_serverless.store.base import (
     StoredPushConfig,
+    StoredReply,
     TaskEvent,
     TaskPage,
     TaskQuery,
@@ -31,6 +32,7 @@ from a2a_serverless.store.base import (
     push_config_from_json,
     push_config_to_json,
     record_from_json,
+    reply_from_json,
 )
 
 from . import codec
@@ -199,6 +201,22 @@ class DynamoDBStore:
         if item.expires_ms is not None and item.expires_ms <= self._clock():
             return None
         return item.task_id
+
+    # --- direct replies (key items of kind "reply", see writes.py) ------------------------------
+
+    async def put_reply(self, reply: StoredReply) -> None:
+        await self._run(partial(self._writer.put_reply, reply))
+
+    async def find_reply(self, key: str) -> StoredReply | None:
+        return await self._run(partial(self._find_reply, key))
+
+    def _find_reply(self, key: str) -> StoredReply | None:
+        item = self._get(codec.key_pk(key), codec.KEY_SK)
+        if item is None or item.kind != "reply" or item.body is None:
+            return None
+        if item.expires_ms is not None and item.expires_ms <= self._clock():
+            return None
+        return reply_from_json(codec.unpack(item.body))
 
     # --- push notification configs --------------------------------------------------------------
 

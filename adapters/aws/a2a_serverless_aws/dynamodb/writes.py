@@ -8,6 +8,9 @@ the task alone is one conditional PutItem/UpdateItem, which costs half as much. 
   start (`VersionConflict`, or ValueError when only the log does not line up);
 - key: the key item must not exist, unless it expired with its task (`IdempotencyKeyTaken`).
 
+A direct reply (`put_reply`) is a key item of kind "reply" carrying the reply's body instead of
+a task id: one conditional PutItem, under the same condition as any claim of the key.
+
 Which condition failed comes from the transaction's cancellation reasons (one per item, in order)
 and the item DynamoDB returns with them, so no extra read is needed to tell the cases apart.
 When DynamoDB cancels because another transaction held one of the items (TransactionConflict),
@@ -37,6 +40,7 @@ from pynamodb.transactions import TransactWrite
 
 from a2a_serverless.store.base import (
     IdempotencyKeyTaken,
+    StoredReply,
     TaskAlreadyExists,
     TaskEvent,
     TaskRecord,
@@ -44,6 +48,7 @@ from a2a_serverless.store.base import (
     check_event_sequence,
     event_to_json,
     record_to_json,
+    reply_to_json,
 )
 
 from . import codec
@@ -127,6 +132,36 @@ class Writer:
         if _failed(reasons[plan.task_index]):
             raise TaskAlreadyExists(record.task_id)
         raise _unexplained(record, reasons)
+
+    # --- direct replies -------------------------------------------------------------------------
+
+    def put_reply(self, reply: StoredReply) -> None:
+        items = self._items
+        item = items(
+            codec.key_pk(reply.key),
+            codec.KEY_SK,
+            kind="reply",
+            body=codec.pack(reply_to_json(reply)),
+            created_ms=reply.created_at_ms,
+            expires_ms=reply.expires_at_ms,
+            ttl=codec.ttl_seconds(reply.expires_at_ms),
+        )
+        size = codec.item_size(item.serialize())
+        if size > MAX_ITEM_BYTES:
+            raise ItemTooLarge(reply.key, "reply", size)
+        condition = self._key_free(reply.key)
+        try:
+            _retry_conflicts(lambda: item.save(condition=condition))
+        except PutError as error:
+            if cause_code(error) != CONDITION_FAILED + "Exception":
+                raise
+            try:
+                holder = items.get(codec.key_pk(reply.key), codec.KEY_SK, consistent_read=True)
+            except items.DoesNotExist:
+                holder = None
+            raise IdempotencyKeyTaken(
+                reply.key, "" if holder is None else holder.task_id or ""
+            ) from None
 
     # --- update ---------------------------------------------------------------------------------
 

@@ -15,6 +15,10 @@ A commit can fail after it was applied (the response is lost and the client libr
 it): every write carries a fresh `writeId`, and a failed write whose id is found stored
 counts as done.
 
+A direct reply (a Message, no task) is an idempotency key document holding the reply's body
+(`reply`) instead of a `taskId`: a key held by either is taken for both. An expired reply
+(`visibleUntil` passed) frees its key at once; the next claim replaces its document.
+
 Expired tasks (`expires_at_ms` passed) are invisible to reads and listings at once; the TTL
 policy on `expireAt` deletes them (and their events, push configs and keys) later.
 """
@@ -44,6 +48,7 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 from a2a_serverless.store import (
     IdempotencyKeyTaken,
     StoredPushConfig,
+    StoredReply,
     TaskAlreadyExists,
     TaskEvent,
     TaskPage,
@@ -59,6 +64,8 @@ from a2a_serverless.store.base import (
     push_config_to_json,
     record_from_json,
     record_to_json,
+    reply_from_json,
+    reply_to_json,
 )
 
 from .clients import LoopClients
@@ -166,9 +173,7 @@ class FirestoreStore:
         if write.key_ref is not None and idempotency_key is not None:
             # Checked first: a retried create repeats the task id and the key, and the key is
             # what says which task the first attempt made.
-            claimed = await write.key_ref.get()
-            if claimed.exists:
-                raise IdempotencyKeyTaken(idempotency_key, claimed.get("taskId"))
+            self._check_key(write, await write.key_ref.get())
         batch = client.batch()
         batch.create(write.task_ref, write.task_fields)
         write.add_events_and_key(batch)
@@ -185,8 +190,8 @@ class FirestoreStore:
         client = self._clients.current()
         write = _Write(self, client, record, events, idempotency_key)
         stored, claimed = await self._read_task_and_key(client, write)
-        if idempotency_key is not None and claimed is not None and claimed.exists:
-            raise IdempotencyKeyTaken(idempotency_key, claimed.get("taskId"))
+        if claimed is not None:
+            self._check_key(write, claimed)
         if not stored.exists or stored.get("version") != record.version - 1:
             raise VersionConflict(record.task_id, record.version - 1)
         stored_last_seq: int = stored.get("lastSeq")
@@ -226,11 +231,29 @@ class FirestoreStore:
         if stored.exists and stored.get("writeId") == write.write_id:
             # The commit was applied, its answer lost, and the library's retry refused.
             return
-        if write.key is not None and claimed is not None and claimed.exists:
-            raise IdempotencyKeyTaken(write.key, claimed.get("taskId"))
+        if claimed is not None:
+            self._check_key(write, claimed)
         if creating:
             raise TaskAlreadyExists(write.record.task_id)
         raise VersionConflict(write.record.task_id, write.record.version - 1)
+
+    def _check_key(self, write: _Write, claimed: Snapshot) -> None:
+        """Raise `IdempotencyKeyTaken` if the key the write claims is held; note an expired
+        reply's document, which the write then replaces."""
+        assert write.key is not None
+        holder = self._key_holder(claimed)
+        if holder is not None:
+            raise IdempotencyKeyTaken(write.key, holder)
+        write.stale_key = claimed.update_time if claimed.exists else None
+
+    def _key_holder(self, snapshot: Snapshot) -> str | None:
+        """Who holds a key: its task's id, "" for a live direct reply, None when it is free."""
+        if not snapshot.exists:
+            return None
+        fields = snapshot.to_dict() or {}
+        if "reply" in fields:
+            return "" if fields.get("visibleUntil", 0) > self._clock() else None
+        return str(fields.get("taskId"))
 
     async def _stamp_expiry(self, client: AsyncClient, record: TaskRecord, upto_seq: int) -> None:
         """Give the task's earlier events, its push configs and its keys the task's `expireAt`.
@@ -346,7 +369,54 @@ class FirestoreStore:
     async def find_idempotency_key(self, key: str) -> str | None:
         client = self._clients.current()
         snapshot = await self._key_ref(client, key).get()
-        return str(snapshot.get("taskId")) if snapshot.exists else None
+        fields = snapshot.to_dict() or {} if snapshot.exists else {}
+        # A key holding a direct reply has no taskId.
+        return str(fields["taskId"]) if "taskId" in fields else None
+
+    # --- direct replies ------------------------------------------------------------------------
+
+    @unavailable_on_outage
+    async def put_reply(self, reply: StoredReply) -> None:
+        client = self._clients.current()
+        ref = self._key_ref(client, reply.key)
+        fields: Fields = {
+            "key": reply.key,
+            "createdAt": reply.created_at_ms,
+            "visibleUntil": visible_until(reply.expires_at_ms),
+            "reply": encode_body(reply_to_json(reply)),
+        }
+        if reply.expires_at_ms is not None:
+            fields["expireAt"] = expire_at(reply.expires_at_ms)
+        size = document_size(ref.path, fields)
+        if size > MAX_DOCUMENT_BYTES:
+            raise FirestoreLimitExceeded(reply.key, "reply size", size, MAX_DOCUMENT_BYTES)
+        try:
+            await ref.create(fields)
+            return
+        except AlreadyExists:
+            pass
+        claimed = await ref.get()
+        holder = self._key_holder(claimed)
+        if holder is None:
+            # An expired reply: replaced, unless another claim replaced it first.
+            try:
+                option = client.write_option(last_update_time=claimed.update_time)
+                if reply.expires_at_ms is None:
+                    fields["expireAt"] = DELETE_FIELD
+                await ref.update(fields, option=option)
+                return
+            except (FailedPrecondition, NotFound):
+                holder = self._key_holder(await ref.get()) or ""
+        raise IdempotencyKeyTaken(reply.key, holder)
+
+    @unavailable_on_outage
+    async def find_reply(self, key: str) -> StoredReply | None:
+        client = self._clients.current()
+        snapshot = await self._key_ref(client, key).get()
+        fields = snapshot.to_dict() or {} if snapshot.exists else {}
+        if "reply" not in fields or fields.get("visibleUntil", 0) <= self._clock():
+            return None
+        return reply_from_json(decode_body(fields["reply"]))
 
     # --- push notification configs -------------------------------------------------------------
 
@@ -413,6 +483,8 @@ class _Write:
         self.client = client
         self.record = record
         self.key = key
+        # The update time of an expired reply's document under the key, which the write replaces.
+        self.stale_key: Any = None
         self.write_id = uuid.uuid4().hex
         self.task_ref = store._task_ref(client, record.task_id)
         self.key_ref = None if key is None else store._key_ref(client, key)
@@ -477,5 +549,14 @@ class _Write:
     def add_events_and_key(self, batch: AsyncWriteBatch) -> None:
         for ref, fields in self.event_docs:
             batch.create(ref, fields)
-        if self.key_ref is not None:
+        if self.key_ref is None:
+            return
+        if self.stale_key is None:
             batch.create(self.key_ref, self.key_fields)
+        else:
+            # An update with a precondition (a set takes none), clearing the reply's fields.
+            option = self.client.write_option(last_update_time=self.stale_key)
+            fields = {"reply": DELETE_FIELD, "visibleUntil": DELETE_FIELD, **self.key_fields}
+            if "expireAt" not in fields:
+                fields["expireAt"] = DELETE_FIELD
+            batch.update(self.key_ref, fields, option=option)
