@@ -56,6 +56,11 @@ class Settings:
     buffered_streams: bool = True
     # Seconds a blocking `message/send` waits for the turn to end before returning the task.
     blocking_timeout_s: float = 25.0
+    # A message whose `messageId` was seen before is a retry: answered with the task it made,
+    # never run again (and refused if its parts, taskId or contextId differ). False treats
+    # every message as new, for clients that reuse ids (the A2A TCK does): retries then run
+    # the agent again. Spec 1.0 §3.3.1 leaves the choice to the agent.
+    dedupe_message_ids: bool = True
     # Seconds an SSE response may stay open; the client resubscribes after that.
     stream_timeout_s: float = 300.0
     # How often a waiting reader looks at the store for writes made by other processes.
