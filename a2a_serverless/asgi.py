@@ -590,6 +590,8 @@ class A2AApplication:
                 headers=request.headers,
                 body=raw,
             )
+            # What the service records in this version's name (a push config's webhook format).
+            caller = replace(caller, protocol=V10)
             reply = await v1_rest.handle(
                 http_request,
                 route,

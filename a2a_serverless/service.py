@@ -85,8 +85,9 @@ class Caller:
     identity: Identity | None = None
     # Extensions activated for this request (X-A2A-Extensions, as far as the agent declares).
     extensions: tuple[str, ...] = ()
-    # The A2A version the request speaks. The service never branches on it; it is recorded
-    # with push configs, whose webhook bodies are written in the version they were set in.
+    # The A2A version the request speaks. It is recorded with push configs, whose webhook
+    # bodies are written in the version they were set in; the service branches on it only
+    # where the versions' rules differ (listing a context that has no tasks).
     protocol: str = "0.3"
 
 
@@ -185,15 +186,18 @@ class TaskService:
         # A direct reply has no task to notify about: its push config is ignored, unchecked.
         if push_config is not None and direct is None:
             await self._require_push().check_config_url(push_config.url)
-        key = f"{caller.owner}\n{message.message_id}"
-        if direct is None:
-            existing = await self.store.find_idempotency_key(key)
-        else:
-            existing, replied = await asyncio.gather(
-                self.store.find_idempotency_key(key), self.store.find_reply(key)
-            )
-            if replied is not None:
-                return _replayed(replied, message)
+        key: str | None = None
+        existing: str | None = None
+        if self.settings.dedupe_message_ids:
+            key = f"{caller.owner}\n{message.message_id}"
+            if direct is None:
+                existing = await self.store.find_idempotency_key(key)
+            else:
+                existing, replied = await asyncio.gather(
+                    self.store.find_idempotency_key(key), self.store.find_reply(key)
+                )
+                if replied is not None:
+                    return _replayed(replied, message)
         try:
             if existing is not None:
                 return await self._retried(existing, message, caller)
@@ -213,11 +217,12 @@ class TaskService:
         set_task_id(record.task_id)
         if push_config is not None:
             await self._put_push_config(record, push_config, caller)
-        await self._enqueue_turn(record.task_id, message.message_id)
+        assert record.step is not None
+        await self._enqueue_turn(record.task_id, record.step)
         return record
 
     async def _answer_directly(
-        self, direct: DirectHook, params: MessageSendParams, caller: Caller, key: str
+        self, direct: DirectHook, params: MessageSendParams, caller: Caller, key: str | None
     ) -> Message | None:
         """Ask the agent's direct hook; store and return its reply (None: make a task)."""
         message = params.message
@@ -231,8 +236,10 @@ class TaskService:
             skill_id=self.skill_gate.resolve(params, caller.identity),
         )
         reply = await direct.answer(context)
-        if reply is None:
-            return None
+        if reply is None or key is None:
+            # key None: messageIds are not deduplicated (dedupe_message_ids), so a retry asks
+            # the hook again and nothing is kept.
+            return reply
         stamp = now_ms()
         ttl_s = self.settings.finished_task_ttl_s
         # Kept as long as a finished task would be: a retry within that time gets this reply.
@@ -260,7 +267,9 @@ class TaskService:
             raise ServiceUnavailableError("The message's earlier reply just expired; send it again")
         return _replayed(replied, message)
 
-    async def _create(self, params: MessageSendParams, caller: Caller, key: str) -> TaskRecord:
+    async def _create(
+        self, params: MessageSendParams, caller: Caller, key: str | None
+    ) -> TaskRecord:
         message = params.message
         task_id = random_uuid()
         context_id = message.context_id or random_uuid()
@@ -277,11 +286,13 @@ class TaskService:
             task,
             owner=caller.owner,
             events=[status_event(task, TaskState.SUBMITTED)],
-            internal={"step": _step_info(params, caller, skill_id), "skillId": skill_id},
+            internal={"step": self._step_info(params, caller, skill_id, 1), "skillId": skill_id},
             idempotency_key=key,
         )
 
-    async def _continue(self, params: MessageSendParams, caller: Caller, key: str) -> TaskRecord:
+    async def _continue(
+        self, params: MessageSendParams, caller: Caller, key: str | None
+    ) -> TaskRecord:
         message = params.message
         task_id = message.task_id
         assert task_id is not None
@@ -289,7 +300,8 @@ class TaskService:
         def decide(record: TaskRecord) -> Change:
             if record.owner != caller.owner:
                 raise TaskNotFoundError(data={"taskId": task_id})
-            if any(m.message_id == message.message_id for m in record.task.history or []):
+            history = record.task.history or []
+            if key is not None and any(m.message_id == message.message_id for m in history):
                 # A copy of this very message got in first (its key was claimed after our
                 # look-up): this request is a retry, whatever state the task is in now.
                 raise _AlreadyAccepted(task_id)
@@ -315,10 +327,11 @@ class TaskService:
                 params, caller.identity, current=record.internal.get("skillId")
             )
             accepted = message.model_copy(update={"context_id": record.context_id})
+            step = self._step_info(params, caller, skill_id, len(history) + 1)
             return Change(
                 messages=[accepted],
                 events=[status_event(record.task, TaskState.SUBMITTED)],
-                internal={"step": _step_info(params, caller, skill_id), "skillId": skill_id},
+                internal={"step": step, "skillId": skill_id},
             )
 
         try:
@@ -328,13 +341,24 @@ class TaskService:
         except _AlreadyAccepted:
             return await self._retried(task_id, message, caller)
 
+    def _step_info(
+        self, params: MessageSendParams, caller: Caller, skill_id: str | None, position: int
+    ) -> dict[str, Any]:
+        """What the worker needs to run the turn this message begins. A turn is named by its
+        messageId; without deduplication an id may come again (in the same task too), so its
+        place in the history makes the name unique."""
+        turn = None
+        if not self.settings.dedupe_message_ids:
+            turn = f"{params.message.message_id}#{position}"
+        return _step_info(params, caller, skill_id, turn)
+
     async def _retried(self, task_id: str, message: Message, caller: Caller) -> TaskRecord:
         """A message seen before: answer with its task, never run the turn twice."""
         record = await self.store.get_task(task_id)
         if record is None or record.owner != caller.owner:
             raise TaskNotFoundError(data={"taskId": task_id})
         _check_same_message(record, message)
-        step = record.internal.get("step", {}).get("messageId")
+        step = record.step
         state = record.task.status.state
         claim = record.claim
         waiting = state == TaskState.SUBMITTED and claim is None
@@ -481,7 +505,10 @@ class TaskService:
             after=self.page_tokens.decode(params.page_token) if params.page_token else None,
         )
         page = await self.store.list_tasks(query)
-        if params.context_id and page.total_size == 0 and not params.page_token:
+        # 0.3 answers a context without tasks as TaskNotFound; 1.0 lists no error for
+        # ListTasks (spec 1.0 §3.1.4): an empty list.
+        empty = params.context_id and page.total_size == 0 and not params.page_token
+        if empty and params.context_id and caller.protocol == "0.3":
             await self._require_context(params.context_id, caller)
         history_length = params.history_length or 0
         include_artifacts = bool(params.include_artifacts)
@@ -710,10 +737,13 @@ def _stream_ends(payload: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, *, la
     return payload.status.state.is_terminal or last
 
 
-def _step_info(params: MessageSendParams, caller: Caller, skill_id: str | None) -> dict[str, Any]:
+def _step_info(
+    params: MessageSendParams, caller: Caller, skill_id: str | None, turn: str | None
+) -> dict[str, Any]:
     config = params.configuration
     return {
         "messageId": params.message.message_id,
+        **({"turn": turn} if turn is not None else {}),
         "skillId": skill_id,
         "metadata": params.metadata or {},
         "acceptedOutputModes": config.accepted_output_modes if config else None,

@@ -102,7 +102,7 @@ class Worker:
         def decide(record: TaskRecord) -> Change | None:
             if record.task.status.state.is_terminal:
                 return None
-            if record.internal.get("step", {}).get("messageId") != step:
+            if record.step != step:
                 return None
             if record.internal.get("doneStep") == step:
                 return None
@@ -150,7 +150,7 @@ class Worker:
     def _claim(self, record: TaskRecord, step: str) -> Change:
         if record.task.status.state.is_terminal:
             raise _Skip(f"task is {record.state}")
-        if record.internal.get("step", {}).get("messageId") != step:
+        if record.step != step:
             raise _Skip("a newer turn has started")
         if record.internal.get("doneStep") == step:
             raise _Skip("turn already done")
@@ -198,7 +198,7 @@ class Worker:
     def _context(self, record: TaskRecord, step: str) -> Context:
         step_info = record.internal.get("step", {})
         history = record.task.history or []
-        index = _find_message(history, step)
+        index = _find_message(history, step_info.get("messageId", step))
         # A taken-over turn may find the dead worker's progress messages after its message;
         # the agent sees the task as it was when the turn began.
         task = record.task.model_copy(update={"history": history[: index + 1]})

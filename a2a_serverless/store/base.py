@@ -125,6 +125,14 @@ class TaskRecord:
     def state(self) -> str:
         return self.task.status.state.value
 
+    @property
+    def step(self) -> str | None:
+        """The id of the current turn: the messageId of the message that began it, made
+        unique by its place in the history where messageIds are not deduplicated (`turn`)."""
+        info = self.internal.get("step", {})
+        step: str | None = info.get("turn") or info.get("messageId")
+        return step
+
     def next(
         self,
         *,

@@ -4,17 +4,23 @@ Only what clients send is declared here: requests are decoded into these, checke
 into the internal (v0.3) models by `convert.py`; responses are written from the internal models
 straight to v1.0 JSON there too. Names are the proto's json names (camelCase); enums are their
 names (`ROLE_USER`, `TASK_STATE_WORKING`); JSON `null` counts as a field left out, as ProtoJSON
-has it; unknown fields are ignored. A `ValidationError` names the v1.0 field
-(`message.parts.0`), so a v1.0 client reads its own field names in `-32602` errors.
+has it; unknown fields are ignored. A field may also be sent under its proto name (`message_id`,
+`history_length`): ProtoJSON parsers accept both, and the official SDKs' servers do. A
+`ValidationError` names the v1.0 field (`message.parts.0`), so a v1.0 client reads its own
+field names in `-32602` errors.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import functools
+import types
+import typing
+from typing import Annotated, Any, Literal, Self
 
 import msgspec
 from msgspec import Meta
 
+from .. import codec
 from ..models import A2AModel, Int64, NonNegative
 
 Role = Literal["ROLE_USER", "ROLE_AGENT"]
@@ -31,7 +37,75 @@ TaskState = Literal[
 PageSize = Annotated[int, Meta(ge=1, le=100)]
 
 
-class Part(A2AModel):
+class ProtoModel(A2AModel):
+    """A v1.0 request object: read from ProtoJSON, where each field may come under its json
+    name or its proto name."""
+
+    @classmethod
+    def model_validate(cls, obj: object) -> Self:
+        return codec.convert(_json_names(cls, obj), cls)
+
+
+def _json_names(tp: Any, value: Any) -> Any:
+    """`value` with the proto names of `tp`'s fields (at any depth) renamed to their json names;
+    a field given under both keeps its json name's value. Maps and free-form JSON (`metadata`,
+    a part's `data`) are left as they are."""
+    if isinstance(value, list):
+        item = _list_item(tp)
+        return value if item is None else [_json_names(item, v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    struct = _struct(tp)
+    if struct is None:
+        return value
+    renamed: dict[str, Any] = {}
+    aliases = _aliases(struct)
+    for key, field_value in value.items():
+        name = aliases.get(key) or key
+        if name != key and name in value:
+            continue
+        renamed[name] = _json_names(_field_types(struct).get(name), field_value)
+    return renamed
+
+
+def _unwrap(tp: Any) -> Any:
+    """`tp` without Annotated and `| None`."""
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is Annotated:
+            tp = typing.get_args(tp)[0]
+        elif origin in (typing.Union, types.UnionType):
+            args = [a for a in typing.get_args(tp) if a is not type(None)]
+            if len(args) != 1:
+                return tp
+            tp = args[0]
+        else:
+            return tp
+
+
+def _struct(tp: Any) -> type[ProtoModel] | None:
+    tp = _unwrap(tp)
+    return tp if isinstance(tp, type) and issubclass(tp, ProtoModel) else None
+
+
+def _list_item(tp: Any) -> Any:
+    tp = _unwrap(tp)
+    return typing.get_args(tp)[0] if typing.get_origin(tp) is list else None
+
+
+@functools.cache
+def _aliases(struct: type[ProtoModel]) -> dict[str, str]:
+    return {
+        f.name: f.encode_name for f in msgspec.structs.fields(struct) if f.name != f.encode_name
+    }
+
+
+@functools.cache
+def _field_types(struct: type[ProtoModel]) -> dict[str, Any]:
+    return {f.encode_name: f.type for f in msgspec.structs.fields(struct)}
+
+
+class Part(ProtoModel):
     """One piece of content: exactly one of `text`, `raw` (base64), `url` or `data` (any JSON
     value, `null` included, which is why `data` is told apart from absent by UNSET)."""
 
@@ -56,7 +130,7 @@ class Part(A2AModel):
             raise ValueError(f"must have exactly one of text, raw, url and data (found {found})")
 
 
-class Message(A2AModel):
+class Message(ProtoModel):
     message_id: Annotated[str, Meta(min_length=1)]
     role: Role
     parts: Annotated[list[Part], Meta(min_length=1)]
@@ -67,12 +141,12 @@ class Message(A2AModel):
     reference_task_ids: list[str] | None = None
 
 
-class AuthenticationInfo(A2AModel):
+class AuthenticationInfo(ProtoModel):
     scheme: str
     credentials: str | None = None
 
 
-class TaskPushNotificationConfig(A2AModel):
+class TaskPushNotificationConfig(ProtoModel):
     url: str
     id: str | None = None
     task_id: str | None = None
@@ -81,38 +155,38 @@ class TaskPushNotificationConfig(A2AModel):
     tenant: str | None = None
 
 
-class SendMessageConfiguration(A2AModel):
+class SendMessageConfiguration(ProtoModel):
     accepted_output_modes: list[str] | None = None
     task_push_notification_config: TaskPushNotificationConfig | None = None
     history_length: NonNegative | None = None
     return_immediately: bool | None = None
 
 
-class SendMessageRequest(A2AModel):
+class SendMessageRequest(ProtoModel):
     message: Message
     configuration: SendMessageConfiguration | None = None
     metadata: dict[str, Any] | None = None
     tenant: str | None = None
 
 
-class GetTaskRequest(A2AModel):
+class GetTaskRequest(ProtoModel):
     id: str
     history_length: NonNegative | None = None
     tenant: str | None = None
 
 
-class CancelTaskRequest(A2AModel):
+class CancelTaskRequest(ProtoModel):
     id: str
     metadata: dict[str, Any] | None = None
     tenant: str | None = None
 
 
-class SubscribeToTaskRequest(A2AModel):
+class SubscribeToTaskRequest(ProtoModel):
     id: str
     tenant: str | None = None
 
 
-class ListTasksRequest(A2AModel):
+class ListTasksRequest(ProtoModel):
     context_id: str | None = None
     status: TaskState | None = None
     page_size: PageSize | None = None
@@ -124,7 +198,7 @@ class ListTasksRequest(A2AModel):
     tenant: str | None = None
 
 
-class GetTaskPushNotificationConfigRequest(A2AModel):
+class GetTaskPushNotificationConfigRequest(ProtoModel):
     task_id: str
     id: str
     tenant: str | None = None
@@ -133,14 +207,14 @@ class GetTaskPushNotificationConfigRequest(A2AModel):
 DeleteTaskPushNotificationConfigRequest = GetTaskPushNotificationConfigRequest
 
 
-class ListTaskPushNotificationConfigsRequest(A2AModel):
+class ListTaskPushNotificationConfigsRequest(ProtoModel):
     task_id: str
     page_size: Annotated[int, Meta(ge=0, le=100)] | None = None
     page_token: str | None = None
     tenant: str | None = None
 
 
-class GetExtendedAgentCardRequest(A2AModel):
+class GetExtendedAgentCardRequest(ProtoModel):
     tenant: str | None = None
 
 
