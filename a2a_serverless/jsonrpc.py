@@ -53,8 +53,8 @@ RequestId = str | int | None
 class Reply:
     """A JSON-RPC response object; None for a notification (no body is sent).
 
-    `as_sse` is set for errors of streaming methods: clients of those expect an event stream,
-    so the error goes out as its single event (as the official SDK's servers do).
+    `as_sse` is set for errors of v0.3's streaming methods: clients of those expect an event
+    stream, so the error goes out as its single event (as the official SDK's servers do).
     """
 
     body: dict[str, Any] | None
@@ -198,6 +198,10 @@ class Protocol:
     event_result: Callable[[StreamEvent], Any]
     # The error for a method this version does not have (e.g. another version's).
     unknown_method: Callable[[str], A2AError]
+    # An error a streaming method raises before its stream starts goes out as the stream's one
+    # SSE event (v0.3, as its official servers do), or as a plain JSON-RPC response (v1.0, as
+    # its official servers and conformance kit have it).
+    stream_errors_as_sse: bool = True
 
 
 _MISSING = object()
@@ -246,11 +250,12 @@ async def handle(
         answer = a2a_error(caught)
         body = None if notification else error_response(request_id, answer, protocol)
         status = answer.jsonrpc_status
-        return Reply(body, streaming and status == 200, (), status, tuple(answer.headers))
+        as_sse = streaming and status == 200 and protocol.stream_errors_as_sse
+        return Reply(body, as_sse, (), status, tuple(answer.headers))
     except Exception:
         log.exception("unexpected error in JSON-RPC method %r", request.get("method"))
         body = None if notification else error_response(request_id, InternalError(), protocol)
-        return Reply(body, streaming)
+        return Reply(body, streaming and protocol.stream_errors_as_sse)
     activated = caller.extensions
     if method.streaming:
         if notification:

@@ -413,17 +413,21 @@ class TaskService:
         caller: Caller,
         *,
         last_event_id: int | None = None,
-        refuse_finished: bool = False,
+        until_terminal: bool = False,
     ) -> AsyncIterator[StreamEvent | None]:
         """Stream a task from the log: after `last_event_id`, or the Task first when None.
 
-        `refuse_finished` (v1.0's SubscribeToTask): a task in a terminal state has nothing to
-        subscribe to, and is refused with UnsupportedOperationError — unless the client resumes
-        a stream (`last_event_id`), which still gets the rest of the log.
+        `until_terminal` (v1.0's SubscribeToTask) follows the task for the rest of its life. A
+        task in a terminal state has nothing to subscribe to and is refused with
+        UnsupportedOperationError, unless the client resumes a stream (`last_event_id`), which
+        still gets the rest of the log. The stream stays open while the task waits for input,
+        until it finishes (v1.0 §3.1.6: "The stream MUST terminate when the task reaches a
+        terminal state"), so a subscriber sees the turns other messages start; v0.3's
+        resubscribe ends where a turn does.
         """
         self._require_streaming()
         record = await self._owned(params.id, caller)
-        if refuse_finished and last_event_id is None and record.task.status.state.is_terminal:
+        if until_terminal and last_event_id is None and record.task.status.state.is_terminal:
             raise UnsupportedOperationError(
                 f"Task {params.id} is {record.task.status.state.value}: a finished task has "
                 "no updates to subscribe to (read it with GetTask)",
@@ -432,10 +436,15 @@ class TaskService:
         if last_event_id is not None and last_event_id < 0:
             raise InvalidParamsError("Last-Event-ID must be a non-negative event number")
         _check_cursor(record, last_event_id)
-        return self._follow(record, after_seq=last_event_id)
+        return self._follow(record, after_seq=last_event_id, until_terminal=until_terminal)
 
     async def _follow(
-        self, record: TaskRecord, *, after_seq: int | None, history_length: int | None = None
+        self,
+        record: TaskRecord,
+        *,
+        after_seq: int | None,
+        history_length: int | None = None,
+        until_terminal: bool = False,
     ) -> AsyncIterator[StreamEvent | None]:
         loop = asyncio.get_running_loop()
         # A buffering platform sends nothing until the body ends, so a buffered stream gets the
@@ -445,7 +454,9 @@ class TaskService:
         deadline = loop.time() + budget
         task_id = record.task_id
         state = record.task.status.state
-        at_rest = state.is_terminal or (state.is_interrupted and record.claim is None)
+        at_rest = state.is_terminal or (
+            not until_terminal and state.is_interrupted and record.claim is None
+        )
         if after_seq is None:
             yield StreamEvent(
                 record.last_seq, task_view(record.task, history_length=history_length)
@@ -476,7 +487,7 @@ class TaskService:
                     yield StreamEvent(event.seq, event.payload)
                     after_seq = event.seq
                     if event.is_final and _stream_ends(
-                        event.payload, last=index == len(events) - 1
+                        event.payload, last=index == len(events) - 1, until_terminal=until_terminal
                     ):
                         return
                 now = loop.time()
@@ -731,10 +742,13 @@ def _check_cursor(record: TaskRecord, last_event_id: int | None) -> None:
     )
 
 
-def _stream_ends(payload: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, *, last: bool) -> bool:
-    """A final event ends the stream if the task is finished, or waits for input right now."""
+def _stream_ends(
+    payload: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, *, last: bool, until_terminal: bool
+) -> bool:
+    """A final event ends the stream if the task is finished, or (unless the stream follows the
+    task `until_terminal`) waits for input right now."""
     assert isinstance(payload, TaskStatusUpdateEvent)
-    return payload.status.state.is_terminal or last
+    return payload.status.state.is_terminal or (last and not until_terminal)
 
 
 def _step_info(

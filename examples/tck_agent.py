@@ -7,7 +7,8 @@ task waiting for input, and so on (the kit's `scenarios/*.feature`). This agent 
 scenarios, so `scripts/tck` can serve it (`a2a-serverless dev examples.tck_agent`) and run the
 kit against it; it is also a compact tour of what an executor can do with a `TaskUpdater`:
 status updates, text / file / URL / data artifacts, chunked artifacts, input-required,
-rejection, and a long-running streamed task.
+rejection, and a long-running streamed task; and of a direct hook, which answers
+`tck-message-response` with a Message and no task.
 
 A message id no scenario names completes the task with a message saying so.
 """
@@ -25,6 +26,7 @@ from a2a_serverless.models import (
     FilePart,
     FileWithBytes,
     FileWithUri,
+    Message,
     TextPart,
 )
 
@@ -143,10 +145,22 @@ class TckExecutor:
         await scenario(updater)
 
 
+DIRECT_PREFIX = "tck-message-response"
+
+
+def answer_directly(message: Message) -> str | None:
+    """Asked about each new message before a task is made: only the "Return message instead
+    of task" scenario is answered with a Message; every other message makes a task."""
+    if message.message_id.startswith(DIRECT_PREFIX):
+        return "Direct message response"
+    return None
+
+
 tck_agent = Agent(
     name="a2a-serverless TCK agent",
     description="Follows the A2A conformance suite's (TCK's) scenarios, chosen by messageId.",
     executor=TckExecutor(),
+    direct=answer_directly,
     skills=[
         skill(
             "tck",

@@ -95,7 +95,7 @@ async def _cancel(p: v1.CancelTaskRequest, c: Call) -> Any:
 
 async def _subscribe(p: v1.SubscribeToTaskRequest, c: Call) -> Any:
     return await c.service.resubscribe(
-        TaskIdParams(id=p.id), c.caller, last_event_id=c.last_event_id, refuse_finished=True
+        TaskIdParams(id=p.id), c.caller, last_event_id=c.last_event_id, until_terminal=True
     )
 
 
@@ -179,4 +179,5 @@ V10 = Protocol(
     error_object=error_object,
     event_result=event_result,
     unknown_method=unknown_method,
+    stream_errors_as_sse=False,
 )

@@ -163,6 +163,31 @@ def test_a_reused_message_id_makes_a_new_task(client: httpx.Client) -> None:
     assert second["status"]["state"] == "TASK_STATE_COMPLETED"
 
 
+def test_message_response_is_a_message_and_no_task(client: httpx.Client) -> None:
+    msg = message("tck-message-response")
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": msg}}
+    result = client.post("/", json=body).json()["result"]
+    assert list(result) == ["message"]
+    assert result["message"]["role"] == "ROLE_AGENT"
+    assert result["message"]["parts"] == [{"text": "Direct message response"}]
+    assert "taskId" not in result["message"]
+    # The same over HTTP+JSON, and streamed: one message, then the stream ends.
+    rest = client.post("/message:send", json={"message": message("tck-message-response")})
+    assert rest.json()["message"]["parts"] == [{"text": "Direct message response"}]
+    events = stream(client, "SendStreamingMessage", {"message": message("tck-message-response")})
+    assert kinds(events) == ["message"]
+    listed = client.post(
+        "/",
+        json={
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "ListTasks",
+            "params": {"contextId": result["message"]["contextId"]},
+        },
+    ).json()["result"]
+    assert listed["tasks"] == []
+
+
 def test_core_scenario_over_http_json(client: httpx.Client) -> None:
     reply = client.post("/message:send", json={"message": message("tck-artifact-text")})
     assert reply.status_code == 200, reply.text

@@ -249,18 +249,33 @@ async def test_subscribe_refuses_a_finished_task(make_client: Any) -> None:
         task = await call(client, "SendMessage", {"message": v1_message({"text": "hi"})})
         task_id = task["result"]["task"]["id"]
         response = await client.post("/", json=rpc("SubscribeToTask", {"id": task_id}), headers=V10)
-        [event] = sse_results(response.text)
-        assert event["error"]["code"] == -32004
-        assert event["error"]["data"][0]["reason"] == "UNSUPPORTED_OPERATION"
+        # Refused before any stream starts: a plain JSON-RPC error, as 1.0's servers answer.
+        assert response.headers["content-type"].startswith("application/json")
+        error = response.json()["error"]
+        assert error["code"] == -32004
+        assert error["data"][0]["reason"] == "UNSUPPORTED_OPERATION"
 
 
-async def test_subscribe_to_a_waiting_task_starts_with_its_snapshot(make_client: Any) -> None:
-    async with make_client(echo) as (client, _):
+async def test_subscribe_to_a_waiting_task_follows_it_until_it_finishes(
+    make_client: Any,
+) -> None:
+    # 1.0 §3.1.6: the subscription ends when the task reaches a terminal state, so it stays
+    # open while the task waits for input and carries the turn the next message starts.
+    async with make_client(echo, stream_timeout_s=10) as (client, _):
         task = await call(client, "SendMessage", {"message": v1_message({"text": "ask"})})
         task_id = task["result"]["task"]["id"]
-        response = await client.post("/", json=rpc("SubscribeToTask", {"id": task_id}), headers=V10)
-        [event] = sse_results(response.text)
-        assert event["result"]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+        subscribe = asyncio.create_task(
+            client.post("/", json=rpc("SubscribeToTask", {"id": task_id}), headers=V10)
+        )
+        await asyncio.sleep(0.2)
+        assert not subscribe.done()
+        answer = {"message": v1_message({"text": "more"}, taskId=task_id)}
+        await call(client, "SendMessage", answer)
+        events = [e["result"] for e in sse_results((await subscribe).text)]
+        assert events[0]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+        states = [e["statusUpdate"]["status"]["state"] for e in events if "statusUpdate" in e]
+        assert states[-1] == "TASK_STATE_COMPLETED"
+        assert "TASK_STATE_WORKING" in states
 
 
 async def test_unknown_task_error_details(make_client: Any) -> None:

@@ -171,7 +171,9 @@ async def test_stream_is_sse_of_stream_responses(make_client: Any) -> None:
 
 
 async def test_subscribe_on_get_and_post(make_client: Any) -> None:
-    async with make_client(echo) as (client, _):
+    # A subscription to a waiting task stays open until the task finishes (1.0 §3.1.6): a
+    # short stream timeout ends each one after its snapshot.
+    async with make_client(echo, stream_timeout_s=0.3) as (client, _):
         task = await send(client, "ask")
         for method in ("GET", "POST"):
             response = await client.request(method, f"/tasks/{task['id']}:subscribe", headers=V10)
@@ -466,7 +468,8 @@ async def test_required_extension_and_its_header(make_client: Any) -> None:
 
 
 async def test_every_route_is_served_under_a_tenant(make_client: Any) -> None:
-    async with make_client(echo) as (client, _):
+    # Short streams: a subscription to the waiting task stays open until it times out.
+    async with make_client(echo, stream_timeout_s=0.3) as (client, _):
         task = await send(client, "ask", path="/acme/message:send")
         task_id = task["id"]
         got = await client.get(f"/acme/tasks/{task_id}", headers=V10)
