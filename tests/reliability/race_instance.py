@@ -12,7 +12,9 @@ The driver (tests/reliability/race_processes.py) starts each process with:
 and the process's entry point (race_sqlite_app.py, tests/aws/runtime/race_functions.py,
 tests/gcp/runtime/race_main.py) builds its app with `race_agent()` and `ledger_store(store)`.
 `read_ledgers` is the driver's half of the file format: it merges every process's file into
-one `Ledger`, so the checks read the same ledger as in thread mode.
+one `Ledger`, so the checks read the same ledger as in thread mode. A process's other records
+for the driver go to files of their own beside it (`JsonLines`, read with `read_json_lines`;
+e.g. the jobs the GCP functions published, race_main.py).
 """
 
 from __future__ import annotations

@@ -87,7 +87,10 @@ class GcpProcesses:
         self.https = https
         self.workers = workers
         self.ledger_dir = ledger_dir
-        self.client = httpx.AsyncClient(timeout=WAIT_S)
+        # Idle connections are let go after 1 s, before the servers do (gunicorn's keep-alive
+        # is 2 s): a call sent as the server closes its connection fails with ReadError.
+        limits = httpx.Limits(keepalive_expiry=1)
+        self.client = httpx.AsyncClient(timeout=WAIT_S, limits=limits)
         self._dead: list[str] = []
 
     async def rpc(self, index: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
