@@ -12,7 +12,9 @@ The driver (tests/reliability/race_processes.py) starts each process with:
 and the process's entry point (race_sqlite_app.py, tests/aws/runtime/race_functions.py,
 tests/gcp/runtime/race_main.py) builds its app with `race_agent()` and `ledger_store(store)`.
 `read_ledgers` is the driver's half of the file format: it merges every process's file into
-one `Ledger`, so the checks read the same ledger as in thread mode.
+one `Ledger`, so the checks read the same ledger as in thread mode. A process's other records
+for the driver go to files of their own beside it (`JsonLines`, read with `read_json_lines`;
+e.g. the jobs the GCP functions published, race_main.py).
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ from a2a_serverless.store.base import (
 )
 from tests.reliability.races import WAIT_S, Ledger, LedgerStore, refusal, scenario_agent
 
+# A process's ledger file: `<pid>.jsonl`.
+LEDGER_SUFFIX = ".jsonl"
 # The kit's loggers whose ERROR records a healthy race never has.
 KIT_LOGGERS = ("a2a_serverless", "a2a_serverless_aws", "a2a_serverless_gcp")
 
@@ -64,16 +68,40 @@ class HooksClient:
             response.raise_for_status()
 
 
-class LedgerFile:
-    """A process's ledger: `Acknowledgements` appended as JSON lines to its own file."""
+class JsonLines:
+    """A file of this process's own in `directory`, `<pid><suffix>`, that JSON objects are
+    appended to, one per line (from any thread)."""
 
-    def __init__(self, directory: Path) -> None:
-        self.path = directory / f"{os.getpid()}.jsonl"
+    def __init__(self, directory: Path, suffix: str) -> None:
+        self.path = directory / f"{os.getpid()}{suffix}"
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         self._lock = threading.Lock()
 
+    def append(self, entry: dict[str, Any]) -> None:
+        # One write() per line on an O_APPEND file: lines of concurrent writers never mix.
+        data = (json.dumps(entry) + "\n").encode()
+        with self._lock:
+            os.write(self._fd, data)
+
+
+def read_json_lines(directory: Path, suffix: str) -> list[dict[str, Any]]:
+    """Every complete line of every process's `JsonLines` file of `suffix` in `directory`."""
+    entries = []
+    for path in sorted(directory.glob(f"*{suffix}")):
+        text = path.read_text()
+        # A line being written as the file is read is left for the next read.
+        entries += [json.loads(line) for line in text[: text.rfind("\n") + 1].splitlines()]
+    return entries
+
+
+class LedgerFile(JsonLines):
+    """A process's ledger: `Acknowledgements` appended as JSON lines to its own file."""
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__(directory, LEDGER_SUFFIX)
+
     def acknowledged(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
-        self._append(
+        self.append(
             {
                 "write": record_to_json(record),
                 "events": [[event.seq, event_to_json(event)] for event in events],
@@ -82,16 +110,10 @@ class LedgerFile:
 
     def refused(self, error: Exception, record: TaskRecord) -> None:
         text = f"task {record.task_id} v{record.version}: {error!r}"
-        self._append({"refused": refusal(error), "text": text})
+        self.append({"refused": refusal(error), "text": text})
 
     def logged(self, line: str) -> None:
-        self._append({"error": line})
-
-    def _append(self, entry: dict[str, Any]) -> None:
-        # One write() per line on an O_APPEND file: lines of concurrent writers never mix.
-        data = (json.dumps(entry) + "\n").encode()
-        with self._lock:
-            os.write(self._fd, data)
+        self.append({"error": line})
 
 
 class ErrorsToLedger(logging.Handler):
@@ -134,14 +156,12 @@ def read_ledgers(directory: Path) -> tuple[Ledger, list[str]]:
     """Every process's ledger file merged: the ledger, and the ERROR records logged."""
     ledger = Ledger()
     logged: list[str] = []
-    for path in sorted(directory.glob("*.jsonl")):
-        for line in path.read_text().splitlines():
-            entry = json.loads(line)
-            if "write" in entry:
-                events = [event_from_json(seq, text) for seq, text in entry["events"]]
-                ledger.acknowledged(record_from_json(entry["write"]), events)
-            elif "refused" in entry:
-                ledger.tally(entry["refused"], entry["text"])
-            else:
-                logged.append(entry["error"])
+    for entry in read_json_lines(directory, LEDGER_SUFFIX):
+        if "write" in entry:
+            events = [event_from_json(seq, text) for seq, text in entry["events"]]
+            ledger.acknowledged(record_from_json(entry["write"]), events)
+        elif "refused" in entry:
+            ledger.tally(entry["refused"], entry["text"])
+        else:
+            logged.append(entry["error"])
     return ledger, logged

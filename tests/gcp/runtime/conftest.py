@@ -197,14 +197,22 @@ class FunctionServer:
 
 
 def start_function(
-    target: str, env: dict[str, str], log_dir: Path, ready_path: str, port: int | None = None
+    target: str,
+    env: dict[str, str],
+    log_dir: Path,
+    ready_path: str,
+    port: int | None = None,
+    *,
+    source: Path = MAIN,
+    name: str | None = None,
 ) -> FunctionServer:
-    """`functions-framework --target <target> --source functions_main.py` on `port` (a free
-    one by default), ready when `ready_path` answers anything."""
+    """`functions-framework --target <target> --source <source>` (functions_main.py) on `port`
+    (a free one by default), ready when `ready_path` answers anything; its output goes to
+    `<name>.log` in `log_dir` (the target's name by default)."""
     port = port or free_port()
-    log_path = log_dir / f"{target}.log"
+    log_path = log_dir / f"{name or target}.log"
     args = [sys.executable, "-m", "functions_framework", "--target", target]
-    args += ["--source", str(MAIN), "--host", "127.0.0.1", "--port", str(port)]
+    args += ["--source", str(source), "--host", "127.0.0.1", "--port", str(port)]
     full_env = {**os.environ, **env, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
     process = start_process(args, log_path, full_env)
     server = FunctionServer(target, port, process, log_path)
@@ -244,22 +252,12 @@ def _tasks_client(host_port: str) -> Any:
     return CloudTasksClient(transport=CloudTasksGrpcTransport(channel=channel))
 
 
-@contextlib.contextmanager
-def deploy(
-    cloud_tasks_host: str, log_dir: Path, overrides: dict[str, str] | None = None
-) -> Iterator[Deployment]:
-    """One deployment with topics, subscriptions, a Cloud Tasks queue and a Firestore prefix of
-    its own (the Pub/Sub and Firestore emulators must be running: their fixtures set the
-    environment). `overrides` replaces or adds settings of both functions."""
+def create_job_topics(suffix: str, worker_url: str, secret: str) -> tuple[str, str]:
+    """A jobs topic whose push subscription feeds the worker at `worker_url` (with the shared
+    secret), and its dead-letter topic, pushed to the same worker; their names (the Pub/Sub
+    emulator must be running)."""
     from google.cloud import pubsub_v1
     from google.protobuf import duration_pb2
-
-    from a2a_serverless.push.keys import generate_keys_json
-
-    suffix = unique_prefix()
-    secret = secrets.token_urlsafe(24)
-    worker_port = free_port()
-    worker_url = f"http://127.0.0.1:{worker_port}/"
 
     publisher = pubsub_v1.PublisherClient()
     subscriber = pubsub_v1.SubscriberClient()
@@ -292,6 +290,23 @@ def deploy(
             "ack_deadline_seconds": 60,
         }
     )
+    return topic, dead
+
+
+@contextlib.contextmanager
+def deploy(
+    cloud_tasks_host: str, log_dir: Path, overrides: dict[str, str] | None = None
+) -> Iterator[Deployment]:
+    """One deployment with topics, subscriptions, a Cloud Tasks queue and a Firestore prefix of
+    its own (the Pub/Sub and Firestore emulators must be running: their fixtures set the
+    environment). `overrides` replaces or adds settings of both functions."""
+    from a2a_serverless.push.keys import generate_keys_json
+
+    suffix = unique_prefix()
+    secret = secrets.token_urlsafe(24)
+    worker_port = free_port()
+    worker_url = f"http://127.0.0.1:{worker_port}/"
+    topic, dead = create_job_topics(suffix, worker_url, secret)
     queue = f"projects/{PROJECT}/locations/{LOCATION}/queues/webhooks-{suffix}"
     tasks = _tasks_client(cloud_tasks_host)
     tasks.create_queue(parent=queue.rsplit("/queues/", 1)[0], queue={"name": queue})

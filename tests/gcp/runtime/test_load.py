@@ -30,7 +30,7 @@ from a2a_serverless_gcp.firestore import open_firestore_store
 from tests.push.webhook_server import WebhookServer
 from tests.reliability import load
 
-from .conftest import Deployment, deploy
+from .conftest import Deployment, FunctionServer, deploy
 from .test_functions_e2e import rpc
 
 pytestmark = pytest.mark.gcp
@@ -59,11 +59,11 @@ def load_deployment(
         yield deployed
 
 
-def worker_deliveries(deployment: Deployment) -> list[tuple[load.Delivery, str]]:
-    """Each request the worker answered: the job, and what became of it (done, nacked, failed,
-    queued [again], abandoned)."""
+def worker_deliveries(worker: FunctionServer) -> list[tuple[load.Delivery, str]]:
+    """Each request the worker function answered: the job, and what became of it (done,
+    nacked, failed, queued [again], abandoned)."""
     found = []
-    for line in deployment.worker.log_lines():
+    for line in worker.log_lines():
         match = DELIVERY_LINE.match(str(line.get("message", "")))
         if match is None:
             continue
@@ -134,7 +134,7 @@ async def test_tasks_at_once_through_pubsub_and_the_worker_function_complete_exa
 
             async def unanswered() -> str | None:
                 # The receiver has a webhook before the worker logs that its job is done.
-                answered = len(worker_deliveries(deployment))
+                answered = len(worker_deliveries(deployment.worker))
                 expected = count + webhooks
                 return None if answered >= expected else f"{answered} of {expected} logged"
 
@@ -157,7 +157,7 @@ async def test_tasks_at_once_through_pubsub_and_the_worker_function_complete_exa
         await store.close()
 
     runs = Counter(deployment.runs_file.read_text().splitlines())
-    deliveries = worker_deliveries(deployment)
+    deliveries = worker_deliveries(deployment.worker)
     mine = {s.task_id for s in sent}
     ours = [(d, outcome) for d, outcome in deliveries if d.task_id in mine]
     outcomes = Counter(outcome for _, outcome in ours)
