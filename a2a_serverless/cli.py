@@ -112,22 +112,30 @@ def _dev(args: argparse.Namespace) -> int:
     try:
         # Built here even with --reload (where the child builds its own): a bad target or
         # setting is reported once, clearly, instead of by a child restarting in a loop.
-        app = dev.app()
+        served = dev.app()
     except (TargetError, ValueError) as exc:
         print(f"a2a-serverless dev: {exc}", file=sys.stderr)
         return 1
+    settings = served.agents[0][1].runtime.settings
     # Only the dev server's own names: a rebound DNS name pointing here is refused. Put in the
     # environment too, so that a --reload child builds its app with the same hosts.
-    hosts = dev_hosts(app.runtime.settings, args.host)
+    hosts = dev_hosts(settings, args.host)
     os.environ["A2A_ALLOWED_HOSTS"] = hosts
-    app.origin_policy = OriginPolicy(replace(app.runtime.settings, allowed_hosts=hosts))
-    print(f"Serving {app.runtime.agent.name!r} on http://{args.host}:{args.port}")
-    print(f"  agent card: http://{args.host}:{args.port}/.well-known/agent-card.json")
-    if app.runtime.settings.dev_mode or app.runtime.settings.inspector:
-        print(f"  inspector:  http://{args.host}:{args.port}/_inspector/")
-    print(f"  store:      {app.runtime.settings.store_url}")
+    base = f"http://{args.host}:{args.port}"
+    if served.asgi is not served.agents[0][1]:
+        print(f"Serving the app {args.target} on {base}")
+    for prefix, app in served.agents:
+        app.origin_policy = OriginPolicy(replace(app.runtime.settings, allowed_hosts=hosts))
+        if prefix:
+            print(f"  agent {app.runtime.agent.name!r} under {prefix}/")
+        else:
+            print(f"Serving {app.runtime.agent.name!r} on {base}")
+        print(f"  agent card: {base}{prefix}/.well-known/agent-card.json")
+        if app.runtime.settings.dev_mode or app.runtime.settings.inspector:
+            print(f"  inspector:  {base}{prefix}/_inspector/")
+    print(f"  store:      {settings.store_url}")
     if not args.reload:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        uvicorn.run(served.asgi, host=args.host, port=args.port, log_level=args.log_level)
         return 0
     print(f"  reloading:  on changes to .py files under {', '.join(dev.watched_dirs())}")
     os.environ[RELOAD_ENV] = dev.to_env()

@@ -1,0 +1,44 @@
+"""FastAPI is an extra: the core, the dev server's loader and both adapters' plain entry points
+never import it (nor Starlette, where the platform does not): only a fresh interpreter can tell,
+as the test environment has FastAPI installed and other tests import it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+from tests.support.server import REPO
+
+SCRIPT = """
+import asyncio, json, sys
+import a2a_serverless
+from a2a_serverless import Settings, agent, create_app
+from a2a_serverless.devserver import DevTarget
+
+@agent(name="Echo", description="d")
+def echo(text: str) -> str:
+    return text
+
+app = create_app(echo, Settings(store_url="memory://"))
+DevTarget(None).load()  # the dev server's loader, on the example agent
+asyncio.run(app.runtime.aclose())
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("fastapi", "starlette"))))
+"""
+
+
+def test_the_core_imports_neither_fastapi_nor_starlette() -> None:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("A2A_")}
+    environ["PYTHONPATH"] = str(REPO)
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(SCRIPT)],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
