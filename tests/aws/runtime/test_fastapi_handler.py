@@ -1,0 +1,139 @@
+"""The HTTP handler serving a FastAPI app with the agent mounted under /agent
+(`make_http_handler(agent, app=api)`), in-process on the real SQS (moto server) and DynamoDB
+Local: the app's own route beside the agent's card, JSON-RPC and both REST flavours, for every
+event source; the turn goes to SQS and the worker runs it; the app's lifespan ran once, at init,
+and its state reaches the app's routes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi import FastAPI, Request
+
+from a2a_serverless.fastapi import mount_agent
+from tests.aws.runtime.conftest import Queues
+from tests.aws.runtime.events import (
+    SqsTrigger,
+    alb_event,
+    function_url_event,
+    http_api_event,
+    response_json,
+    rest_api_event,
+)
+from tests.aws.runtime.functions import subject
+from tests.aws.runtime.inprocess import handlers_in_thread
+from tests.integration.jsonrpc_agents import user_message
+
+pytestmark = pytest.mark.aws
+
+EventBuilder = Callable[..., dict[str, Any]]
+SOURCES: dict[str, tuple[EventBuilder, str]] = {
+    "http-api-v2": (http_api_event, "https://abc123.execute-api.us-east-1.amazonaws.com"),
+    "rest-api-v1": (rest_api_event, "https://abc123.execute-api.us-east-1.amazonaws.com/prod"),
+    "alb": (alb_event, "http://a2a-alb-123.us-east-1.elb.amazonaws.com"),
+    "function-url": (function_url_event, "https://xyz789.lambda-url.us-east-1.on.aws"),
+}
+
+
+@pytest.fixture(autouse=True)
+def _runs(runs_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEST_RUNS_DIR", str(runs_dir))
+
+
+def make_api(started: list[str]) -> FastAPI:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, str]]:
+        started.append("started")
+        yield {"greeting": "hello from the lifespan"}
+
+    api = FastAPI(lifespan=lifespan)
+
+    @api.get("/hello")
+    def hello(request: Request) -> dict[str, str]:
+        return {"hello": request.state.greeting}
+
+    mount_agent(api, subject, prefix="/agent")
+    return api
+
+
+def rpc(method: str, params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 7, "method": method, "params": params}
+
+
+@pytest.mark.parametrize("source", sorted(SOURCES))
+async def test_every_event_source_serves_the_app_and_the_agent(
+    source: str,
+    store_url: str,
+    signing_keys: str,
+    sqs: Any,
+    make_queues: Callable[..., Queues],
+) -> None:
+    build, base = SOURCES[source]
+    queues = make_queues()
+    started: list[str] = []
+    api = make_api(started)
+    async with handlers_in_thread(subject, store_url, signing_keys, queues.url, sqs, app=api) as h:
+        assert started == ["started"], "the app's lifespan ran once, at init"
+
+        def call(*args: Any) -> Any:
+            return asyncio.to_thread(h.call_http, build(*args))
+
+        hello = await call("GET", "/hello")
+        assert hello["statusCode"] == 200
+        assert response_json(hello) == {"hello": "hello from the lifespan"}
+
+        for path in ("/agent/.well-known/agent-card.json", "/.well-known/agent-card.json"):
+            card = await call("GET", path)
+            assert card["statusCode"] == 200, card
+            body = response_json(card)
+            assert body["url"] == f"{base}/agent/"
+            assert {i["url"] for i in body["additionalInterfaces"]} == {
+                f"{base}/agent/",
+                f"{base}/agent",
+            }
+            assert body["capabilities"]["streaming"] is False, "Mangum buffers: no streaming"
+
+        params = {"message": user_message("hi"), "configuration": {"blocking": False}}
+        sent = await call("POST", "/agent/", rpc("message/send", params))
+        assert sent["statusCode"] == 200, sent
+        task = response_json(sent)["result"]
+        assert task["status"]["state"] == "submitted"
+        (job,) = [r for r in h.client.sent if task["id"] in r["MessageBody"]]
+        assert job["MessageAttributes"]["kind"]["StringValue"] == "run-agent"
+
+        trigger = SqsTrigger(sqs, queues.url, h.call_worker)
+
+        def completed() -> bool:
+            got = h.call_http(build("GET", f"/agent/v1/tasks/{task['id']}"))
+            assert got["statusCode"] == 200, got
+            return bool(response_json(got)["status"]["state"] == "TASK_STATE_COMPLETED")
+
+        await asyncio.to_thread(trigger.run_until, completed, timeout_s=30)
+
+        version = {"A2A-Version": "1.0"}
+        got = await asyncio.to_thread(
+            h.call_http, build("GET", f"/agent/tasks/{task['id']}", None, version)
+        )
+        assert got["statusCode"] == 200, got
+        assert response_json(got)["artifacts"][0]["parts"][0]["text"] == "done: hi"
+        got = await call("POST", "/agent/", rpc("tasks/get", {"id": task["id"]}))
+        assert response_json(got)["result"]["status"]["state"] == "completed"
+
+        missing = await call("GET", "/nowhere")
+        assert missing["statusCode"] == 404, "the app's own 404"
+
+
+async def test_an_app_without_the_agent_is_refused_at_init(
+    store_url: str, signing_keys: str, sqs: Any, make_queues: Callable[..., Queues]
+) -> None:
+    queues = make_queues()
+    with pytest.raises(ValueError, match="does not serve the agent 'Tester': mount it first"):
+        async with handlers_in_thread(
+            subject, store_url, signing_keys, queues.url, sqs, app=FastAPI()
+        ):
+            pass
