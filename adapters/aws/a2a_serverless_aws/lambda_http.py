@@ -27,10 +27,11 @@ app's lifespan (its start-up, then the agent's) runs once, at init.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from a2a_serverless.agent import Agent
@@ -97,7 +98,7 @@ class HttpHandler:
 
             self.app = mount.bind(self.container.runtime)
             self.lifespan = AppLifespan(app)
-            self.container.run(self.lifespan.start())
+            self._run_app(self.lifespan.start())
         # Only Mangum's event handlers are used (`infer`, then the handler's scope, body and
         # response format), never its ASGI cycle; lifespan "off" as nothing runs around a call.
         self.mangum = Mangum(self.app, lifespan="off", custom_handlers=_event_handlers())
@@ -149,11 +150,21 @@ class HttpHandler:
         assert self.asgi is not None and self.lifespan is not None
         source = self.mangum.infer(event, context)
         cycle = HTTPCycle(self.lifespan.scope(dict(source.scope)), source.body)
-        self.container.run(cycle.run(self.asgi))
+        self._run_app(cycle.run(self.asgi))
         answer: dict[str, Any] = source(
             {"status": cycle.status, "headers": cycle.headers, "body": cycle.body}
         )
         return answer
+
+    def _run_app(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        """Run the app's work on the container's loop with `run_until_complete`, not
+        `Container.run`: AnyIO (Starlette's sync routes, run in its worker threads) takes the
+        task run_until_complete runs as its root and stops its worker threads as that task
+        ends, in the same turn of the loop; after `Container.run` they would wait for the next
+        invocation, and a process that ends (a test, a script) would wait for them forever."""
+        loop = self.container.loop
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(coroutine)
 
     def _check_deadline(self, context: Any) -> None:
         if self._short_timeout_logged:
@@ -175,7 +186,7 @@ class HttpHandler:
         """Close the app's lifespan, the runtime and the loop (tests; in Lambda the process
         just ends)."""
         if self.lifespan is not None and not self.container.loop.is_closed():
-            self.container.run(self.lifespan.stop())
+            self._run_app(self.lifespan.stop())
         self.container.close()
 
 
