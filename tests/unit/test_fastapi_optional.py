@@ -4,13 +4,7 @@ as the test environment has FastAPI installed and other tests import it."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import textwrap
-
-from tests.support.server import REPO
+from tests.integration.test_no_pydantic import run_script
 
 SCRIPT = """
 import asyncio, json, sys
@@ -30,15 +24,4 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("fastapi",
 
 
 def test_the_core_imports_neither_fastapi_nor_starlette() -> None:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("A2A_")}
-    environ["PYTHONPATH"] = str(REPO)
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(SCRIPT)],
-        capture_output=True,
-        text=True,
-        env=environ,
-        timeout=120,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-4000:]
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+    assert run_script(SCRIPT) == []

@@ -17,27 +17,13 @@ from fastapi import FastAPI, Request
 
 from a2a_serverless.fastapi import mount_agent
 from tests.aws.runtime.conftest import Queues
-from tests.aws.runtime.events import (
-    SqsTrigger,
-    alb_event,
-    function_url_event,
-    http_api_event,
-    response_json,
-    rest_api_event,
-)
+from tests.aws.runtime.events import SqsTrigger, response_json
 from tests.aws.runtime.functions import subject
 from tests.aws.runtime.inprocess import handlers_in_thread
+from tests.aws.runtime.test_http_events import SOURCES, rpc
 from tests.integration.jsonrpc_agents import user_message
 
 pytestmark = pytest.mark.aws
-
-EventBuilder = Callable[..., dict[str, Any]]
-SOURCES: dict[str, tuple[EventBuilder, str]] = {
-    "http-api-v2": (http_api_event, "https://abc123.execute-api.us-east-1.amazonaws.com"),
-    "rest-api-v1": (rest_api_event, "https://abc123.execute-api.us-east-1.amazonaws.com/prod"),
-    "alb": (alb_event, "http://a2a-alb-123.us-east-1.elb.amazonaws.com"),
-    "function-url": (function_url_event, "https://xyz789.lambda-url.us-east-1.on.aws"),
-}
 
 
 @pytest.fixture(autouse=True)
@@ -61,10 +47,6 @@ def make_api(started: list[str]) -> FastAPI:
     return api
 
 
-def rpc(method: str, params: Any) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": 7, "method": method, "params": params}
-
-
 @pytest.mark.parametrize("source", sorted(SOURCES))
 async def test_every_event_source_serves_the_app_and_the_agent(
     source: str,
@@ -73,7 +55,8 @@ async def test_every_event_source_serves_the_app_and_the_agent(
     sqs: Any,
     make_queues: Callable[..., Queues],
 ) -> None:
-    build, base = SOURCES[source]
+    build, card_url = SOURCES[source]
+    base = card_url.removesuffix("/")  # the agent's base alone: the app's, here
     queues = make_queues()
     started: list[str] = []
     api = make_api(started)
