@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ from fastapi import FastAPI, Request
 
 from a2a_serverless.fastapi import mount_agent
 from tests.aws.runtime.conftest import Queues
-from tests.aws.runtime.events import SqsTrigger, response_json
+from tests.aws.runtime.events import SqsTrigger, http_api_event, response_json
 from tests.aws.runtime.functions import subject
 from tests.aws.runtime.inprocess import handlers_in_thread
 from tests.aws.runtime.test_http_events import SOURCES, rpc
@@ -120,3 +122,49 @@ async def test_an_app_without_the_agent_is_refused_at_init(
             subject, store_url, signing_keys, queues.url, sqs, app=FastAPI()
         ):
             pass
+
+
+async def test_the_apps_handler_reads_secrets_and_emits_metrics(
+    store_url: str,
+    signing_keys: str,
+    sqs: Any,
+    moto_endpoint: str,
+    make_queues: Callable[..., Queues],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """What doing it by hand with Mangum loses: the signing keys named by an SSM reference are
+    read at init (push is on, the JWKS served under the prefix), and each invocation flushes
+    its EMF metrics."""
+    import boto3  # type: ignore[import-untyped]
+
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SSM", moto_endpoint)
+    parameter = f"/fastapi-{uuid.uuid4().hex}/push-keys"
+    ssm = boto3.client("ssm", endpoint_url=moto_endpoint, region_name="us-east-1")
+    ssm.put_parameter(Name=parameter, Value=signing_keys, Type="SecureString")
+    queues = make_queues()
+    api = make_api([])
+    async with handlers_in_thread(
+        subject, store_url, f"ssm:{parameter}", queues.url, sqs, app=api
+    ) as h:
+        card = await asyncio.to_thread(
+            h.call_http, http_api_event("GET", "/agent/.well-known/agent-card.json")
+        )
+        assert response_json(card)["capabilities"]["pushNotifications"] is True
+        jwks = await asyncio.to_thread(
+            h.call_http, http_api_event("GET", "/agent/.well-known/jwks.json")
+        )
+        assert jwks["statusCode"] == 200 and response_json(jwks)["keys"]
+        params = {"message": user_message("metrics"), "configuration": {"blocking": False}}
+        capsys.readouterr()
+        sent = await asyncio.to_thread(
+            h.call_http, http_api_event("POST", "/agent/", rpc("message/send", params))
+        )
+        assert sent["statusCode"] == 200, sent
+    emf = [
+        json.loads(line)
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("{") and '"_aws"' in line
+    ]
+    metrics = {m["Name"] for e in emf for m in e["_aws"]["CloudWatchMetrics"][0]["Metrics"]}
+    assert "TasksStarted" in metrics, emf
