@@ -45,7 +45,14 @@ from .card import from_trusted_proxy, join_url, request_base_url
 from .config import Settings
 from .runtime import Runtime
 
-__all__ = ["AgentMount", "AppLifespan", "MountedApplication", "agent_mounts", "mount_agent"]
+__all__ = [
+    "AgentMount",
+    "AppLifespan",
+    "MountedApplication",
+    "agent_mounts",
+    "mount_agent",
+    "mounted",
+]
 
 
 class MountedApplication(A2AApplication):

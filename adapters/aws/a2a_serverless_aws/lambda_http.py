@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from mangum.types import LambdaHandler
     from starlette.applications import Starlette
 
-    from a2a_serverless.fastapi import AppLifespan
+    from a2a_serverless.fastapi import AgentMount, AppLifespan
 
 log = logging.getLogger("a2a_serverless_aws.http")
 
@@ -70,6 +70,7 @@ class HttpHandler:
     ) -> None:
         from mangum import Mangum
 
+        mount: AgentMount | None = None
         if app is not None:
             from a2a_serverless.fastapi import mounted
 
@@ -91,7 +92,7 @@ class HttpHandler:
         )
         self.asgi: Starlette | None = app
         self.lifespan: AppLifespan | None = None
-        if app is None:
+        if app is None or mount is None:
             self.app = A2AApplication(self.container.runtime)
         else:
             from a2a_serverless.fastapi import AppLifespan

@@ -67,7 +67,7 @@ if TYPE_CHECKING:
     from starlette.responses import Response
 
     from a2a_serverless.asgi import A2AApplication, Receive, Scope, Send
-    from a2a_serverless.fastapi import AppLifespan
+    from a2a_serverless.fastapi import AgentMount, AppLifespan
     from a2a_serverless.runtime import Runtime
 
     AsgiApp = Callable[[Scope, Receive, Send], Awaitable[None]]
@@ -134,6 +134,7 @@ class Deployment:
         self.agent = agent
         self.asgi = asgi
         self._lifespan: AppLifespan | None = None
+        self._mount: AgentMount | None = None
         if asgi is not None:
             from a2a_serverless.fastapi import mounted
 
@@ -172,7 +173,7 @@ class Deployment:
 
     def app(self) -> A2AApplication:
         if self._app is None:
-            if self.asgi is not None:
+            if self._mount is not None:
                 self._app = self._mount.bind(self.runtime())
             else:
                 from a2a_serverless.asgi import A2AApplication
