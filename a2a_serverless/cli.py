@@ -3,13 +3,15 @@
     a2a-serverless dev [module[:attribute]] [--reload]
                                             serve an agent on http://127.0.0.1:8000
     a2a-serverless keys generate [...]      make a webhook signing key (see `keys -h`)
-    a2a-serverless new NAME [--cloud aws|gcp|none] [--output-dir DIR] [--kit-path PATH]
-                       [--no-input]         create an agent project from the template
+    a2a-serverless new NAME [--cloud aws|gcp|none] [--fastapi] [--output-dir DIR]
+                       [--kit-path PATH] [--no-input]
+                                            create an agent project from the template
     a2a-serverless tasks list|show|tail     look at the tasks in a store (see ops.py)
     a2a-serverless dead-letters list|redrive  push notifications given up on, sent again
     a2a-serverless --version
 
-`module:attribute` names an `Agent` (or an app from `create_app`), imported with the current
+`module:attribute` names an `Agent` (or an app from `create_app`, or a FastAPI app holding
+agents put there by `a2a_serverless.fastapi.mount_agent`), imported with the current
 directory on the path; `module` alone serves the one agent it holds. Without it, `dev` serves
 the example agent in `examples/` (streaming and multi-turn), which is found next to this package
 in a source checkout. `--reload` restarts the server when a Python file under the current
@@ -65,6 +67,12 @@ def main(argv: list[str] | None = None) -> int:
     new = commands.add_parser("new", help="create an agent project (cookiecutter template)")
     new.add_argument("name", help="the project's name, e.g. weather-agent")
     new.add_argument("--cloud", choices=CLOUDS, help="where it deploys (asked if not given)")
+    new.add_argument(
+        "--fastapi",
+        action="store_true",
+        default=None,
+        help="a FastAPI app with its own routes and the agent under /agent (asked if not given)",
+    )
     new.add_argument("--output-dir", default=".", help="where the project directory goes")
     new.add_argument(
         "--kit-path",
@@ -112,22 +120,30 @@ def _dev(args: argparse.Namespace) -> int:
     try:
         # Built here even with --reload (where the child builds its own): a bad target or
         # setting is reported once, clearly, instead of by a child restarting in a loop.
-        app = dev.app()
+        served = dev.app()
     except (TargetError, ValueError) as exc:
         print(f"a2a-serverless dev: {exc}", file=sys.stderr)
         return 1
+    settings = served.agents[0][1].runtime.settings
     # Only the dev server's own names: a rebound DNS name pointing here is refused. Put in the
     # environment too, so that a --reload child builds its app with the same hosts.
-    hosts = dev_hosts(app.runtime.settings, args.host)
+    hosts = dev_hosts(settings, args.host)
     os.environ["A2A_ALLOWED_HOSTS"] = hosts
-    app.origin_policy = OriginPolicy(replace(app.runtime.settings, allowed_hosts=hosts))
-    print(f"Serving {app.runtime.agent.name!r} on http://{args.host}:{args.port}")
-    print(f"  agent card: http://{args.host}:{args.port}/.well-known/agent-card.json")
-    if app.runtime.settings.dev_mode or app.runtime.settings.inspector:
-        print(f"  inspector:  http://{args.host}:{args.port}/_inspector/")
-    print(f"  store:      {app.runtime.settings.store_url}")
+    base = f"http://{args.host}:{args.port}"
+    if served.asgi is not served.agents[0][1]:
+        print(f"Serving the app {args.target} on {base}")
+    for prefix, app in served.agents:
+        app.origin_policy = OriginPolicy(replace(app.runtime.settings, allowed_hosts=hosts))
+        if prefix:
+            print(f"  agent {app.runtime.agent.name!r} under {prefix}/")
+        else:
+            print(f"Serving {app.runtime.agent.name!r} on {base}")
+        print(f"  agent card: {base}{prefix}/.well-known/agent-card.json")
+        if app.runtime.settings.dev_mode or app.runtime.settings.inspector:
+            print(f"  inspector:  {base}{prefix}/_inspector/")
+    print(f"  store:      {settings.store_url}")
     if not args.reload:
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        uvicorn.run(served.asgi, host=args.host, port=args.port, log_level=args.log_level)
         return 0
     print(f"  reloading:  on changes to .py files under {', '.join(dev.watched_dirs())}")
     os.environ[RELOAD_ENV] = dev.to_env()
@@ -161,6 +177,8 @@ def _new(args: argparse.Namespace) -> int:
     context: dict[str, str] = {"project_name": args.name}
     if args.cloud is not None:
         context["cloud"] = args.cloud
+    if args.fastapi:
+        context["fastapi"] = "yes"
     kit = Path(args.kit_path).resolve() if args.kit_path else _source_checkout()
     if kit is not None:
         context["kit_path"] = str(kit)
@@ -224,7 +242,10 @@ def _print_next_steps(project: Path, context: dict[str, str]) -> None:
     print("  python -m venv .venv && . .venv/bin/activate")
     print(f"  pip install -e {kit}{adapter} -e '.[dev]'")
     print("  pytest")
-    print(f"  a2a-serverless dev {module}.agent:echo")
+    if context.get("fastapi") == "yes":
+        print(f"  a2a-serverless dev {module}.api:api")
+    else:
+        print(f"  a2a-serverless dev {module}.agent:echo")
     if cloud != "none":
         print("Deploying: see README.md.")
 

@@ -1,10 +1,12 @@
 """What `a2a-serverless dev` serves: finding the agent a target names, and the app uvicorn runs.
 
 A target is `module:attribute`, or just `module` when the module holds one agent (an `Agent`,
-as `@agent` makes, or an app from `create_app`); without a target, the example agent of a
-source checkout. With `--reload`, uvicorn runs the app in a child process it restarts on every
-code change, so the app is built there by `reload_app` from what the parent put in the
-environment (`RELOAD_ENV`).
+as `@agent` makes, an app from `create_app`, or a FastAPI app into which
+`a2a_serverless.fastapi.mount_agent` put agents: then the whole app is served, its routes
+beside its agents, each agent on a runtime with dev's settings); without a target, the example
+agent of a source checkout. With `--reload`, uvicorn runs the app in a child process it
+restarts on every code change, so the app is built there by `reload_app` from what the parent
+put in the environment (`RELOAD_ENV`).
 """
 
 from __future__ import annotations
@@ -18,18 +20,23 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .agent import Agent
-from .asgi import A2AApplication
+from .asgi import A2AApplication, Receive, Scope, Send
 from .config import Settings
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Sequence
+
+    from starlette.applications import Starlette
 
 EXAMPLE_PATH = Path(__file__).resolve().parent.parent / "examples" / "trip_planner.py"
 # How the parent tells a reloading child what to serve (a JSON object: DevTarget's fields).
 # Not an `A2A_*` name: it is no setting.
 RELOAD_ENV = "A2ASERVERLESS_DEV_RELOAD"
 
-Servable = Agent | A2AApplication
+Servable: TypeAlias = "Agent | A2AApplication | Starlette"
 
 
 class TargetError(ValueError):
@@ -56,11 +63,24 @@ class DevTarget:
     def load(self) -> Servable:
         return load(self.target)
 
-    def app(self) -> A2AApplication:
+    def app(self) -> DevApp:
         from .app import create_app
 
         target = self.load()
-        return target if isinstance(target, A2AApplication) else create_app(target, self.settings())
+        if isinstance(target, A2AApplication):
+            return DevApp(target, [("", target)])
+        if isinstance(target, Agent):
+            app = create_app(target, self.settings())
+            return DevApp(app, [("", app)])
+        from .fastapi import agent_mounts
+        from .runtime import Runtime
+
+        settings = self.settings()
+        agents = [
+            (m.prefix, m.bind(Runtime(m.agent, settings, **m.runtime_options), owned=True))
+            for m in agent_mounts(target)
+        ]
+        return DevApp(target, agents)
 
     def watched_dirs(self) -> list[str]:
         """Where code changes restart the server: the current directory (the user's modules)
@@ -79,14 +99,23 @@ class DevTarget:
         )
 
 
-def reload_app() -> A2AApplication:
+@dataclass(frozen=True)
+class DevApp:
+    """What uvicorn serves, and the agents in it: each one's prefix ("" when served alone) and
+    app (whose settings and host policy `dev` reads and sets)."""
+
+    asgi: Callable[[Scope, Receive, Send], Awaitable[None]]
+    agents: Sequence[tuple[str, A2AApplication]]
+
+
+def reload_app() -> Callable[[Scope, Receive, Send], Awaitable[None]]:
     """The app of a reloading child process (uvicorn's factory)."""
     raw = os.environ.get(RELOAD_ENV)
     if not raw:
         raise RuntimeError(f"{RELOAD_ENV} is not set: reload_app is for `a2a-serverless dev`")
     dev = DevTarget(**json.loads(raw))
     dev.configure_logging()
-    return dev.app()
+    return dev.app().asgi
 
 
 def load(target: str | None) -> Servable:
@@ -110,22 +139,39 @@ def load(target: str | None) -> Servable:
     if not hasattr(module, attribute):
         raise TargetError(f"module {module_name!r} has no attribute {attribute!r}")
     value = getattr(module, attribute)
-    if not isinstance(value, Agent | A2AApplication):
-        raise TargetError(
-            f"{target} is a {type(value).__name__}, not an agent: name an Agent (a function "
-            "decorated with @agent) or an app made by create_app"
-        )
-    return value
+    if isinstance(value, Agent | A2AApplication):
+        return value
+    if _is_web_app(value):
+        if not _mounts(value):
+            raise TargetError(
+                f"{target} is a {type(value).__name__} app with no agent in it: put one in "
+                "with a2a_serverless.fastapi.mount_agent(app, agent, prefix=...)"
+            )
+        return value  # type: ignore[no-any-return]
+    raise TargetError(
+        f"{target} is a {type(value).__name__}, not an agent: name an Agent (a function "
+        "decorated with @agent), an app made by create_app, or a FastAPI app with an agent "
+        "mounted by a2a_serverless.fastapi.mount_agent"
+    )
 
 
 def find_agent(module: ModuleType) -> Servable:
-    """The one agent of a module: its Agent, else its app; TargetError naming the candidates."""
+    """The one agent of a module: a FastAPI app holding it, else its Agent, else its app;
+    TargetError naming the candidates."""
     values = {name: value for name, value in vars(module).items() if not name.startswith("_")}
-    agents = {name: v for name, v in values.items() if isinstance(v, Agent)}
+    web = {name: v for name, v in values.items() if _is_web_app(v) and _mounts(v)}
+    # An agent mounted in a FastAPI app is served with the app's routes beside it.
+    in_web = [m.agent for v in web.values() for m in _mounts(v)]
+    agents = {
+        name: v
+        for name, v in values.items()
+        if isinstance(v, Agent) and not any(v is g for g in in_web)
+    }
     apps = {name: v for name, v in values.items() if isinstance(v, A2AApplication)}
     # An agent and the app made from it are one agent: serve the agent, with dev's settings.
-    apps = {n: a for n, a in apps.items() if not any(a.runtime.agent is g for g in agents.values())}
-    found: dict[str, Servable] = {**agents, **apps}
+    served = [*agents.values(), *in_web]
+    apps = {n: a for n, a in apps.items() if not any(a.runtime.agent is g for g in served)}
+    found: dict[str, Servable] = {**web, **agents, **apps}
     if len(found) == 1:
         return next(iter(found.values()))
     if not found:
@@ -136,6 +182,19 @@ def find_agent(module: ModuleType) -> Servable:
         )
     names = ", ".join(f"{module.__name__}:{name}" for name in sorted(found))
     raise TargetError(f"module {module.__name__!r} has several agents; name one: {names}")
+
+
+def _is_web_app(value: object) -> bool:
+    """Whether `value` is a Starlette (so FastAPI) app; looked up, not imported: a module
+    that made one has imported Starlette, and `dev` on a plain agent never loads it."""
+    applications = sys.modules.get("starlette.applications")
+    return applications is not None and isinstance(value, applications.Starlette)
+
+
+def _mounts(app: Any) -> list[Any]:
+    from .fastapi import agent_mounts
+
+    return list(agent_mounts(app))
 
 
 def _example() -> Agent:

@@ -39,6 +39,7 @@ LAMBDA_DIR = WORK / "lambda"
 OURS_BUNDLE = LAMBDA_DIR / "ours"
 PEER_BUNDLE = LAMBDA_DIR / "peer"
 AWS_RUNTIME = LAMBDA_DIR / "aws-runtime"
+FASTAPI_EXTRA = LAMBDA_DIR / "fastapi-extra"
 
 PEER_SDK = "a2a-sdk[http-server]==0.3.26"
 # Our packages installed from this checkout: refreshed from the working tree on every run.
@@ -160,6 +161,19 @@ def ours_bundle() -> Bundle:
     _refresh_our_packages()
     _add_function_files(OURS_BUNDLE)
     return Bundle("ours", OURS_BUNDLE, (AWS_RUNTIME,))
+
+
+def with_fastapi(ours: Bundle) -> Bundle:
+    """`ours` with the packages the `fastapi` extra adds (FastAPI, Starlette, pydantic...) on
+    the path after it: what a FastAPI app with the agent in it deploys. FastAPI is pinned to
+    the version the project's .venv has; installed once per version."""
+    requirement = f"fastapi=={importlib.metadata.version('fastapi')}"
+    stamp = LAMBDA_DIR / ".fastapi-extra-requirements"
+    if not (FASTAPI_EXTRA.is_dir() and _stamp_matches(stamp, requirement)):
+        log(f"pip install --target {FASTAPI_EXTRA.relative_to(REPO)} {requirement}")
+        _pip_target(FASTAPI_EXTRA, [requirement], "installing the fastapi extra")
+        stamp.write_text(requirement)
+    return Bundle(ours.name, ours.path, (FASTAPI_EXTRA, *ours.runtime_path))
 
 
 def _move_runtime_packages() -> None:

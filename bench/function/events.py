@@ -6,15 +6,21 @@ Standard library only: this module runs inside the Lambda bundles, next to the h
 from __future__ import annotations
 
 import json
+import os
 import time
 import uuid
 from typing import Any
 
 HOST = "abcdef1234.execute-api.us-east-1.amazonaws.com"
+# Where the agent's JSON-RPC endpoint is: "/" alone, "/agent/" in the FastAPI app.
+PATH_ENV = "BENCH_A2A_PATH"
 
 
-def http_api_event(body: str, *, path: str = "/", method: str = "POST") -> dict[str, Any]:
-    """An API Gateway v2 ($default route, $default stage) event carrying a JSON body."""
+def http_api_event(body: str, *, path: str | None = None, method: str = "POST") -> dict[str, Any]:
+    """An API Gateway v2 ($default route, $default stage) event carrying a JSON body, to
+    `path` (default: $BENCH_A2A_PATH, else "/")."""
+    if path is None:
+        path = os.environ.get(PATH_ENV, "/")
     now = time.time()
     return {
         "version": "2.0",

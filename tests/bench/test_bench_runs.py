@@ -33,3 +33,6 @@ def test_quick_cold_start_prints_the_table(tmp_path: Path) -> None:
     assert headline["metric"].startswith("median, ours:")
     assert headline["ours"] > 0 and headline["peer"] > 0
     assert headline["ratio"] is not None
+    fastapi = [r for r in rows if "serving a FastAPI app" in r["metric"]]
+    assert len(fastapi) == 1 and fastapi[0]["ours"] > 0, rows
+    assert "over the bare FastAPI app" in fastapi[0]["note"]

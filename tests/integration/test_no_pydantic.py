@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -126,7 +127,9 @@ asyncio.run(main())
 """
 
 
-def modules_loaded(script: str, env: dict[str, str] | None = None) -> list[str]:
+def run_script(script: str, env: dict[str, str] | None = None) -> Any:
+    """Run `script` in a fresh interpreter on this checkout (no A2A_ or AWS_ variables but
+    `env`); the JSON of its last line of output."""
     path = os.pathsep.join(
         [str(REPO), str(REPO / "adapters" / "aws"), str(REPO / "adapters" / "gcp")]
     )
@@ -143,7 +146,11 @@ def modules_loaded(script: str, env: dict[str, str] | None = None) -> list[str]:
         check=False,
     )
     assert result.returncode == 0, result.stderr[-4000:]
-    loaded: list[str] = json.loads(result.stdout.strip().splitlines()[-1])["pydantic"]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def modules_loaded(script: str, env: dict[str, str] | None = None) -> list[str]:
+    loaded: list[str] = run_script(script, env)["pydantic"]
     return loaded
 
 

@@ -40,13 +40,16 @@ class LiveServer:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
-def start_live_server(target: str | None, env: dict[str, str], timeout: float = 20.0) -> LiveServer:
-    """`a2a-serverless dev [target]` with `env` added (e.g. A2A_STORE_URL) on a free port."""
+def start_live_server(
+    target: str | None, env: dict[str, str], timeout: float = 20.0, *, health: str = "/health"
+) -> LiveServer:
+    """`a2a-serverless dev [target]` with `env` added (e.g. A2A_STORE_URL) on a free port;
+    ready when `health` answers 200 (an agent mounted in an app: under its prefix)."""
     port = free_port()
     args = [sys.executable, "-m", "a2a_serverless.cli", "dev", "--port", str(port)]
     if target:
         args.insert(4, target)
-    return start_server(args, port, env, timeout, what="dev server")
+    return start_server(args, port, env, timeout, what="dev server", health=health)
 
 
 def start_server(
@@ -56,6 +59,7 @@ def start_server(
     timeout: float = 20.0,
     *,
     what: str = "server",
+    health: str = "/health",
 ) -> LiveServer:
     """Run `args` (a server listening on `port`) with `env` added; wait until /health answers.
 
@@ -78,7 +82,7 @@ def start_server(
         if process.poll() is not None:
             raise RuntimeError(f"{what} exited early:\n{server.log()}")
         try:
-            if httpx.get(f"{url}/health", timeout=0.5).status_code == 200:
+            if httpx.get(f"{url}{health}", timeout=0.5).status_code == 200:
                 return server
         except httpx.HTTPError:
             pass

@@ -1,7 +1,9 @@
-"""`a2a-serverless new`: the cookiecutter template (templates/agent) rendered for each cloud.
+"""`a2a-serverless new`: the cookiecutter template (templates/agent) rendered for each cloud,
+each also "with FastAPI" (`--fastapi`: a FastAPI app with GET /hello and the agent under /agent).
 
-- The projects hold exactly their cloud's files, pass their own tests (run in a subprocess with
-  this virtualenv's Python, where a2a-serverless and both adapters are installed) and ruff.
+- The projects hold exactly their cloud's files (and the app's), pass their own tests (run in a
+  subprocess with this virtualenv's Python, where a2a-serverless and both adapters are
+  installed) and ruff.
 - Bad names and existing directories are refused with a message; without cookiecutter, `new`
   says how to install it; importing the CLI does not import cookiecutter.
 - A built wheel carries the template, and `new` renders from the wheel's copy.
@@ -36,6 +38,8 @@ from tests.deploy.serverless_support import cfn_lint, serverless, tool_env
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "templates" / "agent"
 CLOUDS = ("aws", "gcp", "none")
+# Each cloud alone and with FastAPI ("aws+fastapi": `new --cloud aws --fastapi`).
+VARIANTS = (*CLOUDS, *(f"{cloud}+fastapi" for cloud in CLOUDS))
 BIN = Path(sys.executable).parent
 TF_PLUGIN_DIR = os.environ.get("A2A_TF_PLUGIN_DIR", "/opt/tf-plugins")
 
@@ -71,8 +75,20 @@ FILES = {
         "tests/test_gcp_main.py",
     },
 }
-# Tests of each generated project: the agent's 3, plus 2 of its cloud's entry points.
+FASTAPI_FILES = {"{module}/api.py", "tests/test_api.py"}
+# Tests of each generated project: the agent's 3, plus 2 of its cloud's entry points, plus the
+# FastAPI app's 1.
 TEST_COUNTS = {"none": 3, "aws": 5, "gcp": 5}
+
+
+def cloud_of(variant: str) -> str:
+    return variant.removesuffix("+fastapi")
+
+
+def module_of(variant: str) -> str:
+    return "echo_" + variant.replace("+", "_")
+
+
 # cfn-lint rules not applied to the packaged template, with the reason.
 CFN_LINT_IGNORED = {
     "W3005": "the Serverless Framework adds DependsOn next to a GetAtt/Ref already implying it",
@@ -148,37 +164,42 @@ def rendered_files(project: Path) -> set[str]:
 @pytest.fixture(scope="module")
 def projects(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("new")
-    for cloud in CLOUDS:
-        options = ["--cloud", cloud, "--output-dir", str(out), "--kit-path", str(ROOT)]
-        assert new(f"Echo {cloud}", *options, "--no-input") == 0
-    return {cloud: out / f"echo-{cloud}" for cloud in CLOUDS}
+    for variant in VARIANTS:
+        options = ["--cloud", cloud_of(variant), "--output-dir", str(out), "--kit-path", str(ROOT)]
+        if variant.endswith("+fastapi"):
+            options.append("--fastapi")
+        assert new(f"Echo {variant.replace('+', ' ')}", *options, "--no-input") == 0
+    return {v: out / module_of(v).replace("_", "-") for v in VARIANTS}
 
 
 # --- the projects ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cloud", CLOUDS)
-def test_each_cloud_gets_its_own_files(projects: dict[str, Path], cloud: str) -> None:
-    project = projects[cloud]
-    expected = {name.format(module=f"echo_{cloud}") for name in FILES[cloud]}
-    assert rendered_files(project) == expected
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_each_cloud_gets_its_own_files(projects: dict[str, Path], variant: str) -> None:
+    project, cloud = projects[variant], cloud_of(variant)
+    names = FILES[cloud] | (FASTAPI_FILES if variant != cloud else set())
+    assert rendered_files(project) == {name.format(module=module_of(variant)) for name in names}
     assert os.access(project / "package.py", os.X_OK) or cloud == "none"
 
 
-@pytest.mark.parametrize("cloud", CLOUDS)
-def test_generated_project_passes_its_own_tests(projects: dict[str, Path], cloud: str) -> None:
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_generated_project_passes_its_own_tests(projects: dict[str, Path], variant: str) -> None:
     out = run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
-        projects[cloud],
+        projects[variant],
         clean_env(PYTHONDONTWRITEBYTECODE="1"),
+        # A process that does not end (a thread left waiting) fails here, not later.
+        timeout_s=120,
     )
-    assert f"{TEST_COUNTS[cloud]} passed" in out, out
+    expected = TEST_COUNTS[cloud_of(variant)] + (variant != cloud_of(variant))
+    assert f"{expected} passed" in out, out
 
 
-@pytest.mark.parametrize("cloud", CLOUDS)
-def test_generated_code_is_ruff_clean(projects: dict[str, Path], cloud: str) -> None:
-    run([BIN / "ruff", "check", "--no-cache", "."], projects[cloud], clean_env())
-    run([BIN / "ruff", "format", "--check", "--no-cache", "."], projects[cloud], clean_env())
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_generated_code_is_ruff_clean(projects: dict[str, Path], variant: str) -> None:
+    run([BIN / "ruff", "check", "--no-cache", "."], projects[variant], clean_env())
+    run([BIN / "ruff", "format", "--check", "--no-cache", "."], projects[variant], clean_env())
 
 
 def test_the_project_points_at_the_kit(projects: dict[str, Path]) -> None:
@@ -193,6 +214,22 @@ def test_the_project_points_at_the_kit(projects: dict[str, Path]) -> None:
     assert "a2a-serverless-gcp>=0.1.0" in (gcp / "pyproject.toml").read_text()
     none = (projects["none"] / "pyproject.toml").read_text()
     assert "a2a-serverless-aws" not in none and "a2a-serverless-gcp" not in none
+    assert "fastapi" not in (aws / "pyproject.toml").read_text()
+
+
+@pytest.mark.parametrize("cloud", CLOUDS)
+def test_with_fastapi_the_project_serves_the_app(projects: dict[str, Path], cloud: str) -> None:
+    project, module = projects[f"{cloud}+fastapi"], module_of(f"{cloud}+fastapi")
+    assert '"a2a-serverless[crypto,fastapi]>=0.1.0"' in (project / "pyproject.toml").read_text()
+    readme = (project / "README.md").read_text()
+    assert f"a2a-serverless dev {module}.api:api" in readme
+    assert "curl http://127.0.0.1:8000/agent/.well-known/agent-card.json" in readme
+    if cloud == "aws":
+        assert (
+            "make_http_handler(agent, app=api)" in (project / module / "aws_lambda.py").read_text()
+        )
+    if cloud == "gcp":
+        assert 'http_function(echo, name="a2a", app=api)' in (project / "main.py").read_text()
 
 
 @pytest.mark.parametrize("cloud", ["aws", "gcp"])

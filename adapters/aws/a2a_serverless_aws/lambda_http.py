@@ -17,14 +17,21 @@ notification (live SSE needs the Lambda Web Adapter, see web_adapter.py). Turns 
 
 Built once per container, at init: the Runtime (store, queue, signing keys), Mangum's
 configuration (base path, text MIME types), the powertools Logger and our EMF metrics.
+
+With `app=` (a FastAPI or Starlette app into which `a2a_serverless.fastapi.mount_agent` put the
+agent), the handler serves that whole app: the same set-up (secrets, settings and timing checks,
+logging, metrics, priming, SQS), the mount bound to the container's Runtime, and every event
+(HTTP API ones too) run through the app by Mangum's HTTP cycle on the container's loop. The
+app's lifespan (its start-up, then the agent's) runs once, at init.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from a2a_serverless.agent import Agent
@@ -40,12 +47,16 @@ from .metrics import MetricsObserver
 
 if TYPE_CHECKING:
     from mangum.types import LambdaHandler
+    from starlette.applications import Starlette
+
+    from a2a_serverless.fastapi import AgentMount, AppLifespan
 
 log = logging.getLogger("a2a_serverless_aws.http")
 
 
 class HttpHandler:
-    """A Lambda handler `(event, context) -> response` serving one agent over HTTP."""
+    """A Lambda handler `(event, context) -> response` serving one agent over HTTP, alone or
+    (`app=`) inside a FastAPI app."""
 
     def __init__(
         self,
@@ -53,11 +64,17 @@ class HttpHandler:
         settings: Settings | None = None,
         aws: AwsSettings | None = None,
         *,
+        app: Starlette | None = None,
         observers: Sequence[Observer] = (),
         **runtime_options: Any,
     ) -> None:
         from mangum import Mangum
 
+        mount: AgentMount | None = None
+        if app is not None:
+            from a2a_serverless.fastapi import mounted
+
+            mount = mounted(app, agent)  # before anything is built: a deployment error
         self.aws = aws if aws is not None else AwsSettings.from_env()
         settings = settings if settings is not None else Settings.from_env()
         # Mangum cannot hold a response open: the card must not promise streaming.
@@ -73,7 +90,16 @@ class HttpHandler:
             observers=[self.metrics, *observers],
             **runtime_options,
         )
-        self.app = A2AApplication(self.container.runtime)
+        self.asgi: Starlette | None = app
+        self.lifespan: AppLifespan | None = None
+        if app is None or mount is None:
+            self.app = A2AApplication(self.container.runtime)
+        else:
+            from a2a_serverless.fastapi import AppLifespan
+
+            self.app = mount.bind(self.container.runtime)
+            self.lifespan = AppLifespan(app)
+            self._run_app(self.lifespan.start())
         # Only Mangum's event handlers are used (`infer`, then the handler's scope, body and
         # response format), never its ASGI cycle; lifespan "off" as nothing runs around a call.
         self.mangum = Mangum(self.app, lifespan="off", custom_handlers=_event_handlers())
@@ -93,6 +119,8 @@ class HttpHandler:
         """One invocation, inside the Logger's (and Tracer's) wrapping that `__call__` adds."""
         self._check_deadline(context)
         try:
+            if self.asgi is not None:
+                return self._answer_through_app(event, context)
             if is_http_api_event(event):
                 return self._answer_http_api(event, context)
             return self._answer_through_mangum(event, context)
@@ -116,6 +144,29 @@ class HttpHandler:
         )
         return answer
 
+    def _answer_through_app(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        """The event through the whole app (its routes, middleware and the mounted agent)."""
+        from mangum.protocols.http import HTTPCycle
+
+        assert self.asgi is not None and self.lifespan is not None
+        source = self.mangum.infer(event, context)
+        cycle = HTTPCycle(self.lifespan.scope(dict(source.scope)), source.body)
+        self._run_app(cycle.run(self.asgi))
+        answer: dict[str, Any] = source(
+            {"status": cycle.status, "headers": cycle.headers, "body": cycle.body}
+        )
+        return answer
+
+    def _run_app(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        """Run the app's work on the container's loop with `run_until_complete`, not
+        `Container.run`: AnyIO (Starlette's sync routes, run in its worker threads) takes the
+        task run_until_complete runs as its root and stops its worker threads as that task
+        ends, in the same turn of the loop; after `Container.run` they would wait for the next
+        invocation, and a process that ends (a test, a script) would wait for them forever."""
+        loop = self.container.loop
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(coroutine)
+
     def _check_deadline(self, context: Any) -> None:
         if self._short_timeout_logged:
             return
@@ -133,7 +184,10 @@ class HttpHandler:
             )
 
     def close(self) -> None:
-        """Close the runtime and the loop (tests; in Lambda the process just ends)."""
+        """Close the app's lifespan, the runtime and the loop (tests; in Lambda the process
+        just ends)."""
+        if self.lifespan is not None and not self.container.loop.is_closed():
+            self._run_app(self.lifespan.stop())
         self.container.close()
 
 
@@ -162,11 +216,15 @@ def make_http_handler(
     agent: Agent,
     settings: Settings | None = None,
     aws: AwsSettings | None = None,
+    *,
+    app: Starlette | None = None,
     **runtime_options: Any,
 ) -> HttpHandler:
     """The Lambda handler serving `agent` over HTTP (API Gateway v1/v2, ALB, function URL).
 
     Settings default to the `A2A_*` environment variables; `runtime_options` go to `Runtime`
-    (e.g. `store=`, `security=`, `observers=`).
+    (e.g. `store=`, `security=`, `observers=`). With `app`, the handler serves that FastAPI
+    (or Starlette) app, in which `mount_agent(app, agent, ...)` put the agent (ValueError if it
+    did not): the app's routes beside the agent's, with this handler's set-up.
     """
-    return HttpHandler(agent, settings, aws, **runtime_options)
+    return HttpHandler(agent, settings, aws, app=app, **runtime_options)

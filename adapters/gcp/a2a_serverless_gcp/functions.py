@@ -7,6 +7,11 @@
     a2a = http_function(agent)        # functions-framework --target a2a
     worker = worker_function(agent)   # functions-framework --target worker
 
+`http_function(agent, app=api)` serves a FastAPI (or Starlette) app into which
+`a2a_serverless.fastapi.mount_agent` put the agent: its own routes beside the agent's, with the
+same set-up; the mount serves with the deployment's Runtime, and the app's lifespan (its
+start-up, then the agent's) runs on the first request of each process.
+
 Both are registered with functions-framework's ASGI mode (`functions_framework.aio`), so they
 run under uvicorn and SSE streams go out as they are written (Cloud Run and Cloud Functions gen2
 hold a response open up to the request timeout: keep A2A_STREAM_TIMEOUT_S below it). Each is
@@ -57,11 +62,15 @@ from .routing import RoutedQueue
 from .worker_auth import WorkerAuth
 
 if TYPE_CHECKING:
+    from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import Response
 
     from a2a_serverless.asgi import A2AApplication, Receive, Scope, Send
+    from a2a_serverless.fastapi import AgentMount, AppLifespan
     from a2a_serverless.runtime import Runtime
+
+    AsgiApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 log = logging.getLogger("a2a_serverless_gcp.worker")
 
@@ -120,8 +129,17 @@ class Deployment:
         runtime_options: dict[str, Any],
         *,
         configure_logging: bool,
+        asgi: Starlette | None = None,
     ) -> None:
         self.agent = agent
+        self.asgi = asgi
+        self._lifespan: AppLifespan | None = None
+        self._mount: AgentMount | None = None
+        if asgi is not None:
+            from a2a_serverless.fastapi import mounted
+
+            # Now, at start-up: an app without the agent is a deployment error.
+            self._mount = mounted(asgi, agent)
         self.settings = settings if settings is not None else Settings.from_env()
         self.config = config if config is not None else GcpConfig.from_env()
         if configure_logging:
@@ -155,15 +173,37 @@ class Deployment:
 
     def app(self) -> A2AApplication:
         if self._app is None:
-            from a2a_serverless.asgi import A2AApplication
+            if self._mount is not None:
+                self._app = self._mount.bind(self.runtime())
+            else:
+                from a2a_serverless.asgi import A2AApplication
 
-            self._app = A2AApplication(self.runtime())
+                self._app = A2AApplication(self.runtime())
         return self._app
+
+    async def served(self) -> AsgiApp:
+        """What answers a request: the A2A app, or the user's app (its lifespan entered on
+        the first request of the process: functions-framework runs only its own)."""
+        a2a = self.app()
+        if self.asgi is None:
+            return a2a
+        if self._lifespan is None:
+            from a2a_serverless.fastapi import AppLifespan
+
+            self._lifespan = AppLifespan(self.asgi)
+        await self._lifespan.start()
+        lifespan, asgi = self._lifespan, self.asgi
+
+        async def with_state(scope: Scope, receive: Receive, send: Send) -> None:
+            await asgi(lifespan.scope(scope), receive, send)
+
+        return with_state
 
 
 def http_function(
     agent: Agent,
     *,
+    app: Starlette | None = None,
     name: str = "a2a",
     settings: Settings | None = None,
     config: GcpConfig | None = None,
@@ -175,7 +215,9 @@ def http_function(
     functions-framework as the ASGI HTTP function `name`.
 
     Settings come from A2A_* variables unless given; `runtime_options` go to `Runtime` (e.g.
-    `store=`, `security=`). `configure_logging` installs Cloud Logging JSON on stdout.
+    `store=`, `security=`). `configure_logging` installs Cloud Logging JSON on stdout. With
+    `app`, the function serves that FastAPI (or Starlette) app, in which `mount_agent(app,
+    agent, ...)` put the agent (ValueError if it did not).
     """
     deployment = Deployment(
         agent,
@@ -184,10 +226,11 @@ def http_function(
         observers,
         dict(runtime_options),
         configure_logging=configure_logging,
+        asgi=app,
     )
 
     async def serve(request: Request) -> _AsgiResponse:
-        return _AsgiResponse(deployment.app())
+        return _AsgiResponse(await deployment.served())
 
     return _register(serve, name)
 
@@ -363,10 +406,11 @@ async def _later(deployment: Deployment, delivery: Delivery, delay_s: float, why
 
 
 class _AsgiResponse:
-    """What the HTTP function returns: Starlette awaits it as an ASGI app, so the A2A app
-    answers the request itself (streaming included) with the request's own scope."""
+    """What the HTTP function returns: Starlette awaits it as an ASGI app, so the A2A app (or
+    the user's app holding it) answers the request itself (streaming included) with the
+    request's own scope."""
 
-    def __init__(self, app: A2AApplication) -> None:
+    def __init__(self, app: AsgiApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

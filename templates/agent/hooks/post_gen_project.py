@@ -1,10 +1,12 @@
-"""Keep only the files of the chosen cloud: infra/<cloud>/ becomes infra/."""
+"""Keep only the files of the chosen cloud (infra/<cloud>/ becomes infra/), and the FastAPI app
+only when it was asked for."""
 
 import shutil
 from pathlib import Path
 
 CLOUD = "{{ cookiecutter.cloud }}"
 MODULE = "{{ cookiecutter.module_name }}"
+FASTAPI = "{{ cookiecutter.fastapi }}" == "yes"
 
 FILES = {
     "aws": [
@@ -22,6 +24,10 @@ for cloud, files in FILES.items():
     if cloud != CLOUD:
         for name in files:
             (project / name).unlink()
+
+if not FASTAPI:
+    for name in (f"{MODULE}/api.py", "tests/test_api.py"):
+        (project / name).unlink()
 
 infra = project / "infra"
 chosen = infra / CLOUD

@@ -85,8 +85,10 @@ def handlers(
     *,
     max_receive_count: int = 3,
     worker_options: dict[str, Any] | None = None,
+    app: Any = None,
 ) -> Iterator[Handlers]:
-    """An HTTP and a worker handler on one queue, built in the calling thread."""
+    """An HTTP and a worker handler on one queue, built in the calling thread; with `app` (a
+    FastAPI app holding `agent`), the HTTP handler serves that app."""
     client = RecordingClient(sqs)
     aws = AwsSettings(
         sqs_queue_url=queue_url,
@@ -99,6 +101,7 @@ def handlers(
         # A generous wait: a buffered stream ends as soon as its task does.
         settings(store_url, signing_keys, blocking_timeout_s=20.0),
         AwsSettings(sqs_queue_url=queue_url, lambda_timeout_s=30),
+        app=app,
         queue=SqsQueue(queue_url, client=client),
     )
     worker = make_worker_handler(

@@ -1,5 +1,6 @@
 """The Lambda entry points build with the settings serverless.yml and infra/main.tf give them,
-and the HTTP function serves the agent card from an API Gateway HTTP API event. (Nothing here
+and the HTTP function serves the agent card from an API Gateway HTTP API event{% if cookiecutter.fastapi == "yes" %}, with the
+FastAPI app's own route{% endif %}. (Nothing here
 reaches AWS: a card needs neither the table nor the queue.)"""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 import pytest
 
 QUEUE_URL = "https://sqs.us-east-1.amazonaws.com/123456789012/jobs"
+CARD_PATH = "{% if cookiecutter.fastapi == "yes" %}/agent{% endif %}/.well-known/agent-card.json"
 
 
 @dataclass
@@ -60,12 +62,17 @@ def api_gateway_get(path: str) -> dict[str, object]:
 def test_the_http_function_serves_the_card(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("A2A_LAMBDA_TIMEOUT_S", "29")
     handlers = importlib.import_module("{{ cookiecutter.module_name }}.aws_lambda")
-    response = handlers.http(api_gateway_get("/.well-known/agent-card.json"), LambdaContext())
+    response = handlers.http(api_gateway_get(CARD_PATH), LambdaContext())
     assert response["statusCode"] == 200
     card = json.loads(response["body"])
     assert card["name"] == {{ cookiecutter.agent_name | tojson }}
     # API Gateway buffers responses: the card must not promise live streaming.
     assert card["capabilities"]["streaming"] is False
+{%- if cookiecutter.fastapi == "yes" %}
+    assert card["url"] == "https://abc123.execute-api.us-east-1.amazonaws.com/agent/"
+    hello = handlers.http(api_gateway_get("/hello"), LambdaContext())
+    assert json.loads(hello["body"]) == {"hello": "world"}
+{%- endif %}
 
 
 def test_the_worker_and_dead_letter_functions_build(monkeypatch: pytest.MonkeyPatch) -> None:

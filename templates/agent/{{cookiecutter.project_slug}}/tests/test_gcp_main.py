@@ -24,7 +24,12 @@ async def test_the_a2a_function_serves_the_card() -> None:
     app = create_asgi_app(target="a2a", source=MAIN)
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-        response = await client.get("/.well-known/agent-card.json")
+        response = await client.get("{% if cookiecutter.fastapi == "yes" %}/agent{% endif %}/.well-known/agent-card.json")
+{%- if cookiecutter.fastapi == "yes" %}
+        hello = await client.get("/hello")
+    assert hello.json() == {"hello": "world"}
+    assert response.json()["url"] == "http://testserver/agent/"
+{%- endif %}
     assert response.status_code == 200
     assert response.json()["name"] == {{ cookiecutter.agent_name | tojson }}
 
