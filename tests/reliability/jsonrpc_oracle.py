@@ -23,6 +23,9 @@ class Dialect:
     streaming: frozenset[str]
     check_result: Callable[[str, Any], None]
     check_event: Callable[[Any], None]
+    # A streaming method refused before its stream starts: the refusal as the stream's one SSE
+    # event (0.3), or a plain JSON-RPC error response (1.0).
+    stream_errors_as_sse: bool = True
 
 
 @dataclass(frozen=True)
@@ -160,7 +163,9 @@ def check_answer(expected: Expected, response: Response, dialect: Dialect) -> No
         assert (response.status, response.body) == (204, b""), response
         return
     assert response.status == expected.status, (response.status, response.body[:500])
-    if expected.streaming:
+    if expected.streaming and not (
+        response.content_type == "application/json" and not dialect.stream_errors_as_sse
+    ):
         assert response.content_type == "text/event-stream", response.headers
         events = sse_data(response.body)
         assert events, response.body[:500]
@@ -172,7 +177,9 @@ def check_answer(expected: Expected, response: Response, dialect: Dialect) -> No
     assert response.content_type == "application/json", response.headers
     message = strict_loads(response.body)
     check_envelope(expected, message)
-    if "result" in message and expected.method is not None:
+    if expected.streaming:
+        assert "error" in message, message  # a stream's results come as SSE events
+    elif "result" in message and expected.method is not None:
         dialect.check_result(expected.method, message["result"])
 
 
@@ -191,6 +198,7 @@ def outcome(expected: Expected, response: Response) -> str:
         return "notification"
     if response.status == 413:
         return "413 too large"
-    messages = sse_data(response.body) if expected.streaming else [strict_loads(response.body)]
+    as_sse = response.content_type == "text/event-stream"
+    messages = sse_data(response.body) if as_sse else [strict_loads(response.body)]
     codes = sorted({m["error"]["code"] for m in messages if "error" in m})
     return f"error {codes[0]}" if codes else "result"

@@ -125,6 +125,7 @@ V10 = Dialect(
     streaming=frozenset(name for name, method in METHODS.items() if method.streaming),
     check_result=check_result,
     check_event=check_stream_response,
+    stream_errors_as_sse=False,
 )
 
 
