@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, overload
 
 from .ids import random_uuid
@@ -352,22 +352,21 @@ def direct_agent(
     """
 
     def wrap(fn: Callable[..., Any]) -> Agent:
-        return Agent(
-            name=name or fn.__name__.replace("_", " ").title(),
-            description=description or _first_paragraph(fn.__doc__) or fn.__name__,
-            executor=None,
+        # @agent's card for the function, with the function as the direct hook and no executor.
+        made = agent(
+            name=name,
+            description=description,
             version=version,
-            skills=list(skills),
-            input_modes=list(input_modes),
-            output_modes=list(output_modes),
+            skills=skills,
+            input_modes=input_modes,
+            output_modes=output_modes,
             provider=provider,
             documentation_url=documentation_url,
             icon_url=icon_url,
-            extensions=list(extensions),
-            extended_skills=list(extended_skills),
-            func=fn,
-            direct=fn,
-        )
+            extensions=extensions,
+            extended_skills=extended_skills,
+        )(fn)
+        return replace(made, executor=None, direct=fn)
 
     return wrap
 

@@ -27,8 +27,9 @@ method names (`message/send`, `tasks/resubscribe`, ...) with `A2A-Version: 0.3` 
 0.3 JSON to and from the 1.x protobuf types. In v1.0 mode it is the plain `JsonRpcTransport`
 (`SendMessage`, ... with `A2A-Version: 1.0`). The `wire` entry records what went over HTTP.
 
-Known gap of the v0.3 mode: the compat transport's `list_tasks` raises NotImplementedError
-("ListTasks is not supported in A2A v0.3 JSONRPC"), so `list` records that and then posts
+Listing in v0.3 mode: a2a-sdk 1.x's own compat transport has no `list_tasks` (it raises
+NotImplementedError, "ListTasks is not supported in A2A v0.3 JSONRPC"; our server serves
+`tasks/list` in 0.3), so `list` records that and then posts
 `tasks/list` with httpx, parsing the tasks with the SDK's own 0.3 models and converting them
 with its 0.3 -> 1.x conversions.
 """

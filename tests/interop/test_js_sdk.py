@@ -17,17 +17,15 @@ message) and a stream simply ends after the terminal status (v1.0 has no `final`
 
 from __future__ import annotations
 
-import json
-import re
 import shutil
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.interop.client_runs import V10_METHODS, V10_REST_ROUTES, ClientRun, route_of
 from tests.support.server import LiveServer, start_live_server
 
 pytestmark = pytest.mark.interop
@@ -39,62 +37,20 @@ INTEROP_APP = "tests.interop.agents:app"
 SETUP_HINT = "run scripts/interop-js.sh to install @a2a-js/sdk into tests/interop/js"
 WEBHOOK = "http://127.0.0.1:9/a2a-webhook"
 
-V10_METHODS = {
-    "SendMessage",
-    "SendStreamingMessage",
-    "GetTask",
-    "ListTasks",
-    "CancelTask",
-    "SubscribeToTask",
-    "CreateTaskPushNotificationConfig",
-    "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfigs",
-    "DeleteTaskPushNotificationConfig",
-}
-V10_REST_ROUTES = {
-    ("POST", "/message:send"),
-    ("POST", "/message:stream"),
-    ("GET", "/tasks/{id}"),
-    ("GET", "/tasks"),
-    ("POST", "/tasks/{id}:cancel"),
-    ("POST", "/tasks/{id}:subscribe"),
-    ("POST", "/tasks/{id}/pushNotificationConfigs"),
-    ("GET", "/tasks/{id}/pushNotificationConfigs"),
-    ("GET", "/tasks/{id}/pushNotificationConfigs/{id}"),
-    ("DELETE", "/tasks/{id}/pushNotificationConfigs/{id}"),
-}
 CARD_PATH = "/.well-known/agent-card.json"
 
 
-def _route_of(path: str) -> str:
-    path = re.sub(r"/tasks/[^/:]+", "/tasks/{id}", path)
-    return re.sub(r"/pushNotificationConfigs/[^/]+", "/pushNotificationConfigs/{id}", path)
-
-
 @dataclass
-class JsRun:
-    binding: str
-    results: dict[str, Any] = field(default_factory=dict)
-    problem: str | None = None
+class JsRun(ClientRun):
+    client: str = "@a2a-js/sdk"
+    trace_key: str = "stack"
+    binding: str = "JSONRPC"
     url: str = ""
-    logs: str = ""
-
-    def feature(self, name: str) -> dict[str, Any]:
-        """The observations of one feature; fails the test if the run or the feature failed."""
-        if self.problem:
-            pytest.fail(self.problem, pytrace=False)
-        result: dict[str, Any] = self.results[name]
-        if "error" in result:
-            pytest.fail(
-                f"@a2a-js/sdk, {name}: {result['error']}\n{result.get('stack', '')}\n{self.logs}",
-                pytrace=False,
-            )
-        return result
 
 
 @pytest.fixture(scope="module", params=["JSONRPC", "HTTP+JSON"])
 def js(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[JsRun]:
-    run = JsRun(request.param)
+    run = JsRun(binding=request.param)
     node = shutil.which("node")
     if node is None or not SDK_PACKAGE.exists():
         missing = "node is not on PATH" if node is None else f"{SDK_PACKAGE} is missing"
@@ -119,13 +75,7 @@ def js(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory)
         if server is not None:
             server.stop()
             run.logs = f"--- dev server log {server.url} ---\n{server.log()}"
-    if process.returncode != 0:
-        run.problem = f"client.mjs exited {process.returncode}:\n{process.stderr}"
-    else:
-        try:
-            run.results = json.loads(process.stdout)
-        except ValueError:
-            run.problem = f"client.mjs printed no JSON:\n{process.stdout}\n{process.stderr}"
+    run.read(process, "client.mjs")
     yield run
 
 
@@ -156,7 +106,7 @@ def test_wire_is_v10_on_the_chosen_binding(js: JsRun) -> None:
         assert {(c["http"], c["path"]) for c in calls} == {("POST", "/")}
         assert {c["rpcMethod"] for c in calls} == V10_METHODS
     else:
-        assert {(c["http"], _route_of(c["path"])) for c in calls} == V10_REST_ROUTES
+        assert {(c["http"], route_of(c["path"])) for c in calls} == V10_REST_ROUTES
         assert {c["rpcMethod"] for c in calls} == {None}
 
 

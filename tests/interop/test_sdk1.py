@@ -25,16 +25,14 @@ listing.
 
 from __future__ import annotations
 
-import json
-import re
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.interop.client_runs import V10_METHODS, V10_REST_ROUTES, ClientRun, route_of
 from tests.support.server import LiveServer, start_live_server
 
 pytestmark = pytest.mark.interop
@@ -52,18 +50,6 @@ LISBON_3_DAYS = (
     "Day 2: the main museum in Lisbon.\n"
     "Day 3: a food market in Lisbon.\n"
 )
-V10_METHODS = {
-    "SendMessage",
-    "SendStreamingMessage",
-    "GetTask",
-    "ListTasks",
-    "CancelTask",
-    "SubscribeToTask",
-    "CreateTaskPushNotificationConfig",
-    "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfigs",
-    "DeleteTaskPushNotificationConfig",
-}
 V03_METHODS = {
     "message/send",
     "message/stream",
@@ -78,48 +64,13 @@ V03_METHODS = {
 }
 
 
-# What the 1.x REST client sends (ids replaced by {id}); it subscribes with POST.
-V10_REST_ROUTES = {
-    ("POST", "/message:send"),
-    ("POST", "/message:stream"),
-    ("GET", "/tasks/{id}"),
-    ("GET", "/tasks"),
-    ("POST", "/tasks/{id}:cancel"),
-    ("POST", "/tasks/{id}:subscribe"),
-    ("POST", "/tasks/{id}/pushNotificationConfigs"),
-    ("GET", "/tasks/{id}/pushNotificationConfigs"),
-    ("GET", "/tasks/{id}/pushNotificationConfigs/{id}"),
-    ("DELETE", "/tasks/{id}/pushNotificationConfigs/{id}"),
-}
-
-
-def _route_of(path: str) -> str:
-    path = path.removeprefix("/acme")  # the tenant feature's requests
-    path = re.sub(r"/tasks/[^/:]+", "/tasks/{id}", path)
-    return re.sub(r"/pushNotificationConfigs/[^/]+", "/pushNotificationConfigs/{id}", path)
-
-
 @dataclass
-class Sdk1Run:
+class Sdk1Run(ClientRun):
+    client: str = "a2a-sdk 1.x"
+    trace_key: str = "traceback"
     protocol: str = "1.0"
-    results: dict[str, Any] = field(default_factory=dict)
-    problem: str | None = None
     example_url: str = ""
     interop_url: str = ""
-    logs: str = ""
-
-    def feature(self, name: str) -> dict[str, Any]:
-        """The observations of one feature; fails the test if the run or the feature failed."""
-        if self.problem:
-            pytest.fail(self.problem, pytrace=False)
-        result: dict[str, Any] = self.results[name]
-        if "error" in result:
-            pytest.fail(
-                f"a2a-sdk 1.x, {name}: {result['error']}\n{result.get('traceback', '')}"
-                f"\n{self.logs}",
-                pytrace=False,
-            )
-        return result
 
 
 def _sdk1_version() -> str | None:
@@ -151,7 +102,7 @@ def sdk1(
         return
     store = tmp_path_factory.mktemp("sdk1")
     servers: list[LiveServer] = []
-    run = Sdk1Run(protocol)
+    run = Sdk1Run(protocol=protocol)
     try:
         example = start_live_server(None, {"A2A_STORE_URL": f"sqlite:///{store / 'example.db'}"})
         servers.append(example)
@@ -171,13 +122,7 @@ def sdk1(
         for server in servers:
             server.stop()
         run.logs = "\n".join(f"--- dev server log {s.url} ---\n{s.log()}" for s in servers)
-    if process.returncode != 0:
-        run.problem = f"sdk1_client.py exited {process.returncode}:\n{process.stderr}"
-    else:
-        try:
-            run.results = json.loads(process.stdout)
-        except ValueError:
-            run.problem = f"sdk1_client.py printed no JSON:\n{process.stdout}\n{process.stderr}"
+    run.read(process, "sdk1_client.py")
     yield run
 
 
@@ -211,7 +156,11 @@ def test_wire_carries_the_versions_method_names_and_header(sdk1: Sdk1Run) -> Non
     posts = [c for c in calls if c["http"] == "POST"]
     if sdk1.protocol == "1.0-rest":
         card_path = "/.well-known/agent-card.json"
-        routes = {(c["http"], _route_of(c["path"])) for c in calls if c["path"] != card_path}
+        routes = {
+            (c["http"], route_of(c["path"], tenant="/acme"))
+            for c in calls
+            if c["path"] != card_path
+        }
         assert routes == V10_REST_ROUTES
         assert {c["a2a_version"] for c in calls if c["path"] != card_path} == {"1.0"}
         assert {c["method"] for c in posts} == {None}  # no JSON-RPC at all
