@@ -278,6 +278,34 @@ async def test_subscribe_to_a_waiting_task_follows_it_until_it_finishes(
         assert "TASK_STATE_WORKING" in states
 
 
+async def test_several_subscriptions_each_get_every_event_in_order(make_client: Any) -> None:
+    async with make_client(echo, stream_timeout_s=10) as (client, _):
+        task = await call(client, "SendMessage", {"message": v1_message({"text": "ask"})})
+        task_id = task["result"]["task"]["id"]
+        subscriptions = [
+            asyncio.create_task(
+                client.post("/", json=rpc("SubscribeToTask", {"id": task_id}), headers=V10)
+            )
+            for _ in range(3)
+        ]
+        await asyncio.sleep(0.2)
+        answer = {"message": v1_message({"text": "more"}, taskId=task_id)}
+        await call(client, "SendMessage", answer)
+        streams = [(await s).text for s in subscriptions]
+        first = sse_results(streams[0])
+        assert [sse_results(text) for text in streams[1:]] == [first, first]
+        ids = [int(line[4:]) for line in streams[0].splitlines() if line.startswith("id: ")]
+        assert ids == sorted(ids) and len(set(ids)) == len(ids)
+        assert first[-1]["result"]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        # Last-Event-ID: a resumed subscription replays what came after the event named.
+        resumed = await client.post(
+            "/",
+            json=rpc("SubscribeToTask", {"id": task_id}),
+            headers={**V10, "Last-Event-ID": str(ids[1])},
+        )
+        assert sse_results(resumed.text) == first[2:]
+
+
 async def test_unknown_task_error_details(make_client: Any) -> None:
     async with make_client(echo) as (client, _):
         reply = await call(client, "GetTask", {"id": "nope"})
