@@ -68,8 +68,9 @@ class Worker:
         # Handlers of other job kinds sharing the queue (e.g. webhook deliveries), by kind.
         self.handlers: dict[str, Callable[[Job], Awaitable[None]]] = {}
         self.notifier: PushNotifier | None = None
-        # Turns running in this process now: a claim of ours on any other turn is a leftover
-        # of a run that stopped (the store failed under it), which may be taken over at once.
+        # Turns this process is claiming or running now: one delivery of a turn at a time gets
+        # in (run_turn), so a claim of ours found while claiming is a leftover of a run that
+        # stopped (the store failed under it), which may be taken over at once.
         self._running: set[tuple[str, str]] = set()
 
     async def handle(self, job: Job) -> None:
@@ -115,6 +116,19 @@ class Worker:
             await self.journal.write(task_id, decide)
 
     async def run_turn(self, task_id: str, step: str) -> None:
+        key = (task_id, step)
+        if key in self._running:
+            # Another delivery of this turn is being claimed or run in this process: look again
+            # when a lease would run out, as for a run in another worker. Marked before the
+            # claim is written, so a duplicate cannot read our fresh claim as a stopped run's.
+            raise RetryJob("turn is running in this worker", delay_s=self.lease_s)
+        self._running.add(key)
+        try:
+            await self._claim_and_run(task_id, step)
+        finally:
+            self._running.discard(key)
+
+    async def _claim_and_run(self, task_id: str, step: str) -> None:
         try:
             record = await self.journal.write(task_id, lambda r: self._claim(r, step))
         except _Skip as skip:
@@ -131,11 +145,7 @@ class Worker:
         updater = TaskUpdater(
             self.journal, record, worker_id=self.worker_id, step=step, lease_s=self.lease_s
         )
-        self._running.add((task_id, step))
-        try:
-            await self._execute(context, updater)
-        finally:
-            self._running.discard((task_id, step))
+        await self._execute(context, updater)
 
     async def _reschedule_notifications(self, task_id: str) -> None:
         """A redelivered job may mean the worker that ran the turn died between writing an
@@ -156,11 +166,9 @@ class Worker:
             raise _Skip("turn already done")
         claim = record.claim
         now = now_ms()
-        ours_stopped = (
-            claim is not None
-            and claim.worker_id == self.worker_id
-            and (record.task_id, step) not in self._running
-        )
+        # No other delivery of this turn is active in this process (run_turn), so a claim of
+        # ours is a stopped run's.
+        ours_stopped = claim is not None and claim.worker_id == self.worker_id
         holder_dead = claim is not None and self.local_liveness and holder_is_dead(claim.worker_id)
         if (
             claim is not None

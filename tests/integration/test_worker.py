@@ -19,6 +19,7 @@ from a2a_serverless.journal import Change, now_ms
 from a2a_serverless.models import TaskState
 from a2a_serverless.queue.base import RUN_AGENT, Job, RetryJob
 from a2a_serverless.store.base import WorkerClaim
+from a2a_serverless.store.memory import MemoryStore
 from tests.integration.agent_fixtures import (
     FAST,
     Gates,
@@ -232,6 +233,37 @@ async def test_unknown_job_kind(make_client: Any) -> None:
 
 async def put_claim(app: Any, task_id: str, claim: WorkerClaim) -> None:
     await app.runtime.journal.write(task_id, lambda r: Change(claim=claim))
+
+
+class SlowAcks(MemoryStore):
+    """A store whose writes are acknowledged a while after they are made, as across a
+    network: others can read a write before its writer hears it succeeded."""
+
+    async def update_task(self, *args: Any, **kwargs: Any) -> None:
+        await super().update_task(*args, **kwargs)
+        await asyncio.sleep(0.05)
+
+
+async def test_a_duplicate_delivery_to_the_same_worker_never_runs_the_turn_twice(
+    make_client: Any,
+) -> None:
+    # The second delivery reads the first one's claim before the first hears its write
+    # succeeded: that claim is the worker's own, yet it is no leftover of a stopped run.
+    counted = Counted(gated=True)
+    queue = RecordingQueue()
+    async with make_client(counted.agent, queue=queue, store=SlowAcks(), **FAST) as (client, app):
+        task, job = await submit(client, queue)
+        worker = app.runtime.worker
+        first = asyncio.create_task(worker.handle(job))
+        await asyncio.sleep(0.02)
+        with pytest.raises(RetryJob):
+            # Bounded: without the guard this delivery runs the turn and waits at its gate.
+            await asyncio.wait_for(worker.handle(job), 2)
+        await counted.gates.wait_arrived(task["id"])
+        counted.gates.release(task["id"])
+        await asyncio.wait_for(first, 5)
+        assert len(counted.runs) == 1
+        assert (await stored(app, task["id"])).state == "completed"
 
 
 async def test_expired_lease_is_taken_over(make_client: Any) -> None:
