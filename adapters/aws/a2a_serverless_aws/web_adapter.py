@@ -6,24 +6,29 @@ to a web server inside the function and streams its response back. This module i
 
     # run.sh, the function's handler (with AWS_LAMBDA_EXEC_WRAPPER=/opt/bootstrap)
     exec python -m a2a_serverless_aws.web_adapter my_agent:agent
+    exec python -m a2a_serverless_aws.web_adapter my_app.api:api   # a FastAPI app, agent inside
 
-It serves `create_web_app(agent)` with uvicorn on 127.0.0.1:$AWS_LWA_PORT (else $PORT, else
-8080, the adapter's own defaults). The card tells the truth about streaming: `true` when
-AWS_LWA_INVOKE_MODE=response_stream, `false` when the adapter buffers (its default inside
-Lambda); outside Lambda (no AWS_LWA_INVOKE_MODE, no AWS_LAMBDA_FUNCTION_NAME) A2A_STREAMING
-decides. A live stream is bounded by the function's timeout: stream_timeout_s defaults to
-A2A_LAMBDA_TIMEOUT_S minus the margin (an explicit A2A_STREAM_TIMEOUT_S that does not fit is an
-error), so streams end cleanly and clients resubscribe with Last-Event-ID.
+It serves `create_web_app(agent)` (or `create_web_app(agent, app=api)`) with uvicorn on
+127.0.0.1:$AWS_LWA_PORT (else $PORT, else 8080, the adapter's own defaults). The card tells the
+truth about streaming: `true` when AWS_LWA_INVOKE_MODE=response_stream, `false` when the adapter
+buffers (its default inside Lambda); outside Lambda (no AWS_LWA_INVOKE_MODE, no
+AWS_LAMBDA_FUNCTION_NAME) A2A_STREAMING decides. A live stream is bounded by the function's
+timeout: stream_timeout_s defaults to A2A_LAMBDA_TIMEOUT_S minus the margin (an explicit
+A2A_STREAM_TIMEOUT_S that does not fit is an error), so streams end cleanly and clients
+resubscribe with Last-Event-ID.
 
 Turns still go to SQS and run in the worker function; the stream follows the task's event log in
 the store, so it shows the worker's writes as they land.
+
+A FastAPI (or Starlette) app into which `a2a_serverless.fastapi.mount_agent` put the agent is
+served whole, its routes beside the agent's, with the same set-up: the mount is bound to the
+Runtime built here, and uvicorn runs the app's lifespan (the agent's start-up, then the app's).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib
 import json
 import os
 import sys
@@ -43,6 +48,9 @@ from .sqs import SqsQueue
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Logger
+    from starlette.applications import Starlette
+
+    from a2a_serverless.runtime import Runtime
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -65,11 +73,18 @@ def adapter_streams(environ: Mapping[str, str]) -> bool | None:
 
 
 class WebAdapterApp:
-    """The A2A app plus, per request: the Lambda request id in the logs, metrics flushed."""
+    """The A2A app (or the FastAPI app holding the agent) plus, per request: the Lambda request
+    id in the logs, metrics flushed."""
 
-    def __init__(self, app: A2AApplication, logger: Logger, metrics: MetricsObserver) -> None:
+    def __init__(
+        self,
+        app: Callable[[Scope, Receive, Send], Awaitable[None]],
+        runtime: Runtime,
+        logger: Logger,
+        metrics: MetricsObserver,
+    ) -> None:
         self.app = app
-        self.runtime = app.runtime
+        self.runtime = runtime
         self.logger = logger
         self.metrics = metrics
 
@@ -105,10 +120,18 @@ def create_web_app(
     aws: AwsSettings | None = None,
     *,
     environ: Mapping[str, str] | None = None,
+    app: Starlette | None = None,
     observers: Sequence[Observer] = (),
     **runtime_options: Any,
 ) -> WebAdapterApp:
-    """The ASGI app the Web Adapter forwards to (see the module docstring for the settings)."""
+    """The ASGI app the Web Adapter forwards to (see the module docstring for the settings).
+    With `app`, that FastAPI (or Starlette) app, in which `mount_agent(app, agent, ...)` put the
+    agent (ValueError if it did not), served whole with this set-up."""
+    mount = None
+    if app is not None:
+        from a2a_serverless.fastapi import mounted
+
+        mount = mounted(app, agent)  # before anything is built: a deployment error
     environ = os.environ if environ is None else environ
     aws = aws if aws is not None else AwsSettings.from_env(environ)
     settings = settings if settings is not None else Settings.from_env(environ)
@@ -136,20 +159,39 @@ def create_web_app(
 
     settings = resolve_secrets(settings)
     runtime = Runtime(agent, settings, observers=[metrics, *observers], **runtime_options)
-    return WebAdapterApp(A2AApplication(runtime), logger, metrics)
+    if app is None or mount is None:
+        return WebAdapterApp(A2AApplication(runtime), runtime, logger, metrics)
+    # uvicorn runs the app's lifespan, which starts the runtime and closes it at shutdown.
+    mount.bind(runtime, owned=True)
+    return WebAdapterApp(app, runtime, logger, metrics)
 
 
-def load_agent(target: str) -> Agent:
-    """The Agent named by "module:attribute" (the module is imported from the working dir)."""
-    module_name, sep, attribute = target.partition(":")
-    if not sep or not module_name or not attribute:
-        raise SystemExit(f"expected module:attribute naming an agent, got {target!r}")
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    value = getattr(importlib.import_module(module_name), attribute)
-    if not isinstance(value, Agent):
-        raise SystemExit(f"{target} is a {type(value).__name__}, not an Agent")
-    return value
+def load_target(target: str) -> tuple[Agent, Starlette | None]:
+    """The agent `target` names, and the FastAPI app holding it if it names one: the rules
+    of `a2a-serverless dev` ("module:attribute", or a module with one agent), imported from
+    the working directory. An app must hold exactly one agent: this function serves one."""
+    from a2a_serverless.devserver import TargetError, load
+
+    try:
+        value = load(target)
+    except TargetError as exc:
+        raise SystemExit(str(exc)) from None
+    if isinstance(value, Agent):
+        return value, None
+    if isinstance(value, A2AApplication):
+        raise SystemExit(
+            f"{target} is an app made by create_app: name its agent instead, so the app is "
+            "built with this entry point's settings and queue"
+        )
+    from a2a_serverless.fastapi import agent_mounts
+
+    mounts = agent_mounts(value)
+    if len(mounts) != 1:
+        prefixes = ", ".join(m.prefix for m in mounts)
+        raise SystemExit(
+            f"{target} holds {len(mounts)} agents ({prefixes}): this entry point serves one"
+        )
+    return mounts[0].agent, value
 
 
 def port(environ: Mapping[str, str]) -> int:
@@ -159,13 +201,15 @@ def port(environ: Mapping[str, str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """`python -m a2a_serverless_aws.web_adapter module:agent`: serve it for the Web Adapter."""
+    """`python -m a2a_serverless_aws.web_adapter module:agent` (or `module:api`, a FastAPI app
+    holding the agent): serve it for the Web Adapter."""
     import uvicorn
 
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1:
-        raise SystemExit("usage: python -m a2a_serverless_aws.web_adapter module:agent")
-    app = create_web_app(load_agent(args[0]))
+        raise SystemExit("usage: python -m a2a_serverless_aws.web_adapter module:agent|module:app")
+    agent, api = load_target(args[0])
+    app = create_web_app(agent, app=api)
     # The adapter connects over loopback; uvicorn's access log would duplicate the JSON logs.
     uvicorn.run(
         app,

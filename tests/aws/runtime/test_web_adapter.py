@@ -1,12 +1,15 @@
 """Live SSE on Lambda through the Web Adapter: the app started as the adapter starts it
 (`python -m a2a_serverless_aws.web_adapter module:agent` under uvicorn, on $AWS_LWA_PORT)
 streams a task's events as the worker writes them, and ends streams within the function's
-timeout. The Web Adapter binary itself (a Rust Lambda extension) is not available offline, so
-the test talks to the server directly, as the adapter would over loopback."""
+timeout; a FastAPI app holding the agent (`module:api`) is served whole, its lifespan run, the
+agent streaming under its prefix. The Web Adapter binary itself (a Rust Lambda extension) is
+not available offline, so the test talks to the server directly, as the adapter would over
+loopback."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 import logging
@@ -40,6 +43,21 @@ def queues(make_queues: Callable[..., Queues]) -> Queues:
 
 @pytest.fixture
 def web_server(function_env: dict[str, str], queues: Queues, tmp_path: Path) -> Iterator[str]:
+    with serve("tests.aws.runtime.functions:subject", function_env, queues, tmp_path) as url:
+        yield url
+
+
+@pytest.fixture
+def web_server_app(function_env: dict[str, str], queues: Queues, tmp_path: Path) -> Iterator[str]:
+    with serve("tests.aws.runtime.fastapi_functions:api", function_env, queues, tmp_path) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serve(
+    target: str, function_env: dict[str, str], queues: Queues, tmp_path: Path
+) -> Iterator[str]:
+    """The Web Adapter's server for `target`, started as the adapter starts it."""
     port = free_port()
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -60,7 +78,7 @@ def web_server(function_env: dict[str, str], queues: Queues, tmp_path: Path) -> 
                 sys.executable,
                 "-m",
                 "a2a_serverless_aws.web_adapter",
-                "tests.aws.runtime.functions:subject",
+                target,
             ],
             cwd=REPO,
             env=env,
@@ -68,8 +86,9 @@ def web_server(function_env: dict[str, str], queues: Queues, tmp_path: Path) -> 
             stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}"
+    health = "/agent/health" if target.endswith(":api") else "/health"
     try:
-        wait_for_http(f"{url}/health", process, log, timeout_s=30)
+        wait_for_http(f"{url}{health}", process, log, timeout_s=30)
         yield url
     finally:
         process.terminate()
@@ -113,31 +132,80 @@ async def test_the_card_says_streaming_and_a_stream_follows_the_worker_live(
     async with httpx.AsyncClient(base_url=web_server, timeout=30) as client:
         card = (await client.get("/.well-known/agent-card.json")).json()
         assert card["capabilities"]["streaming"] is True
+        events = await stream_through_worker(client, "/", queues, store_url, signing_keys, sqs)
+    assert_streamed_to_completion(events)
 
-        async with handlers_in_thread(subject, store_url, signing_keys, queues.url, sqs) as h:
-            trigger = SqsTrigger(sqs, queues.url, h.call_worker)
-            events: list[SSEEvent] = []
-            async with asyncio.timeout(60):
-                async with client.stream("POST", "/", json=stream_request("sleep 0.2")) as response:
-                    assert response.status_code == 200
-                    assert response.headers["content-type"].startswith("text/event-stream")
-                    blocks = sse_blocks(response)
-                    # The task arrives before any worker has run: the response is live.
-                    async for block in blocks:
-                        events.extend(parse_sse(block).events)
-                        if events:
-                            break
-                    assert events[0].data["result"]["status"]["state"] == "submitted"
-                    # Now Lambda's poller runs the worker; its writes reach the open stream.
-                    worker = asyncio.create_task(
-                        asyncio.to_thread(
-                            trigger.run_until, lambda: bool(_final(events)), timeout_s=30
-                        )
-                    )
-                    async for block in blocks:
-                        events.extend(parse_sse(block).events)
-                    await worker
 
+async def test_a_fastapi_app_is_served_whole_and_its_agent_streams_under_the_prefix(
+    web_server_app: str,
+    queues: Queues,
+    store_url: str,
+    signing_keys: str,
+    sqs: Any,
+) -> None:
+    async with httpx.AsyncClient(base_url=web_server_app, timeout=30) as client:
+        # The app's own route, with the state its lifespan made: uvicorn ran the lifespan.
+        hello = await client.get("/hello")
+        assert hello.json() == {"hello": "hello from the lifespan"}
+        card = (await client.get("/agent/.well-known/agent-card.json")).json()
+        assert card["capabilities"]["streaming"] is True
+        assert card["url"] == f"{web_server_app}/agent/"
+        root_card = (await client.get("/.well-known/agent-card.json")).json()
+        assert root_card["url"] == card["url"]
+        events = await stream_through_worker(
+            client, "/agent/", queues, store_url, signing_keys, sqs
+        )
+    assert_streamed_to_completion(events)
+
+
+def test_the_entry_point_names_what_is_wrong_with_a_target() -> None:
+    from a2a_serverless_aws.web_adapter import load_target
+
+    agent, api = load_target("tests.aws.runtime.fastapi_functions:api")
+    assert agent is subject and api is not None
+    assert load_target("tests.aws.runtime.functions:subject") == (subject, None)
+    with pytest.raises(SystemExit, match="holds 2 agents"):
+        load_target("tests.aws.runtime.fastapi_functions:two_agents")
+    with pytest.raises(SystemExit, match="no agent in it"):
+        load_target("tests.aws.runtime.fastapi_functions:no_agent")
+    with pytest.raises(SystemExit, match="has no attribute"):
+        load_target("tests.aws.runtime.fastapi_functions:nothing")
+
+
+async def stream_through_worker(
+    client: httpx.AsyncClient,
+    path: str,
+    queues: Queues,
+    store_url: str,
+    signing_keys: str,
+    sqs: Any,
+) -> list[SSEEvent]:
+    """A message/stream at `path` whose task the SQS worker runs while the stream is open."""
+    async with handlers_in_thread(subject, store_url, signing_keys, queues.url, sqs) as h:
+        trigger = SqsTrigger(sqs, queues.url, h.call_worker)
+        events: list[SSEEvent] = []
+        async with asyncio.timeout(60):
+            async with client.stream("POST", path, json=stream_request("sleep 0.2")) as response:
+                assert response.status_code == 200
+                assert response.headers["content-type"].startswith("text/event-stream")
+                blocks = sse_blocks(response)
+                # The task arrives before any worker has run: the response is live.
+                async for block in blocks:
+                    events.extend(parse_sse(block).events)
+                    if events:
+                        break
+                assert events[0].data["result"]["status"]["state"] == "submitted"
+                # Now Lambda's poller runs the worker; its writes reach the open stream.
+                worker = asyncio.create_task(
+                    asyncio.to_thread(trigger.run_until, lambda: bool(_final(events)), timeout_s=30)
+                )
+                async for block in blocks:
+                    events.extend(parse_sse(block).events)
+                await worker
+    return events
+
+
+def assert_streamed_to_completion(events: list[SSEEvent]) -> None:
     results = [e.data["result"] for e in events]
     assert results[-1]["final"] is True and results[-1]["status"]["state"] == "completed"
     assert any(r["kind"] == "artifact-update" for r in results)
