@@ -11,7 +11,9 @@ each also "with FastAPI" (`--fastapi`: a FastAPI app with GET /hello and the age
   Terraform root modules; the AWS one through `init -plugin-dir`, `validate` and an offline
   `plan` against this repository's infra/aws; `serverless package` of serverless.yml, cfn-lint,
   and the adapter's timing rules on each function's settings; package.py building the Lambda
-  zip and the Cloud Functions bundle (needs PyPI).
+  zip and the Cloud Functions bundle (needs PyPI); with FastAPI, the Lambda zip unpacked and run
+  alone by a Python 3.12 (the runtime's) serves the app's route and the agent's card through
+  the HTTP handler, and the GCP bundle's project wheel asks for the kit's fastapi extra.
 
 There is no google provider offline, so the GCP root module is only formatted, never validated.
 """
@@ -33,7 +35,7 @@ import pytest
 
 from a2a_serverless.cli import main
 from a2a_serverless.config import Settings
-from tests.deploy.serverless_support import cfn_lint, serverless, tool_env
+from tests.deploy.serverless_support import cfn_lint, lambda_python, serverless, tool_env
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "templates" / "agent"
@@ -495,9 +497,12 @@ def test_serverless_yml_packages_and_its_timings_hold(
 
 
 @pytest.mark.deploy
-def test_package_py_builds_the_gcp_source_bundle(projects: dict[str, Path], tmp_path: Path) -> None:
+@pytest.mark.parametrize("variant", ["gcp", "gcp+fastapi"])
+def test_package_py_builds_the_gcp_source_bundle(
+    projects: dict[str, Path], tmp_path: Path, variant: str
+) -> None:
     project = tmp_path / "echo-gcp"
-    shutil.copytree(projects["gcp"], project)
+    shutil.copytree(projects[variant], project)
     out = run([sys.executable, "package.py"], project, clean_env(), timeout_s=600)
     assert "build/source.zip: 5 files" in out, out
     # pip is quiet for a minute or more: the steps say what is going on.
@@ -509,11 +514,21 @@ def test_package_py_builds_the_gcp_source_bundle(projects: dict[str, Path], tmp_
     assert sorted(r.split("/")[-1].split("-")[0] for r in requirements) == [
         "a2a_serverless",
         "a2a_serverless_gcp",
-        "echo_gcp",
+        module_of(variant),
     ]
     assert all(
         f"./{r.removeprefix('./')}" == r and r.removeprefix("./") in names for r in requirements
     )
+    if variant.endswith("+fastapi"):
+        # Cloud Build installs the project's wheel: it asks for the kit's fastapi extra.
+        wheel = next(r.removeprefix("./") for r in requirements if module_of(variant) in r)
+        with (
+            zipfile.ZipFile(project / "build" / "source.zip") as bundle,
+            zipfile.ZipFile(bundle.open(wheel)) as project_wheel,
+        ):
+            metadata = next(n for n in project_wheel.namelist() if n.endswith("/METADATA"))
+            requires = project_wheel.read(metadata).decode()
+        assert "Requires-Dist: a2a-serverless[crypto,fastapi]" in requires, requires
 
 
 @pytest.mark.deploy
@@ -537,3 +552,82 @@ def test_package_py_builds_the_lambda_zip(projects: dict[str, Path], tmp_path: P
     assert not top & {"boto3", "botocore", "s3transfer", "urllib3"}
     assert not [name for name in names if "__pycache__" in name]
     assert not [name for name in names if name.startswith("a2a_serverless/templates/")]
+
+
+# What the FastAPI variant's zip must run on the Lambda runtime: its HTTP handler built from the
+# unpacked zip alone (python -S: no site-packages), serving the app's route and the agent's card.
+ZIP_SMOKE = """
+import json, sys, uuid
+task_root, runtime_dir, module = sys.argv[1:4]
+sys.path[:0] = [task_root, runtime_dir]
+
+class Context:
+    function_name = "echo-aws-fastapi"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:echo-aws-fastapi"
+    aws_request_id = str(uuid.uuid4())
+    def get_remaining_time_in_millis(self):
+        return 20_000
+
+def get(path):
+    http = {"method": "GET", "path": path, "protocol": "HTTP/1.1", "sourceIp": "192.0.2.1"}
+    return {
+        "version": "2.0", "routeKey": "$default", "rawPath": path, "rawQueryString": "",
+        "headers": {"host": "abc123.execute-api.us-east-1.amazonaws.com"},
+        "requestContext": {"http": http, "requestId": str(uuid.uuid4()),
+                           "routeKey": "$default", "stage": "$default"},
+        "isBase64Encoded": False,
+    }
+
+handlers = __import__(module + ".aws_lambda", fromlist=["http"])
+hello = handlers.http(get("/hello"), Context())
+card = handlers.http(get("/agent/.well-known/agent-card.json"), Context())
+print(json.dumps({
+    "python": list(sys.version_info[:2]),
+    "fastapi_from": sys.modules["fastapi"].__file__.startswith(task_root),
+    "hello": [hello["statusCode"], json.loads(hello["body"])],
+    "card": [card["statusCode"], json.loads(card["body"])["url"]],
+}))
+"""
+
+# What every Lambda Python runtime provides (package.py leaves it out of the zip): pure Python,
+# so this virtualenv's copies stand in for the runtime's.
+RUNTIME_PROVIDED = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six.py", "urllib3")
+
+
+@pytest.mark.deploy
+def test_the_fastapi_variants_lambda_zip_serves_the_app_on_the_lambda_python(
+    projects: dict[str, Path], tmp_path: Path
+) -> None:
+    import botocore
+
+    variant = "aws+fastapi"
+    project = tmp_path / "echo-aws-fastapi"
+    shutil.copytree(projects[variant], project)
+    out = run([sys.executable, "package.py"], project, clean_env(), timeout_s=600)
+    assert "build/lambda.zip:" in out, out
+    task_root = tmp_path / "task"
+    with zipfile.ZipFile(project / "build" / "lambda.zip") as bundle:
+        bundle.extractall(task_root)
+    top = {p.name for p in task_root.iterdir()}
+    assert {module_of(variant), "fastapi", "starlette", "pydantic", "pydantic_core"} <= top
+    site = Path(botocore.__file__).parent.parent
+    runtime_dir = tmp_path / "runtime"
+    runtime_dir.mkdir()
+    for name in RUNTIME_PROVIDED:
+        (runtime_dir / name).symlink_to(site / name)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "A2A_STORE_URL": "memory://",
+        "A2A_SQS_QUEUE_URL": "https://sqs.us-east-1.amazonaws.com/123456789012/jobs",
+        "A2A_LAMBDA_TIMEOUT_S": "29",
+    }
+    smoke = [lambda_python(), "-S", "-c", ZIP_SMOKE, task_root, runtime_dir, module_of(variant)]
+    seen = json.loads(run(smoke, tmp_path, env, timeout_s=120).strip().splitlines()[-1])
+    assert seen == {
+        "python": [3, 12],
+        "fastapi_from": True,
+        "hello": [200, {"hello": "world"}],
+        "card": [200, "https://abc123.execute-api.us-east-1.amazonaws.com/agent/"],
+    }
