@@ -25,11 +25,10 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from .agent import DirectContext, Outcome, agent_message
 from .errors import A2AError, InternalError, InvalidAgentResponseError
-from .executor import to_parts
 from .function_agent import argument_kind, call_arguments
 from .models import Message
+from .turn import DirectContext, Outcome, agent_message, to_parts
 
 log = logging.getLogger("a2a_serverless.direct")
 

@@ -19,22 +19,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from .agent import Context, agent_message
 from .ids import url_uuid
 from .journal import Change, Journal, now_ms
 from .lifecycle import status_event
 from .models import (
     Artifact,
-    DataPart,
-    FilePart,
     Message,
-    Part,
     Task,
     TaskArtifactUpdateEvent,
     TaskState,
-    TextPart,
 )
 from .store.base import TaskEventPayload, TaskRecord, WorkerClaim
+from .turn import Content, Context, agent_message, to_parts
 
 
 @runtime_checkable
@@ -44,23 +40,6 @@ class AgentExecutor(Protocol):
 
 class TaskEnded(Exception):
     """The task ended elsewhere (e.g. canceled) or this turn is over: stop working."""
-
-
-Content = str | Part | Sequence[Part] | dict[str, Any]
-
-
-def to_parts(content: Content) -> list[Part]:
-    """Parts from text, a part, a list of parts or a dict (a data part)."""
-    if isinstance(content, str):
-        return [TextPart(text=content)]
-    if isinstance(content, TextPart | FilePart | DataPart):
-        return [content]
-    if isinstance(content, dict):
-        return [DataPart(data=content)]
-    parts = list(content)
-    if not all(isinstance(p, TextPart | FilePart | DataPart) for p in parts):
-        raise TypeError("expected text, a Part, a list of Parts or a dict")
-    return parts
 
 
 class TaskUpdater:

@@ -24,9 +24,9 @@ from collections.abc import AsyncIterator, Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
-from .agent import Context, DirectContext, Outcome, Progress
-from .executor import TaskUpdater, to_parts
+from .executor import TaskUpdater
 from .models import Artifact, Message
+from .turn import Context, DirectContext, Outcome, Progress, to_parts
 
 _DONE = object()
 

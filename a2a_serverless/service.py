@@ -19,7 +19,6 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from .agent import DirectContext
 from .config import Settings
 from .errors import (
     InvalidParamsError,
@@ -67,6 +66,7 @@ from .store.base import (
     TaskRecord,
     message_digest,
 )
+from .turn import DirectContext
 
 if TYPE_CHECKING:
     from .auth import Identity

@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from .agent import Agent, Context, Outcome, agent_message
+from .agent import Agent
 from .executor import TaskEnded, TaskUpdater
 from .holders import holder_is_dead
 from .journal import Change, Journal, TaskGone, now_ms
@@ -31,6 +31,7 @@ from .models import Message, TaskState
 from .observability import correlated
 from .queue.base import RUN_AGENT, WEBHOOK_JOB, Job, RetryJob
 from .store.base import StoreUnavailable, TaskRecord, WorkerClaim
+from .turn import Context, Outcome, agent_message
 
 if TYPE_CHECKING:
     from .push.notifier import PushNotifier

@@ -20,8 +20,8 @@ import base64
 import json
 from typing import Any
 
-from .agent import Context, Failed
 from .models import DataPart, FilePart, FileWithBytes, FileWithUri, Part, TextPart
+from .turn import Context, Failed
 
 
 def message_payload(ctx: Context) -> Any:

@@ -34,9 +34,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from a2a_serverless.agent import Agent, Context, Failed, Outcome
+from a2a_serverless.agent import Agent
 from a2a_serverless.executor import TaskUpdater
 from a2a_serverless.models import AgentSkill
+from a2a_serverless.turn import Context, Failed, Outcome
 from a2a_serverless.wrap import http_result_parts, message_payload, result_parts
 
 log = logging.getLogger("a2a_serverless_aws.wrap")

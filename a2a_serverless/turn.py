@@ -1,0 +1,171 @@
+"""The vocabulary of a turn, shared by every way of writing an agent: what the agent sees
+(`Context`, `DirectContext`), how a turn ends other than "completed" (`Outcome` and its kinds),
+progress reports, and turning content (text, parts, a dict) into parts and agent messages.
+
+A leaf module: it imports only the protocol models, so agent.py (definitions), executor.py
+(the class API), function_agent.py and direct.py all build on it without importing each other
+in a circle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .ids import random_uuid
+from .models import (
+    DataPart,
+    FilePart,
+    FileWithBytes,
+    FileWithUri,
+    Message,
+    Part,
+    Task,
+    TextPart,
+)
+
+# --- how a turn ends, other than "completed" --------------------------------------------------
+
+
+class Outcome(Exception):
+    """Ends the agent's turn in a particular state, with an optional message to the client."""
+
+    state: str = ""
+
+    def __init__(self, message: str | Message | None = None) -> None:
+        super().__init__(message if isinstance(message, str) else self.state)
+        self.message = message
+
+
+class InputRequired(Outcome):
+    """Ask the client for more input; the task continues with the client's next message."""
+
+    state = "input-required"
+
+
+class AuthRequired(Outcome):
+    """The agent needs the client to authenticate (out of band) before it can go on."""
+
+    state = "auth-required"
+
+
+class Rejected(Outcome):
+    """The agent declines the task."""
+
+    state = "rejected"
+
+
+class Failed(Outcome):
+    """The task failed; unlike any other exception, its message is shown to the client."""
+
+    state = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Yield this from a generator agent to report progress as a `working` status message."""
+
+    message: str | Message
+
+
+def progress(message: str | Message) -> Progress:
+    return Progress(message)
+
+
+# --- what the agent sees ----------------------------------------------------------------------
+
+
+class _MessageContent:
+    """What both views of an incoming message read from its parts."""
+
+    message: Message
+
+    @property
+    def text(self) -> str:
+        """The text parts of the message, joined by newlines."""
+        return "\n".join(p.text for p in self.message.parts if isinstance(p, TextPart))
+
+    @property
+    def data(self) -> list[dict[str, Any]]:
+        return [p.data for p in self.message.parts if isinstance(p, DataPart)]
+
+    @property
+    def files(self) -> list[FileWithBytes | FileWithUri]:
+        return [p.file for p in self.message.parts if isinstance(p, FilePart)]
+
+
+@dataclass(frozen=True)
+class DirectContext(_MessageContent):
+    """A message a direct hook may answer at once: no task exists (nor will, if it answers)."""
+
+    message: Message
+    # The reply's contextId: the message's, or a new one.
+    context_id: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    accepted_output_modes: list[str] | None = None
+    extensions: tuple[str, ...] = ()
+    skill_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Context(_MessageContent):
+    """Everything about the turn the agent is asked to work on."""
+
+    task_id: str
+    context_id: str
+    message: Message
+    # The task as it stood when this turn began: its history ends with `message`.
+    task: Task
+    metadata: dict[str, Any] = field(default_factory=dict)
+    accepted_output_modes: list[str] | None = None
+    # URIs of the extensions the client activated for the request that sent this message.
+    extensions: tuple[str, ...] = ()
+    # The skill the message is for (metadata.skillId, or implied; see skills.py), if any.
+    skill_id: str | None = None
+
+    @property
+    def history(self) -> list[Message]:
+        """The task's conversation so far, this message last."""
+        return list(self.task.history or [])
+
+    @property
+    def is_continuation(self) -> bool:
+        """True when this message continues an existing task (it answers the agent)."""
+        return len(self.task.history or []) > 1
+
+
+def agent_message(
+    content: Content,
+    *,
+    task: Task | None = None,
+    context_id: str | None = None,
+) -> Message:
+    """A Message from the agent; tied to `task` (or only to `context_id`) when given."""
+    return Message(
+        role="agent",
+        parts=to_parts(content),
+        message_id=random_uuid(),
+        task_id=task.id if task else None,
+        context_id=task.context_id if task else context_id,
+    )
+
+
+# --- content into parts -----------------------------------------------------------------------
+
+
+Content = str | Part | Sequence[Part] | dict[str, Any]
+
+
+def to_parts(content: Content) -> list[Part]:
+    """Parts from text, a part, a list of parts or a dict (a data part)."""
+    if isinstance(content, str):
+        return [TextPart(text=content)]
+    if isinstance(content, TextPart | FilePart | DataPart):
+        return [content]
+    if isinstance(content, dict):
+        return [DataPart(data=content)]
+    parts = list(content)
+    if not all(isinstance(p, TextPart | FilePart | DataPart) for p in parts):
+        raise TypeError("expected text, a Part, a list of Parts or a dict")
+    return parts
