@@ -111,7 +111,9 @@ class SlowExecutor(AgentExecutor):
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         task = context.current_task
-        state = TaskState.Name(task.status.state) if task else "none"
+        # As 0.3 names it ("working"), so the tests read one log for both lines.
+        name = TaskState.Name(task.status.state) if task else "none"
+        state = name.removeprefix("TASK_STATE_").lower().replace("_", "-")
         note(f"cancel {context.task_id} slow {state}")
         updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
         await updater.cancel()
