@@ -29,7 +29,7 @@ from .models import (
     TaskArtifactUpdateEvent,
     TaskState,
 )
-from .store.base import TaskEventPayload, TaskRecord, WorkerClaim
+from .store.base import StoreUnavailable, TaskEventPayload, TaskRecord, WorkerClaim
 from .turn import Content, Context, agent_message, to_parts
 
 
@@ -173,11 +173,11 @@ class TaskUpdater:
             raise TaskEnded("this turn has already ended")
 
         def decide(record: TaskRecord) -> Change:
-            if record.task.status.state.is_terminal:
-                raise TaskEnded(f"task is {record.state}")
+            refusal = self._not_ours(record)
+            if refusal is not None:
+                raise TaskEnded(refusal)
             claim = record.claim
-            if claim is None or claim.worker_id != self._worker_id or claim.step != self._step:
-                raise TaskEnded("another worker has taken over this turn")
+            assert claim is not None  # _not_ours checked it
             if ends_turn:
                 return Change(events=events, claim=None, internal={"doneStep": self._step})
             renewed = WorkerClaim(
@@ -188,3 +188,42 @@ class TaskUpdater:
         self._record = await self._journal.write(self.task_id, decide, record=self._record)
         if ends_turn:
             self._turn_over = True
+
+    def _not_ours(self, record: TaskRecord) -> str | None:
+        """Why this turn may no longer write to `record`'s task, or None if it may."""
+        if record.task.status.state.is_terminal:
+            return f"task is {record.state}"
+        claim = record.claim
+        if claim is None or claim.worker_id != self._worker_id or claim.step != self._step:
+            return "another worker has taken over this turn"
+        return None
+
+    async def wait_ended(self, *, poll_s: float) -> str | None:
+        """Wait until the task ends or this turn is taken over elsewhere (a cancel, another
+        worker): returns why. Returns None once this updater itself ends the turn.
+
+        For an executor that can stop early (e.g. to call an SDK's cancel) rather than learn it
+        from its next write: a write in this process wakes it at once, one in another process
+        (a cancel through another function instance) within `poll_s` seconds, a store read each.
+        """
+        with self._journal.bus.subscribe(self.task_id) as woken:
+            record: TaskRecord | None = self._record
+            while not self._turn_over:
+                if record is not None:
+                    if record.internal.get("doneStep") == self._step:
+                        # This turn's end was written (by this updater, or by a give-up).
+                        return None
+                    refusal = self._not_ours(record)
+                    if refusal is not None:
+                        return refusal
+                await woken.wait(poll_s)
+                record = woken.latest()
+                if record is None:
+                    try:
+                        record = await self._journal.store.get_task(self.task_id)
+                    except StoreUnavailable:
+                        # The turn's own next write will meet the outage; keep watching.
+                        continue
+                    if record is None:
+                        return "the task is gone"
+        return None

@@ -295,11 +295,16 @@ def create_job_topics(suffix: str, worker_url: str, secret: str) -> tuple[str, s
 
 @contextlib.contextmanager
 def deploy(
-    cloud_tasks_host: str, log_dir: Path, overrides: dict[str, str] | None = None
+    cloud_tasks_host: str,
+    log_dir: Path,
+    overrides: dict[str, str] | None = None,
+    *,
+    source: Path = MAIN,
 ) -> Iterator[Deployment]:
     """One deployment with topics, subscriptions, a Cloud Tasks queue and a Firestore prefix of
     its own (the Pub/Sub and Firestore emulators must be running: their fixtures set the
-    environment). `overrides` replaces or adds settings of both functions."""
+    environment). `overrides` replaces or adds settings of both functions; `source` is the
+    user's main.py (functions_main.py's `a2a` and `worker` by default)."""
     from a2a_serverless.push.keys import generate_keys_json
 
     suffix = unique_prefix()
@@ -337,8 +342,8 @@ def deploy(
     }
     started: list[FunctionServer] = []
     try:
-        started.append(start_function("worker", env, log_dir, "/", port=worker_port))
-        started.append(start_function("a2a", env, log_dir, "/health"))
+        started.append(start_function("worker", env, log_dir, "/", port=worker_port, source=source))
+        started.append(start_function("a2a", env, log_dir, "/health", source=source))
         yield Deployment(
             http=started[1],
             worker=started[0],

@@ -1,0 +1,68 @@
+"""a2a-sdk 0.3.x: its pydantic models are the 0.3 wire shapes, as ours are; each side is read
+from the other's JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from a2a.server.agent_execution import RequestContext
+from a2a.server.context import ServerCallContext
+from a2a.server.events import EventQueue
+from a2a.types import Message as SdkMessage
+from a2a.types import MessageSendConfiguration, MessageSendParams
+from a2a.types import Task as SdkTask
+
+from ..codec import convert
+from ..models import StreamResult, Task
+from ..turn import Context
+from . import SdkEvent, Sink
+
+
+class Dialect03:
+    def request_context(self, context: Context, task: Task | None) -> RequestContext:
+        configuration = None
+        if context.accepted_output_modes is not None:
+            configuration = MessageSendConfiguration(
+                accepted_output_modes=context.accepted_output_modes
+            )
+        params = MessageSendParams(
+            message=SdkMessage.model_validate(context.message.dump()),
+            configuration=configuration,
+            metadata=context.metadata or None,
+        )
+        return RequestContext(
+            request=params,
+            task_id=context.task_id,
+            context_id=context.context_id,
+            task=None if task is None else SdkTask.model_validate(task.dump()),
+            call_context=ServerCallContext(requested_extensions=set(context.extensions)),
+        )
+
+    def cancel_context(self, task: Task) -> RequestContext:
+        return RequestContext(
+            task_id=task.id,
+            context_id=task.context_id,
+            task=SdkTask.model_validate(task.dump()),
+            call_context=ServerCallContext(),
+        )
+
+    def event_queue(self, sink: Sink) -> EventQueue:
+        return _JournalQueue(sink)
+
+
+class _JournalQueue(EventQueue):
+    """An EventQueue that hands each event to the turn as it is enqueued (nothing is queued:
+    the write is done when `enqueue_event` returns)."""
+
+    def __init__(self, sink: Sink) -> None:
+        super().__init__()
+        self._sink = sink
+
+    async def enqueue_event(self, event: Any) -> None:
+        await self._sink(event_in(event))
+
+
+def event_in(event: Any) -> SdkEvent:
+    """An SDK event (Message, Task, status or artifact update) as our model."""
+    wire = event.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return convert(wire, StreamResult)  # type: ignore[arg-type]

@@ -1,0 +1,142 @@
+"""a2a-sdk 1.x AgentExecutors written the way the SDK's own 1.x samples write them: the same
+four as executors03.py (which says what each does), in 1.x's API (protobuf objects,
+`a2a.helpers`, `TASK_STATE_*`). Run under .venv-a2a-sdk1 (scripts/interop-venv.sh).
+
+`SampleExecutor` runs one of them per task, picked by the first word of the task's first
+message (`echo ...`, `trip ...`, `story ...`, `slow ...`), so one deployment serves all four.
+The slow one and every `cancel()` append what happened to the file $SDK_TEST_LOG names (when
+set): the tests read it to see a canceled `execute` stop and `cancel()` be called.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from a2a.helpers import get_message_text, new_task_from_user_message, new_text_message
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.tasks import TaskUpdater
+from a2a.types import Part, TaskState
+
+
+def note(line: str) -> None:
+    path = os.environ.get("SDK_TEST_LOG")
+    if path:
+        with open(path, "a") as log:
+            log.write(line + "\n")
+
+
+class EchoExecutor(AgentExecutor):
+    """helloworld: one Message, no task of its own. "echo boom" raises."""
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        text = context.get_user_input()
+        if text == "echo boom":
+            raise RuntimeError("the echo agent broke")
+        await event_queue.enqueue_event(new_text_message(f"echo: {text}"))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        note(f"cancel {context.task_id} echo")
+        raise Exception("cancel not supported")
+
+
+class TripExecutor(AgentExecutor):
+    """Multi-turn: asks where to (input-required), then answers with an artifact."""
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task = context.current_task
+        if not task:
+            task = new_task_from_user_message(context.message)
+            await event_queue.enqueue_event(task)
+        updater = TaskUpdater(event_queue, task.id, task.context_id)
+        if len(task.history) < 2:
+            await updater.requires_input(
+                new_text_message("Where to?", context_id=task.context_id, task_id=task.id)
+            )
+            return
+        await updater.update_status(
+            TaskState.TASK_STATE_WORKING,
+            new_text_message("Planning…", context_id=task.context_id, task_id=task.id),
+        )
+        city = context.get_user_input()
+        await updater.add_artifact([Part(text=f"3 days in {city}")], name="plan")
+        await updater.complete()
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        note(f"cancel {context.task_id} trip")
+
+
+class StoryExecutor(AgentExecutor):
+    """Streams one artifact in three chunks."""
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task = context.current_task or new_task_from_user_message(context.message)
+        await event_queue.enqueue_event(task)
+        updater = TaskUpdater(event_queue, task.id, task.context_id)
+        await updater.start_work(
+            new_text_message("Writing…", context_id=task.context_id, task_id=task.id)
+        )
+        chunks = ["Once ", "upon ", "a time."]
+        for i, chunk in enumerate(chunks):
+            await updater.add_artifact(
+                [Part(text=chunk)],
+                artifact_id="story",
+                name="story",
+                append=i > 0,
+                last_chunk=i == len(chunks) - 1,
+            )
+        await updater.complete()
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        note(f"cancel {context.task_id} story")
+
+
+class SlowExecutor(AgentExecutor):
+    """A long task: works, then waits a minute; canceled before it ends."""
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task = context.current_task or new_task_from_user_message(context.message)
+        await event_queue.enqueue_event(task)
+        updater = TaskUpdater(event_queue, task.id, task.context_id)
+        await updater.start_work(
+            new_text_message("Working…", context_id=task.context_id, task_id=task.id)
+        )
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            note(f"execute-cancelled {task.id}")
+            raise
+        await updater.complete()
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        task = context.current_task
+        # As 0.3 names it ("working"), so the tests read one log for both lines.
+        name = TaskState.Name(task.status.state) if task else "none"
+        state = name.removeprefix("TASK_STATE_").lower().replace("_", "-")
+        note(f"cancel {context.task_id} slow {state}")
+        updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
+        await updater.cancel()
+
+
+class SampleExecutor(AgentExecutor):
+    """One of the samples per task, by the first word of the task's first message."""
+
+    samples: dict[str, AgentExecutor] = {
+        "echo": EchoExecutor(),
+        "trip": TripExecutor(),
+        "story": StoryExecutor(),
+        "slow": SlowExecutor(),
+    }
+
+    def _pick(self, context: RequestContext) -> AgentExecutor:
+        task = context.current_task
+        first = task.history[0] if task and task.history else context.message
+        text = get_message_text(first)
+        return self.samples.get(text.split(" ")[0], self.samples["echo"])
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        await self._pick(context).execute(context, event_queue)
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        await self._pick(context).cancel(context, event_queue)
