@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 # --- how a turn ends, other than "completed" --------------------------------------------------
 
 
-class Outcome(Exception):
+class TurnOutcome(Exception):
     """Ends the agent's turn in a particular state, with an optional message to the client."""
 
     state: str = ""
@@ -57,25 +57,25 @@ class Outcome(Exception):
         self.message = message
 
 
-class InputRequired(Outcome):
+class InputRequired(TurnOutcome):
     """Ask the client for more input; the task continues with the client's next message."""
 
     state = "input-required"
 
 
-class AuthRequired(Outcome):
+class AuthRequired(TurnOutcome):
     """The agent needs the client to authenticate (out of band) before it can go on."""
 
     state = "auth-required"
 
 
-class Rejected(Outcome):
+class Rejected(TurnOutcome):
     """The agent declines the task."""
 
     state = "rejected"
 
 
-class Failed(Outcome):
+class Failed(TurnOutcome):
     """The task failed; unlike any other exception, its message is shown to the client."""
 
     state = "failed"

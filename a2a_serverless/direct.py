@@ -25,7 +25,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from .agent import DirectContext, Outcome, agent_message
+from .agent import DirectContext, TurnOutcome, agent_message
 from .errors import A2AError, InternalError, InvalidAgentResponseError
 from .executor import to_parts
 from .function_agent import argument_kind, call_arguments
@@ -84,7 +84,7 @@ class DirectHook:
             if self.required:
                 raise _invalid("returned None; an agent without tasks must answer every message")
             return None
-        if isinstance(result, Outcome):
+        if isinstance(result, TurnOutcome):
             raise _invalid(
                 f"returned {type(result).__name__}; a direct answer is a Message (refuse a "
                 "message by raising a protocol error such as InvalidParamsError)"

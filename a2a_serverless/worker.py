@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from .agent import Agent, Context, Outcome, agent_message
+from .agent import Agent, Context, TurnOutcome, agent_message
 from .executor import TaskEnded, TaskUpdater
 from .holders import holder_is_dead
 from .journal import Change, Journal, TaskGone, now_ms
@@ -235,7 +235,7 @@ class Worker:
             async with asyncio.timeout(budget) as deadline:
                 try:
                     await executor.execute(context, updater)
-                except Outcome as outcome:
+                except TurnOutcome as outcome:
                     await updater.update_status(TaskState(outcome.state), outcome.message)
             if not updater.turn_over:
                 await updater.complete()

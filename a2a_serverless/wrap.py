@@ -22,6 +22,7 @@ from typing import Any
 
 from .agent import Context, Failed
 from .models import DataPart, FilePart, FileWithBytes, FileWithUri, Part, TextPart
+from .sentinel import Sentinel
 
 
 def message_payload(ctx: Context) -> Any:
@@ -78,7 +79,7 @@ def http_result_parts(status: int, body: bytes | str, content_type: str | None) 
     return [TextPart(text=text)]
 
 
-_NOT_JSON = object()
+_NOT_JSON = Sentinel("not JSON")
 
 
 def _json_value(text: str) -> Any:

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from a2a_serverless.agent import Agent, Context, Failed, Outcome
+from a2a_serverless.agent import Agent, Context, Failed, TurnOutcome
 from a2a_serverless.executor import TaskUpdater
 from a2a_serverless.models import AgentSkill
 from a2a_serverless.wrap import http_result_parts, message_payload, result_parts
@@ -96,7 +96,7 @@ class LambdaHandlerExecutor:
         )
         try:
             result = await self._call(event, lambda_context)
-        except Outcome:
+        except TurnOutcome:
             raise
         except Exception as exc:
             log.exception(
