@@ -35,9 +35,9 @@ from .turn import Context as Context
 from .turn import DirectContext as DirectContext
 from .turn import Failed as Failed
 from .turn import InputRequired as InputRequired
-from .turn import Outcome as Outcome
 from .turn import Progress as Progress
 from .turn import Rejected as Rejected
+from .turn import TurnOutcome as TurnOutcome
 from .turn import agent_message as agent_message
 from .turn import progress as progress
 

@@ -57,12 +57,12 @@ from .errors import (
 )
 from .extensions import HEADER as EXTENSIONS_HEADER
 from .extensions import V1_HEADER as V1_EXTENSIONS_HEADER
-from .extensions import header_value
+from .extensions import echo_headers
 from .models import AgentCard
 from .origins import OriginPolicy
 from .routepaths import V1Route, v1_route
 from .runtime import Runtime
-from .service import Caller, StreamEvent
+from .service import Caller, StreamEvent, StreamItem
 from .store.base import StoreUnavailable
 from .versions import HEADER as VERSION_HEADER
 from .versions import V10, requested_version
@@ -505,8 +505,8 @@ class A2AApplication:
             extended_card=self.extended_card(request, caller),
             protocol=protocol,
         )
-        echo = _extensions_echo(reply.extensions, extensions_name)
-        if isinstance(reply, jsonrpc.StreamReply):
+        echo = echo_headers(reply.extensions, extensions_name)
+        if isinstance(reply, jsonrpc.RpcStreamReply):
             request_id = reply.request_id
             frames = _sse_frames(
                 reply.events,
@@ -529,7 +529,7 @@ class A2AApplication:
     async def _rest(self, request: Request, caller: Caller) -> Response:
         from . import rest
 
-        reply: rest.Reply | rest.StreamReply
+        reply: rest.RestReply | rest.RestStreamReply
         try:
             version = requested_version(request.headers.get(VERSION_HEADER), _query(request))
             if version == V10:
@@ -560,7 +560,7 @@ class A2AApplication:
                 caller,
                 extended_card=self.extended_card(request, caller),
             )
-        if isinstance(reply, rest.StreamReply):
+        if isinstance(reply, rest.RestStreamReply):
             frames = _sse_frames(reply.events, _rest_event_frame, _rest_error_frame)
             return Response(200, [*SSE_HEADERS, *reply.headers], events=frames)
         return json_response(reply.status, reply.body, reply.headers)
@@ -571,7 +571,7 @@ class A2AApplication:
         from .rest import RequestTooLargeError
         from .v1 import rest as v1_rest
 
-        reply: rest.Reply | rest.StreamReply
+        reply: rest.RestReply | rest.RestStreamReply
         limit = self.runtime.settings.max_body_bytes
         try:
             version = requested_version(request.headers.get(VERSION_HEADER), _query(request))
@@ -619,14 +619,14 @@ class A2AApplication:
 
 
 async def _sse_frames(
-    events: AsyncIterator[StreamEvent | None],
+    events: AsyncIterator[StreamItem],
     event_frame: Callable[[StreamEvent], bytes],
     error_frame: Callable[[A2AError], bytes],
 ) -> AsyncIterator[bytes]:
     """`events` as SSE frames; a failure after the stream began is its last frame."""
     try:
         async for item in events:
-            yield SSE_KEEPALIVE if item is None else event_frame(item)
+            yield event_frame(item) if isinstance(item, StreamEvent) else SSE_KEEPALIVE
     except (A2AError, StoreUnavailable) as error:
         yield error_frame(a2a_error(error))
     except Exception:
@@ -707,11 +707,11 @@ def _v1_unrouted(error: A2AError) -> Response:
     return _v1_rest_response(v1_rest.error_reply(error, _allow(allowed) if allowed else None))
 
 
-def _v1_rest_response(reply: rest.Reply | rest.StreamReply) -> Response:
+def _v1_rest_response(reply: rest.RestReply | rest.RestStreamReply) -> Response:
     from . import rest
     from .v1 import rest as v1_rest
 
-    if isinstance(reply, rest.StreamReply):
+    if isinstance(reply, rest.RestStreamReply):
         frames = _sse_frames(reply.events, _v1_rest_event_frame, _v1_rest_error_frame)
         return Response(200, [*SSE_HEADERS, *reply.headers], events=frames)
     content_type = (b"content-type", v1_rest.CONTENT_TYPE.encode())
@@ -759,13 +759,6 @@ def _not_json_rpc(content_type: str | None) -> Response:
         data={"contentType": content_type, "expected": "application/json"}
     )
     return json_response(415, jsonrpc.error_response(None, error))
-
-
-def _extensions_echo(activated: tuple[str, ...], name: str = EXTENSIONS_HEADER) -> Headers:
-    """The response header listing the extensions a request activated (none: no header)."""
-    if not activated:
-        return []
-    return [(name.encode(), header_value(activated).encode())]
 
 
 def _query(request: Request) -> str:

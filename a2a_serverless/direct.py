@@ -28,7 +28,7 @@ from typing import Any
 from .errors import A2AError, InternalError, InvalidAgentResponseError
 from .function_agent import argument_kind, call_arguments
 from .models import Message
-from .turn import DirectContext, Outcome, agent_message, to_parts
+from .turn import DirectContext, TurnOutcome, agent_message, to_parts
 
 log = logging.getLogger("a2a_serverless.direct")
 
@@ -83,7 +83,7 @@ class DirectHook:
             if self.required:
                 raise _invalid("returned None; an agent without tasks must answer every message")
             return None
-        if isinstance(result, Outcome):
+        if isinstance(result, TurnOutcome):
             raise _invalid(
                 f"returned {type(result).__name__}; a direct answer is a Message (refuse a "
                 "message by raising a protocol error such as InvalidParamsError)"

@@ -10,7 +10,7 @@ v1.0: -32008). v1.0 names the header `A2A-Extensions`; both names are read, whic
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from .errors import ExtensionSupportRequiredError
 from .models import AgentExtension
@@ -48,5 +48,8 @@ def activate(declared: Sequence[AgentExtension], header_value: str | None) -> tu
     return tuple(uri for uri in asked if uri in known)
 
 
-def header_value(activated: Iterable[str]) -> str:
-    return ", ".join(activated)
+def echo_headers(activated: Sequence[str], name: str = HEADER) -> list[tuple[bytes, bytes]]:
+    """The response header listing the extensions a request activated (none: no header)."""
+    if not activated:
+        return []
+    return [(name.encode(), ", ".join(activated).encode())]

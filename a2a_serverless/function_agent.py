@@ -26,9 +26,10 @@ from typing import Any
 
 from .executor import TaskUpdater
 from .models import Artifact, Message
-from .turn import Context, DirectContext, Outcome, Progress, to_parts
+from .sentinel import Sentinel
+from .turn import Context, DirectContext, Progress, TurnOutcome, to_parts
 
-_DONE = object()
+_EXHAUSTED = Sentinel("exhausted")  # the agent's generator ended without a value
 
 
 class FunctionExecutor:
@@ -60,7 +61,7 @@ class FunctionExecutor:
     async def _stream(self, items: AsyncIterator[Any], updater: TaskUpdater) -> None:
         stream_id: str | None = None
         async for item in items:
-            if isinstance(item, Outcome):
+            if isinstance(item, TurnOutcome):
                 raise item
             if isinstance(item, _Returned):
                 # What a sync generator returns ends the turn like a plain function's result.
@@ -92,7 +93,7 @@ class FunctionExecutor:
         await updater.complete()
 
     async def _finish(self, result: Any, updater: TaskUpdater) -> None:
-        if isinstance(result, Outcome):
+        if isinstance(result, TurnOutcome):
             raise result
         if result is None:
             await updater.complete()
@@ -155,13 +156,13 @@ def _step(generator: Generator[Any, None, Any]) -> Any:
     try:
         return next(generator)
     except StopIteration as stop:
-        return _Returned(stop.value) if stop.value is not None else _DONE
+        return _Returned(stop.value) if stop.value is not None else _EXHAUSTED
 
 
 async def _in_thread(generator: Generator[Any, None, Any]) -> AsyncIterator[Any]:
     """Iterate a sync generator in a worker thread, one item at a time; then its return value."""
     while True:
         item = await asyncio.to_thread(_step, generator)
-        if item is _DONE:
+        if item is _EXHAUSTED:
             return
         yield item

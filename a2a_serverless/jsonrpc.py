@@ -1,7 +1,8 @@
 """The JSON-RPC 2.0 transport: envelope checks, method table, errors as spec §8 says.
 
-`handle(body, ...)` turns one request body into a `Reply` (a JSON object to send, or nothing for a
-notification) or a `StreamReply` (SSE events, for `message/stream` and `tasks/resubscribe`).
+`handle(body, ...)` turns one request body into an `RpcReply` (a JSON object to send, or nothing
+for a notification) or an `RpcStreamReply` (SSE events, for `message/stream` and
+`tasks/resubscribe`).
 It never raises: every failure becomes a JSON-RPC error object, and unexpected ones are logged
 and reported as -32603 without internals. Bodies are parsed strictly and checked against the
 configured limits before any method runs (limits.py).
@@ -39,7 +40,8 @@ from .models import (
     TaskQueryParams,
 )
 from .observability import correlated_rpc
-from .service import Caller, StreamEvent, TaskService
+from .sentinel import Sentinel
+from .service import Caller, StreamEvent, StreamItem, TaskService
 from .store.base import StoreUnavailable
 
 log = logging.getLogger("a2a_serverless.jsonrpc")
@@ -50,7 +52,7 @@ RequestId = str | int | None
 # Not frozen: a frozen dataclass's __init__ goes through object.__setattr__ per field, and these
 # are built on every request.
 @dataclass(slots=True)
-class Reply:
+class RpcReply:
     """A JSON-RPC response object; None for a notification (no body is sent).
 
     `as_sse` is set for errors of v0.3's streaming methods: clients of those expect an event
@@ -67,9 +69,9 @@ class Reply:
 
 
 @dataclass(slots=True)
-class StreamReply:
+class RpcStreamReply:
     request_id: RequestId
-    events: AsyncIterator[StreamEvent | None]
+    events: AsyncIterator[StreamItem]
     extensions: tuple[str, ...] = ()
     # How the protocol version of the request writes one event's `result`.
     event_result: Callable[[StreamEvent], Any] = lambda event: event.payload.dump()
@@ -204,7 +206,7 @@ class Protocol:
     stream_errors_as_sse: bool = True
 
 
-_MISSING = object()
+_ABSENT = Sentinel("absent")  # "params" left out (null is a value it may have)
 
 
 async def handle(
@@ -216,20 +218,20 @@ async def handle(
     extensions_header: str | None = None,
     extended_card: Callable[[], AgentCard] | None = None,
     protocol: Protocol | None = None,
-) -> Reply | StreamReply:
+) -> RpcReply | RpcStreamReply:
     protocol = protocol or V03
     settings = service.settings
     try:
         request = limits.parse_json(raw, settings.max_json_depth)
     except A2AError as error:
-        return Reply(error_response(None, error, protocol))
+        return RpcReply(error_response(None, error, protocol))
     try:
         _check_envelope(request)
     except InvalidRequestError as error:
         # Not a valid Request object, so not a notification either: always answered.
         request_id = request.get("id") if isinstance(request, dict) else None
         valid_id = request_id if _valid_id(request_id) else None
-        return Reply(error_response(valid_id, error, protocol))
+        return RpcReply(error_response(valid_id, error, protocol))
     notification = "id" not in request
     request_id = request.get("id")
     method = protocol.methods.get(request["method"])
@@ -237,7 +239,7 @@ async def handle(
     try:
         if method is None:
             raise protocol.unknown_method(request["method"])
-        params = parse_params(method, request.get("params", _MISSING), service)
+        params = parse_params(method, request.get("params", _ABSENT), service)
         if notification and method.non_blocking is not None:
             # Nobody waits for a notification's answer, so never hold it open.
             params = method.non_blocking(params)
@@ -251,21 +253,21 @@ async def handle(
         body = None if notification else error_response(request_id, answer, protocol)
         status = answer.jsonrpc_status
         as_sse = streaming and status == 200 and protocol.stream_errors_as_sse
-        return Reply(body, as_sse, (), status, tuple(answer.headers))
+        return RpcReply(body, as_sse, (), status, tuple(answer.headers))
     except Exception:
         log.exception("unexpected error in JSON-RPC method %r", request.get("method"))
         body = None if notification else error_response(request_id, InternalError(), protocol)
-        return Reply(body, streaming and protocol.stream_errors_as_sse)
+        return RpcReply(body, streaming and protocol.stream_errors_as_sse)
     activated = caller.extensions
     if method.streaming:
         if notification:
             await result.aclose()
-            return Reply(None)
-        return StreamReply(request_id, result, activated, protocol.event_result)
+            return RpcReply(None)
+        return RpcStreamReply(request_id, result, activated, protocol.event_result)
     if notification:
-        return Reply(None)
+        return RpcReply(None)
     body = {"jsonrpc": "2.0", "id": request_id, "result": render(result)}
-    return Reply(body, extensions=activated)
+    return RpcReply(body, extensions=activated)
 
 
 def parse_last_event_id(value: str | None) -> int | None:
@@ -308,10 +310,10 @@ def parse_params(method: Method, raw: Any, service: TaskService) -> Any:
     """A method's params from its raw JSON value: counted, validated and checked against the
     limits (also how v1.0's HTTP+JSON binding reads the request it assembles)."""
     if method.params is None:
-        if raw is not _MISSING and raw is not None and not isinstance(raw, dict | list):
+        if raw is not _ABSENT and raw is not None and not isinstance(raw, dict | list):
             raise InvalidParamsError("params must be an object")
         return None
-    if raw is _MISSING or raw is None:
+    if raw is _ABSENT or raw is None:
         if not method.params_optional:
             raise InvalidParamsError("params are required for this method")
         raw = {}

@@ -34,7 +34,7 @@ from .store import open_store
 from .store.base import Store, StoreError, TaskEvent, TaskQuery, TaskRecord
 
 if TYPE_CHECKING:
-    from .push.notifier import DeadLetter, PushNotifier
+    from .push.notifier import DeadLetteredNotification, PushNotifier
 
 STATES = [state.value for state in TaskState]
 PAGE = 100
@@ -402,7 +402,9 @@ async def _letter_records(
         yield record
 
 
-def _letters_table(console: Console, letters: Sequence[tuple[str, DeadLetter]]) -> None:
+def _letters_table(
+    console: Console, letters: Sequence[tuple[str, DeadLetteredNotification]]
+) -> None:
     rows = [
         [
             task_id,
@@ -420,7 +422,7 @@ def _letters_table(console: Console, letters: Sequence[tuple[str, DeadLetter]]) 
     console.table(headers, rows)
 
 
-def _letter_status(letter: DeadLetter) -> str:
+def _letter_status(letter: DeadLetteredNotification) -> str:
     if letter.redriven_at:
         return f"redriven {letter.redriven_at}"
     if letter.redrive_attempts:
@@ -428,10 +430,12 @@ def _letter_status(letter: DeadLetter) -> str:
     return "pending"
 
 
-def _letters(record: TaskRecord) -> list[DeadLetter]:
-    from .push.notifier import DeadLetter
+def _letters(record: TaskRecord) -> list[DeadLetteredNotification]:
+    from .push.notifier import DeadLetteredNotification
 
-    return [DeadLetter.from_dict(d) for d in record.internal.get("pushDeadLetters", [])]
+    return [
+        DeadLetteredNotification.from_dict(d) for d in record.internal.get("pushDeadLetters", [])
+    ]
 
 
 def _pending_letters(record: TaskRecord) -> int:

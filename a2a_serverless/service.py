@@ -56,6 +56,7 @@ from .models import (
 from .observability import set_task_id
 from .pagetoken import PageTokens, page_token_key
 from .queue.base import RUN_AGENT, Job, Queue
+from .sentinel import Sentinel
 from .skills import SkillGate
 from .store.base import (
     IdempotencyKeyTaken,
@@ -102,7 +103,9 @@ class StreamEvent:
 
 # Yielded by streams when nothing happened for a while, so the transport can keep the
 # connection alive (an SSE comment).
-KEEPALIVE = None
+KEEPALIVE = Sentinel("keep-alive")
+# What a task's stream yields: its events, and KEEPALIVE now and then.
+StreamItem = StreamEvent | Sentinel
 
 
 class TaskService:
@@ -155,7 +158,7 @@ class TaskService:
 
     async def stream_message(
         self, params: MessageSendParams, caller: Caller, *, last_event_id: int | None = None
-    ) -> AsyncIterator[StreamEvent | None]:
+    ) -> AsyncIterator[StreamItem]:
         """Accept the message, then stream the task: the Task first, then its events (or only
         the direct reply, when the agent answers that way)."""
         self._require_streaming()
@@ -414,7 +417,7 @@ class TaskService:
         *,
         last_event_id: int | None = None,
         until_terminal: bool = False,
-    ) -> AsyncIterator[StreamEvent | None]:
+    ) -> AsyncIterator[StreamItem]:
         """Stream a task from the log: after `last_event_id`, or the Task first when None.
 
         `until_terminal` (v1.0's SubscribeToTask) follows the task for the rest of its life. A
@@ -445,7 +448,7 @@ class TaskService:
         after_seq: int | None,
         history_length: int | None = None,
         until_terminal: bool = False,
-    ) -> AsyncIterator[StreamEvent | None]:
+    ) -> AsyncIterator[StreamItem]:
         loop = asyncio.get_running_loop()
         # A buffering platform sends nothing until the body ends, so a buffered stream gets the
         # time a blocking call gets, and keep-alives (which nobody would see) are left out.
@@ -722,7 +725,7 @@ def _refuse_reuse(
         )
 
 
-async def _only(reply: Message) -> AsyncIterator[StreamEvent | None]:
+async def _only(reply: Message) -> AsyncIterator[StreamItem]:
     """A stream of one event, the direct reply, which then ends."""
     yield StreamEvent(None, reply)
 

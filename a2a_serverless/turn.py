@@ -1,5 +1,5 @@
 """The vocabulary of a turn, shared by every way of writing an agent: what the agent sees
-(`Context`, `DirectContext`), how a turn ends other than "completed" (`Outcome` and its kinds),
+(`Context`, `DirectContext`), how a turn ends other than "completed" (`TurnOutcome` and its kinds),
 progress reports, and turning content (text, parts, a dict) into parts and agent messages.
 
 A leaf module: it imports only the protocol models, so agent.py (definitions), executor.py
@@ -28,7 +28,7 @@ from .models import (
 # --- how a turn ends, other than "completed" --------------------------------------------------
 
 
-class Outcome(Exception):
+class TurnOutcome(Exception):
     """Ends the agent's turn in a particular state, with an optional message to the client."""
 
     state: str = ""
@@ -38,25 +38,25 @@ class Outcome(Exception):
         self.message = message
 
 
-class InputRequired(Outcome):
+class InputRequired(TurnOutcome):
     """Ask the client for more input; the task continues with the client's next message."""
 
     state = "input-required"
 
 
-class AuthRequired(Outcome):
+class AuthRequired(TurnOutcome):
     """The agent needs the client to authenticate (out of band) before it can go on."""
 
     state = "auth-required"
 
 
-class Rejected(Outcome):
+class Rejected(TurnOutcome):
     """The agent declines the task."""
 
     state = "rejected"
 
 
-class Failed(Outcome):
+class Failed(TurnOutcome):
     """The task failed; unlike any other exception, its message is shown to the client."""
 
     state = "failed"

@@ -31,7 +31,7 @@ from .models import Message, TaskState
 from .observability import correlated
 from .queue.base import RUN_AGENT, WEBHOOK_JOB, Job, RetryJob
 from .store.base import StoreUnavailable, TaskRecord, WorkerClaim
-from .turn import Context, Outcome, agent_message
+from .turn import Context, TurnOutcome, agent_message
 
 if TYPE_CHECKING:
     from .push.notifier import PushNotifier
@@ -236,7 +236,7 @@ class Worker:
             async with asyncio.timeout(budget) as deadline:
                 try:
                     await executor.execute(context, updater)
-                except Outcome as outcome:
+                except TurnOutcome as outcome:
                     await updater.update_status(TaskState(outcome.state), outcome.message)
             if not updater.turn_over:
                 await updater.complete()

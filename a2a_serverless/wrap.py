@@ -21,6 +21,7 @@ import json
 from typing import Any
 
 from .models import DataPart, FilePart, FileWithBytes, FileWithUri, Part, TextPart
+from .sentinel import Sentinel
 from .turn import Context, Failed
 
 
@@ -78,7 +79,7 @@ def http_result_parts(status: int, body: bytes | str, content_type: str | None) 
     return [TextPart(text=text)]
 
 
-_NOT_JSON = object()
+_NOT_JSON = Sentinel("not JSON")
 
 
 def _json_value(text: str) -> Any:

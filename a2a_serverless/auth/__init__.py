@@ -38,6 +38,7 @@ they are made without it; API keys and upstream identities do not.
 
 from __future__ import annotations
 
+from ..jwks import KeySet, VerificationKey
 from .apikey import ApiKey, ApiKeyAuthenticator
 from .base import (
     ANONYMOUS,
@@ -54,7 +55,6 @@ from .base import (
 )
 from .bearer import BearerJWTAuthenticator, bearer_token, scopes_from_claims
 from .config import security_from_settings
-from .keys import KeySet, VerificationKey
 from .oidc import OpenIdConnectAuthenticator
 from .policy import Requirement, Security
 from .upstream import UpstreamIdentityAuthenticator

@@ -31,9 +31,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..extras import require_crypto
+from ..jwks import (
+    ASYMMETRIC_ALGORITHMS,
+    DEFAULT_MAX_BYTES,
+    DEFAULT_TIMEOUT_S,
+    KeySet,
+    KeySetUnavailable,
+    check_algorithms,
+    check_url,
+    keys_from_static,
+)
 from ..models import HTTPAuthSecurityScheme
-from ._http import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, check_url
 from .base import (
+    AuthenticationUnavailable,
     AuthError,
     Identity,
     InvalidCredentials,
@@ -43,7 +53,6 @@ from .base import (
     checked_subject,
     error_params,
 )
-from .keys import ASYMMETRIC_ALGORITHMS, KeySet, check_algorithms, keys_from_static
 
 log = logging.getLogger("a2a_serverless.auth")
 
@@ -197,7 +206,10 @@ class JWTAuthenticatorBase(abc.ABC):
         if kid is not None and not isinstance(kid, str):
             raise InvalidCredentials("the token's key id (kid) is not a string")
         issuers, jwks_url = await self._issuer_and_jwks_url()
-        candidates = await self.keys.candidates(kid, alg, jwks_url)
+        try:
+            candidates = await self.keys.candidates(kid, alg, jwks_url)
+        except KeySetUnavailable as exc:
+            raise AuthenticationUnavailable(exc.reason) from None
         if not candidates:
             raise InvalidCredentials("the token was signed by an unknown key")
         for key in candidates:

@@ -21,8 +21,16 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from ..jwks import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_TIMEOUT_S,
+    KeySetUnavailable,
+    check_url,
+    fetch_json,
+    loop_lock,
+    url_problem,
+)
 from ..models import OpenIdConnectSecurityScheme
-from ._http import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S, check_url, fetch_json, url_problem
 from .base import AuthenticationUnavailable, SchemeModel
 from .bearer import DEFAULT_ALGORITHMS, JWTAuthenticatorBase
 
@@ -93,15 +101,6 @@ class OpenIdConnectAuthenticator(JWTAuthenticatorBase):
             open_id_connect_url=self.discovery_url, description=self.description
         )
 
-    def _lock(self) -> asyncio.Lock:
-        loop_id = id(asyncio.get_running_loop())
-        lock = self._locks.get(loop_id)
-        if lock is None:
-            if len(self._locks) > 8:
-                self._locks.clear()
-            lock = self._locks[loop_id] = asyncio.Lock()
-        return lock
-
     def mark_stale(self) -> None:
         """Discover the provider's configuration and its keys again on next use (a process
         restored from a snapshot: see KeySet.mark_stale); the old ones serve meanwhile."""
@@ -119,7 +118,7 @@ class OpenIdConnectAuthenticator(JWTAuthenticatorBase):
         if self._fresh():
             assert self._config is not None
             return self._config
-        async with self._lock():
+        async with loop_lock(self._locks):
             if self._fresh():
                 assert self._config is not None
                 return self._config
@@ -138,9 +137,12 @@ class OpenIdConnectAuthenticator(JWTAuthenticatorBase):
             return self._config
 
     async def _discover(self) -> tuple[list[str], str]:
-        document = await fetch_json(
-            self.discovery_url, timeout_s=self.timeout_s, max_bytes=self.max_document_bytes
-        )
+        try:
+            document = await fetch_json(
+                self.discovery_url, timeout_s=self.timeout_s, max_bytes=self.max_document_bytes
+            )
+        except KeySetUnavailable as exc:
+            raise AuthenticationUnavailable(exc.reason) from None
         issuer, jwks_uri = document.get("issuer"), document.get("jwks_uri")
         if not isinstance(issuer, str) or not isinstance(jwks_uri, str):
             raise AuthenticationUnavailable("the discovery document lacks issuer or jwks_uri")

@@ -30,7 +30,13 @@ if TYPE_CHECKING:
         keys_main,
         push_available,
     )
-    from .notifier import WEBHOOK_JOB, DeadLetter, PushNotifier, RedriveResult, notification_id
+    from .notifier import (
+        WEBHOOK_JOB,
+        DeadLetteredNotification,
+        PushNotifier,
+        RedriveResult,
+        notification_id,
+    )
     from .receiver import (
         BadSignature,
         BodyMismatch,
@@ -61,7 +67,7 @@ _EXPORTS = {
     "keys_main": "keys",
     "push_available": "keys",
     "WEBHOOK_JOB": "notifier",
-    "DeadLetter": "notifier",
+    "DeadLetteredNotification": "notifier",
     "PushNotifier": "notifier",
     "RedriveResult": "notifier",
     "notification_id": "notifier",
@@ -92,7 +98,7 @@ __all__ = [
     "BadSignature",
     "BodyMismatch",
     "ClaimMismatch",
-    "DeadLetter",
+    "DeadLetteredNotification",
     "DeliveryResult",
     "ExpiredNotification",
     "HostUnresolvable",

@@ -33,14 +33,14 @@ if TYPE_CHECKING:
 USER_AGENT = "a2a-serverless-webhooks/1"
 RETRYABLE_STATUSES = frozenset({408, 429})
 
-Outcome = Literal["delivered", "retry", "permanent"]
+DeliveryOutcome = Literal["delivered", "retry", "permanent"]
 
 _default_ssl_context: ssl.SSLContext | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class DeliveryResult:
-    outcome: Outcome
+    outcome: DeliveryOutcome
     reason: str
     status: int | None = None
     retry_after_s: float | None = None
@@ -118,7 +118,7 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
-def classify_status(status: int, retry_after: str | None) -> tuple[Outcome, float | None]:
+def classify_status(status: int, retry_after: str | None) -> tuple[DeliveryOutcome, float | None]:
     if 200 <= status < 300:
         return "delivered", None
     if status >= 500 or status in RETRYABLE_STATUSES:

@@ -128,7 +128,7 @@ def _host_of(url: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class DeadLetter:
+class DeadLetteredNotification:
     """A notification that was given up on, and why."""
 
     notification_id: str
@@ -161,7 +161,7 @@ class DeadLetter:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DeadLetter:
+    def from_dict(cls, data: dict[str, Any]) -> DeadLetteredNotification:
         return cls(
             notification_id=data["notificationId"],
             config_id=data["configId"],
@@ -187,7 +187,7 @@ class RedriveResult:
 
     outcome: str
     reason: str = ""
-    letter: DeadLetter | None = None
+    letter: DeadLetteredNotification | None = None
 
 
 class PushNotifier:
@@ -330,12 +330,15 @@ class PushNotifier:
                 if event.seq > lower and self.qualifies(event.payload):
                     await self._enqueue(record.task_id, config_id, event.seq, snapshot, created)
 
-    async def dead_letters(self, task_id: str) -> list[DeadLetter]:
+    async def dead_letters(self, task_id: str) -> list[DeadLetteredNotification]:
         """The notifications of a task that were given up on, oldest first (the last 100)."""
         record = await self.store.get_task(task_id)
         if record is None:
             return []
-        return [DeadLetter.from_dict(d) for d in record.internal.get("pushDeadLetters", [])]
+        return [
+            DeadLetteredNotification.from_dict(d)
+            for d in record.internal.get("pushDeadLetters", [])
+        ]
 
     async def redrive(self, task_id: str, notification_id: str) -> RedriveResult:
         """Send a dead-lettered notification again, once, now; safe to repeat.
@@ -376,7 +379,7 @@ class PushNotifier:
             for index, data in enumerate(letters):
                 if data.get("notificationId") != notification_id or data.get("redrivenAt"):
                     continue
-                current = DeadLetter.from_dict(data)
+                current = DeadLetteredNotification.from_dict(data)
                 letters[index] = dataclasses.replace(
                     current,
                     redriven_at=at if delivered else None,
@@ -652,7 +655,7 @@ class PushNotifier:
         attempts: int,
     ) -> None:
         config_id = _config_id(stored)
-        letter = DeadLetter(
+        letter = DeadLetteredNotification(
             notification_id=nid,
             config_id=config_id,
             seq=seq,
@@ -780,10 +783,10 @@ def _last_error(record: TaskRecord, config_id: str, seq: int) -> str | None:
     return str(error) if error else None
 
 
-def _find_letter(record: TaskRecord, notification_id: str) -> DeadLetter | None:
+def _find_letter(record: TaskRecord, notification_id: str) -> DeadLetteredNotification | None:
     for data in record.internal.get("pushDeadLetters", []):
         if data.get("notificationId") == notification_id:
-            return DeadLetter.from_dict(data)
+            return DeadLetteredNotification.from_dict(data)
     return None
 
 

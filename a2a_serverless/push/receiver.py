@@ -28,6 +28,11 @@ one; and — last, so a rejected request never burns one — the `jti` was not s
 over A2A 1.0 the body is a StreamResponse (`{"task": ...}`, application/a2a+json) and `task` is
 the Task inside it, in v1.0's shapes.
 
+The agent's keys are read, fetched and cached by `a2a_serverless.jwks`, with the rules the agent
+applies to bearer tokens: only public signing keys of the JWT's algorithm's type (RSA of 2048
+bits or more, EC on the algorithm's curve), the kid naming one of them; a JWKS that cannot be
+fetched (or fetched again, with no key cached) raises `KeySetUnavailable`.
+
 `verify_sync` does the same for synchronous servers. Needs the `crypto` extra
 (`pip install 'a2a-serverless[crypto]'`: a `WebhookVerifier` is not made without it).
 """
@@ -45,10 +50,28 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..extras import require_crypto
+from ..jwks import KeySet, KeySetUnavailable, VerificationKey, check_algorithms, keys_from_jwks
+
+__all__ = [
+    "DEFAULT_ALGORITHMS",
+    "BadSignature",
+    "BodyMismatch",
+    "ClaimMismatch",
+    "ExpiredNotification",
+    "KeySetUnavailable",
+    "MalformedNotification",
+    "MemoryReplayCache",
+    "MissingSignature",
+    "NotificationRejected",
+    "ReplayCache",
+    "ReplayedNotification",
+    "TokenMismatch",
+    "UnknownKey",
+    "VerifiedNotification",
+    "WebhookVerifier",
+]
 
 DEFAULT_ALGORITHMS = ("ES256", "RS256")
-_FORBIDDEN_ALGORITHMS = ("none", "HS256", "HS384", "HS512")
-_ASYMMETRIC = ("ES", "RS", "PS")
 
 
 class NotificationRejected(Exception):
@@ -99,10 +122,6 @@ class TokenMismatch(NotificationRejected):
 
 class ReplayedNotification(NotificationRejected):
     reason = "replay"
-
-
-class KeySetUnavailable(Exception):
-    """The agent's JWKS could not be fetched: not the sender's fault, answer 503."""
 
 
 class ReplayCache(Protocol):
@@ -169,27 +188,30 @@ class WebhookVerifier:
         require_crypto("verifying push notifications (WebhookVerifier)")
         if jwks_url is None and jwks is None:
             raise ValueError("WebhookVerifier needs the agent's jwks_url or a jwks document")
-        bad = [a for a in algorithms if a in _FORBIDDEN_ALGORITHMS or a[:2] not in _ASYMMETRIC]
-        if bad or not algorithms:
-            raise ValueError(f"only asymmetric algorithms can verify webhooks, not {bad}")
+        self.algorithms = check_algorithms(algorithms)
         self.jwks_url = jwks_url
         self.audience = [audience] if isinstance(audience, str) else list(audience)
         self.issuer = issuer
         self.token = token
         self.max_age_s = max_age_s
         self.leeway_s = leeway_s
-        self.algorithms = tuple(algorithms)
         self.replay_cache: ReplayCache = replay_cache or MemoryReplayCache()
         self.jwks_ttl_s = jwks_ttl_s
         self.jwks_min_refresh_s = jwks_min_refresh_s
         self.jwks_timeout_s = jwks_timeout_s
         self.max_jwks_bytes = max_jwks_bytes
-        self._keys: dict[str, Any] = {}  # kid -> PyJWK
-        self._fetched_at = float("-inf")
-        self._attempted_at = float("-inf")
-        if jwks is not None:
-            self._keys = self._load_jwks(jwks)
-            self._fetched_at = float("inf")  # static keys: never fetched
+        # A jwks document given here is the whole truth: the URL is then never fetched.
+        self._url = jwks_url if jwks is None else None
+        self.keys = KeySet(
+            [] if jwks is None else keys_from_jwks(jwks, self.algorithms),
+            algorithms=self.algorithms,
+            ttl_s=jwks_ttl_s,
+            min_refresh_s=jwks_min_refresh_s,
+            failure_backoff_s=jwks_min_refresh_s,
+            timeout_s=jwks_timeout_s,
+            max_bytes=max_jwks_bytes,
+            kid_required=True,
+        )
 
     # --- verifying ------------------------------------------------------------------------------
 
@@ -198,14 +220,7 @@ class WebhookVerifier:
     ) -> VerifiedNotification:
         """Check one notification (NotificationRejected, KeySetUnavailable) and return it."""
         jwt_text, kid, alg = self._read_header(headers)
-        key = self._keys.get(kid)
-        if self._should_fetch(key):
-            try:
-                self._refreshed(await self._fetch_async())
-                key = self._keys.get(kid)  # a key no longer published is no longer trusted
-            except KeySetUnavailable:
-                if key is None:
-                    raise  # otherwise keep using the cached key while the JWKS is unreachable
+        key = self._key(kid, alg, await self.keys.candidates(kid, alg, self._url))
         claims, notification = self._check(headers, body, jwt_text, kid, alg, key, token)
         added = self.replay_cache.add(claims["jti"], self._remember_until(claims))
         if inspect.isawaitable(added):
@@ -219,14 +234,7 @@ class WebhookVerifier:
     ) -> VerifiedNotification:
         """`verify` for synchronous code (the replay cache must then be synchronous)."""
         jwt_text, kid, alg = self._read_header(headers)
-        key = self._keys.get(kid)
-        if self._should_fetch(key):
-            try:
-                self._refreshed(self._fetch_sync())
-                key = self._keys.get(kid)  # a key no longer published is no longer trusted
-            except KeySetUnavailable:
-                if key is None:
-                    raise  # otherwise keep using the cached key while the JWKS is unreachable
+        key = self._key(kid, alg, self.keys.candidates_sync(kid, alg, self._url))
         claims, notification = self._check(headers, body, jwt_text, kid, alg, key, token)
         added = self.replay_cache.add(claims["jti"], self._remember_until(claims))
         if inspect.isawaitable(added):
@@ -234,6 +242,16 @@ class WebhookVerifier:
         if not added:
             raise ReplayedNotification(f"JWT {claims['jti']} was already used")
         return notification
+
+    def _key(self, kid: str, alg: str, candidates: list[VerificationKey]) -> VerificationKey:
+        """The key the JWT names, or why there is none (a key no longer published is no
+        longer trusted)."""
+        if candidates:
+            return candidates[0]
+        named = self.keys.named(kid)
+        if named:
+            raise BadSignature(f"key {kid!r} is not a key for {alg} (the JWT's algorithm)")
+        raise UnknownKey(f"key {kid!r} is not in the agent's JWKS")
 
     def _remember_until(self, claims: Mapping[str, Any]) -> float:
         """How long a jti must be remembered: as long as its token would still be accepted."""
@@ -269,16 +287,11 @@ class WebhookVerifier:
         jwt_text: str,
         kid: str,
         alg: str,
-        key: Any,
+        key: VerificationKey,
         token: str | None,
     ) -> tuple[dict[str, Any], VerifiedNotification]:
         import jwt
 
-        if key is None:
-            raise UnknownKey(f"key {kid!r} is not in the agent's JWKS")
-        key_alg = getattr(key, "algorithm_name", None)
-        if key_alg and key_alg != alg:
-            raise BadSignature(f"key {kid!r} is an {key_alg} key, the JWT says {alg}")
         try:
             claims: dict[str, Any] = jwt.decode(
                 jwt_text,
@@ -346,91 +359,3 @@ class WebhookVerifier:
             claims=claims,
         )
         return claims, notification
-
-    # --- the key set ----------------------------------------------------------------------------
-
-    def _should_fetch(self, key: Any) -> bool:
-        """Fetch the JWKS when it is stale, or (at most every min_refresh_s) for an unknown kid.
-
-        An unknown kid is how a new signing key shows up after a rotation.
-        """
-        if self.jwks_url is None:
-            return False
-        now = time.monotonic()
-        if now - self._attempted_at < self.jwks_min_refresh_s:
-            return False  # never hammer the agent's JWKS endpoint
-        if now - self._fetched_at > self.jwks_ttl_s or key is None:
-            self._attempted_at = now
-            return True
-        return False
-
-    def _refreshed(self, document: Mapping[str, Any]) -> None:
-        self._keys = self._load_jwks(document)
-        self._fetched_at = time.monotonic()
-
-    def _load_jwks(self, document: Mapping[str, Any]) -> dict[str, Any]:
-        from jwt import PyJWK
-        from jwt.exceptions import PyJWKError
-
-        keys: dict[str, Any] = {}
-        entries = document.get("keys") if isinstance(document, Mapping) else None
-        if not isinstance(entries, list):
-            raise KeySetUnavailable('the JWKS document has no "keys" array')
-        for entry in entries:
-            if not isinstance(entry, dict) or not isinstance(entry.get("kid"), str):
-                continue
-            if entry.get("use", "sig") != "sig" or any(m in entry for m in ("d", "k")):
-                continue  # not a public signing key
-            alg = entry.get("alg")
-            if alg is not None and alg not in self.algorithms:
-                continue
-            try:
-                keys[entry["kid"]] = PyJWK(entry, algorithm=alg)
-            except PyJWKError:
-                continue
-        return keys
-
-    async def _fetch_async(self) -> Mapping[str, Any]:
-        import httpx
-
-        assert self.jwks_url is not None
-        try:
-            async with (
-                httpx.AsyncClient(timeout=self.jwks_timeout_s, follow_redirects=False) as client,
-                client.stream("GET", self.jwks_url) as response,
-            ):
-                if response.status_code != 200:
-                    raise KeySetUnavailable(f"GET {self.jwks_url}: HTTP {response.status_code}")
-                data = b""
-                async for chunk in response.aiter_bytes():
-                    data += chunk
-                    if len(data) > self.max_jwks_bytes:
-                        raise KeySetUnavailable(f"GET {self.jwks_url}: the JWKS is too large")
-        except httpx.HTTPError as exc:
-            raise KeySetUnavailable(f"GET {self.jwks_url}: {exc}") from None
-        return _parse_jwks(self.jwks_url, data)
-
-    def _fetch_sync(self) -> Mapping[str, Any]:
-        import urllib.error
-        import urllib.request
-
-        assert self.jwks_url is not None
-        request = urllib.request.Request(self.jwks_url, headers={"Accept": "application/json"})
-        try:
-            with urllib.request.urlopen(request, timeout=self.jwks_timeout_s) as response:
-                data = response.read(self.max_jwks_bytes + 1)
-        except (urllib.error.URLError, OSError) as exc:
-            raise KeySetUnavailable(f"GET {self.jwks_url}: {exc}") from None
-        if len(data) > self.max_jwks_bytes:
-            raise KeySetUnavailable(f"GET {self.jwks_url}: the JWKS is too large")
-        return _parse_jwks(self.jwks_url, data)
-
-
-def _parse_jwks(url: str, data: bytes) -> Mapping[str, Any]:
-    try:
-        document = json.loads(data)
-    except ValueError:
-        raise KeySetUnavailable(f"GET {url}: not JSON") from None
-    if not isinstance(document, dict):
-        raise KeySetUnavailable(f"GET {url}: not a JWKS document")
-    return document

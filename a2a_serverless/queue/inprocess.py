@@ -27,7 +27,7 @@ MAX_STORE_WAIT_S = 30.0
 
 
 @dataclass(frozen=True, slots=True)
-class DeadLetter:
+class DeadLetteredJob:
     job: Job
     reason: str
 
@@ -47,7 +47,7 @@ class InProcessQueue:
         self._max_attempts = max_attempts
         self._base_backoff_s = base_backoff_s
         self._running: set[asyncio.Task[None]] = set()
-        self.dead_letters: list[DeadLetter] = []
+        self.dead_letters: list[DeadLetteredJob] = []
 
     def bind(self, handler: JobHandler) -> None:
         """Set the worker's job handler (the app wires it once everything is built)."""
@@ -87,7 +87,7 @@ class InProcessQueue:
                 delay = self._base_backoff_s * 2 ** (job.attempt - 1)
         if job.attempt >= self._max_attempts:
             log.error("job %s (%s) dead-lettered: %s", job.id, job.kind, reason)
-            self.dead_letters.append(DeadLetter(job, reason))
+            self.dead_letters.append(DeadLetteredJob(job, reason))
             await self._finished(job)
             return
         await self.enqueue(replace(job, attempt=job.attempt + 1), delay_s=delay)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from .routes import (
     HttpRequest,
-    Reply,
     RequestTooLargeError,
-    StreamReply,
+    RestReply,
+    RestStreamReply,
     error_body,
     error_reply,
     handle,
@@ -17,9 +17,9 @@ from .routes import (
 
 __all__ = [
     "HttpRequest",
-    "Reply",
     "RequestTooLargeError",
-    "StreamReply",
+    "RestReply",
+    "RestStreamReply",
     "error_body",
     "error_reply",
     "handle",

@@ -94,6 +94,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import InvalidParamsError
+from ..sentinel import Sentinel
 
 JSON = dict[str, Any]
 
@@ -128,11 +129,8 @@ _ROLE_NUMBERS = {1: "user", 2: "agent"}
 PUSH_CONFIG_COLLECTION = "pushNotificationConfigs"
 
 
-class _Missing:
-    pass
-
-
-_MISSING: Any = _Missing()
+# A field left out (proto3 JSON reads null as left out, so None cannot say it).
+_ABSENT: Any = Sentinel("absent field")
 
 
 # --- task states and resource names (also used for query parameters) --------------------------
@@ -369,7 +367,7 @@ def to_timestamp(value: Any) -> str | None:
 
 def from_part(value: Any, at: str) -> JSON:
     part = _object(value, at)
-    kinds = [name for name in ("text", "file", "data") if _get(part, name, name) is not _MISSING]
+    kinds = [name for name in ("text", "file", "data") if _get(part, name, name) is not _ABSENT]
     if len(kinds) != 1:
         raise _invalid(at, "a Part has exactly one of 'text', 'file' or 'data'")
     out: JSON
@@ -380,7 +378,7 @@ def from_part(value: Any, at: str) -> JSON:
     else:
         data = _object(part["data"], f"{at}.data")
         inner = _get(data, "data", "data")
-        out = {"kind": "data", "data": {} if inner is _MISSING else _object(inner, f"{at}.data")}
+        out = {"kind": "data", "data": {} if inner is _ABSENT else _object(inner, f"{at}.data")}
     _read(part, out, at, ("metadata", "metadata", _struct))
     return out
 
@@ -389,10 +387,10 @@ def _from_file(value: Any, at: str) -> JSON:
     file = _object(value, at)
     uri = _get(file, "fileWithUri", "file_with_uri")
     raw = _get(file, "fileWithBytes", "file_with_bytes")
-    if (uri is _MISSING) == (raw is _MISSING):
+    if (uri is _ABSENT) == (raw is _ABSENT):
         raise _invalid(at, "a FilePart has exactly one of 'fileWithUri' or 'fileWithBytes'")
     out: JSON = {}
-    if uri is not _MISSING:
+    if uri is not _ABSENT:
         out["uri"] = _string(uri, f"{at}.fileWithUri")
     else:
         out["bytes"] = _proto_bytes(raw, f"{at}.fileWithBytes")
@@ -412,10 +410,10 @@ def from_message(value: Any, at: str = "message") -> JSON:
         ("taskId", "task_id", _opt_string),
     )
     role = _get(message, "role", "role")
-    if role is not _MISSING:
+    if role is not _ABSENT:
         out["role"] = _role(role, f"{at}.role")
     parts = _get(message, "content", "parts")  # `parts`: a2a.proto's name for the field
-    if parts is not _MISSING:
+    if parts is not _ABSENT:
         out["parts"] = [
             from_part(p, f"{at}.parts.{i}") for i, p in enumerate(_list(parts, f"{at}.parts"))
         ]
@@ -434,9 +432,9 @@ def from_task_status(value: Any, at: str) -> JSON:
     status = _object(value, at)
     out: JSON = {}
     state = _get(status, "state", "state")
-    out["state"] = "unknown" if state is _MISSING else state_from_proto(state, f"{at}.state")
+    out["state"] = "unknown" if state is _ABSENT else state_from_proto(state, f"{at}.state")
     update = _get(status, "message", "update")
-    if update is not _MISSING:
+    if update is not _ABSENT:
         out["message"] = from_message(update, f"{at}.message")
     _read(status, out, at, ("timestamp", "timestamp", _opt_string))
     return out
@@ -456,7 +454,7 @@ def from_artifact(value: Any, at: str) -> JSON:
     parts = _get(artifact, "parts", "parts")
     out["parts"] = (
         []
-        if parts is _MISSING
+        if parts is _ABSENT
         else [from_part(p, f"{at}.parts.{i}") for i, p in enumerate(_list(parts, f"{at}.parts"))]
     )
     _read(
@@ -475,13 +473,13 @@ def from_task(value: Any, at: str = "task") -> JSON:
     _read(task, out, at, ("id", "id", _string), ("contextId", "context_id", _string))
     out["status"] = from_task_status(_get(task, "status", "status", {}), f"{at}.status")
     artifacts = _get(task, "artifacts", "artifacts")
-    if artifacts is not _MISSING:
+    if artifacts is not _ABSENT:
         out["artifacts"] = [
             from_artifact(a, f"{at}.artifacts.{i}")
             for i, a in enumerate(_list(artifacts, f"{at}.artifacts"))
         ]
     history = _get(task, "history", "history")
-    if history is not _MISSING:
+    if history is not _ABSENT:
         out["history"] = [
             from_message(m, f"{at}.history.{i}")
             for i, m in enumerate(_list(history, f"{at}.history"))
@@ -496,7 +494,7 @@ def from_status_update(value: Any, at: str = "statusUpdate") -> JSON:
     _read(event, out, at, ("taskId", "task_id", _string), ("contextId", "context_id", _string))
     out["status"] = from_task_status(_get(event, "status", "status", {}), f"{at}.status")
     final = _get(event, "final", "final")
-    out["final"] = False if final is _MISSING else _bool(final, f"{at}.final")
+    out["final"] = False if final is _ABSENT else _bool(final, f"{at}.final")
     _read(event, out, at, ("metadata", "metadata", _struct))
     return out
 
@@ -506,7 +504,7 @@ def from_artifact_update(value: Any, at: str = "artifactUpdate") -> JSON:
     out: JSON = {"kind": "artifact-update"}
     _read(event, out, at, ("taskId", "task_id", _string), ("contextId", "context_id", _string))
     artifact = _get(event, "artifact", "artifact")
-    if artifact is not _MISSING:
+    if artifact is not _ABSENT:
         out["artifact"] = from_artifact(artifact, f"{at}.artifact")
     _read(
         event,
@@ -523,7 +521,7 @@ def from_auth_info(value: Any, at: str) -> JSON:
     info = _object(value, at)
     out: JSON = {}
     schemes = _get(info, "schemes", "schemes")
-    out["schemes"] = [] if schemes is _MISSING else _strings(schemes, f"{at}.schemes")
+    out["schemes"] = [] if schemes is _ABSENT else _strings(schemes, f"{at}.schemes")
     _read(info, out, at, ("credentials", "credentials", _opt_string))
     return out
 
@@ -540,7 +538,7 @@ def from_push_config(value: Any, at: str) -> JSON:
         ("token", "token", _opt_string),
     )
     auth = _get(config, "authentication", "authentication")
-    if auth is not _MISSING:
+    if auth is not _ABSENT:
         out["authentication"] = from_auth_info(auth, f"{at}.authentication")
     return out
 
@@ -550,7 +548,7 @@ def from_task_push_config(value: Any, at: str, *, task_id: str | None = None) ->
     config = _object(value, at)
     name = _get(config, "name", "name")
     named_task: str | None = None
-    if name is not _MISSING and name != "":
+    if name is not _ABSENT and name != "":
         named_task, _ = parse_push_config_name(_string(name, f"{at}.name"), f"{at}.name")
     if task_id is not None and named_task is not None and named_task != task_id:
         raise _invalid(f"{at}.name", f"names task {named_task!r}, not task {task_id!r}")
@@ -559,7 +557,7 @@ def from_task_push_config(value: Any, at: str, *, task_id: str | None = None) ->
     if owner is not None:
         out["taskId"] = owner
     inner = _get(config, "pushNotificationConfig", "push_notification_config")
-    if inner is not _MISSING:
+    if inner is not _ABSENT:
         out["pushNotificationConfig"] = from_push_config(inner, f"{at}.pushNotificationConfig")
     return out
 
@@ -578,7 +576,7 @@ def from_send_config(value: Any, at: str = "configuration") -> JSON:
     out: JSON = {}
     _read(config, out, at, ("acceptedOutputModes", "accepted_output_modes", _strings))
     push = _get(config, "pushNotification", "push_notification")
-    if push is not _MISSING:
+    if push is not _ABSENT:
         out["pushNotificationConfig"] = from_push_config(push, f"{at}.pushNotification")
     _read(
         config,
@@ -595,10 +593,10 @@ def from_send_params(value: Any, at: str = "") -> JSON:
     request = _object(value, at or "body")
     out: JSON = {}
     message = _get(request, "message", "request")
-    if message is not _MISSING:
+    if message is not _ABSENT:
         out["message"] = from_message(message, _join(at, "message"))
     configuration = _get(request, "configuration", "configuration")
-    if configuration is not _MISSING:
+    if configuration is not _ABSENT:
         out["configuration"] = from_send_config(configuration, _join(at, "configuration"))
     _read(request, out, at, ("metadata", "metadata", _struct))
     return out
@@ -608,9 +606,9 @@ def from_send_response(value: Any, at: str = "response") -> JSON:
     response = _object(value, at)
     task = _get(response, "task", "task")
     message = _get(response, "message", "msg")
-    if (task is _MISSING) == (message is _MISSING):
+    if (task is _ABSENT) == (message is _ABSENT):
         raise _invalid(at, "a SendMessageResponse has exactly one of 'task' or 'message'")
-    if task is not _MISSING:
+    if task is not _ABSENT:
         return from_task(task, f"{at}.task")
     return from_message(message, f"{at}.message")
 
@@ -620,7 +618,7 @@ def from_stream_response(value: Any, at: str = "event") -> JSON:
     found = [
         (key, item)
         for key, proto_name, read in _STREAM_FIELDS
-        if (item := _get(response, key, proto_name)) is not _MISSING
+        if (item := _get(response, key, proto_name)) is not _ABSENT
     ]
     if len(found) != 1:
         names = ", ".join(repr(key) for key, _, _ in _STREAM_FIELDS)
@@ -665,7 +663,7 @@ def _join(at: str, name: str) -> str:
     return f"{at}.{name}" if at else name
 
 
-def _get(obj: JSON, json_name: str, proto_name: str, default: Any = _MISSING) -> Any:
+def _get(obj: JSON, json_name: str, proto_name: str, default: Any = _ABSENT) -> Any:
     """A field by its json name or its proto field name; `default` when absent or null."""
     value = obj.get(json_name)
     if proto_name != json_name and proto_name in obj:
@@ -676,13 +674,13 @@ def _get(obj: JSON, json_name: str, proto_name: str, default: Any = _MISSING) ->
 
 
 def _read(obj: JSON, out: JSON, at: str, *fields: tuple[str, str, Any]) -> None:
-    """Copy fields that are present, each read by its reader (which may drop it: _MISSING)."""
+    """Copy fields that are present, each read by its reader (which may drop it: _ABSENT)."""
     for json_name, proto_name, reader in fields:
         value = _get(obj, json_name, proto_name)
-        if value is _MISSING:
+        if value is _ABSENT:
             continue
         value = reader(value, _join(at, json_name))
-        if value is not _MISSING:
+        if value is not _ABSENT:
             out[json_name] = value
 
 
@@ -713,7 +711,7 @@ def _string(value: Any, at: str) -> str:
 def _opt_string(value: Any, at: str) -> Any:
     """An optional string: empty is the same as absent (proto3 strings have no presence)."""
     text = _string(value, at)
-    return text if text else _MISSING
+    return text if text else _ABSENT
 
 
 def _strings(value: Any, at: str) -> list[str]:

@@ -1,7 +1,7 @@
 """The HTTP+JSON/REST transport: routes, parameters, bodies, status codes (spec §3.2.3, §3.5.6).
 
-`handle(request, service, caller)` turns one HTTP request under `/v1/` into a `Reply` (an HTTP
-status and a JSON body) or a `StreamReply` (SSE events, for message:stream and :subscribe). It
+`handle(request, service, caller)` turns one HTTP request under `/v1/` into a `RestReply` (an HTTP
+status and a JSON body) or a `RestStreamReply` (SSE events, for message:stream and :subscribe). It
 never raises: every failure becomes an error reply, and unexpected ones are logged and answered
 with 500 without internals. The ASGI app (asgi.py) reads the body and writes the reply.
 
@@ -108,6 +108,8 @@ from ..errors import (
     a2a_error,
     invalid_params_from_validation,
 )
+from ..extensions import HEADER as EXTENSIONS_HEADER
+from ..extensions import echo_headers
 from ..models import (
     A2AModel,
     AgentCard,
@@ -123,14 +125,13 @@ from ..models import (
 )
 from ..observability import correlated
 from ..routepaths import custom_method
-from ..service import Caller, StreamEvent, TaskService
+from ..service import Caller, StreamEvent, StreamItem, TaskService
 from ..store.base import StoreUnavailable
 from . import proto_json
 
 log = logging.getLogger("a2a_serverless.rest")
 
 PREFIX = "/v1/"
-EXTENSIONS_HEADER = "x-a2a-extensions"
 
 Headers = list[tuple[bytes, bytes]]
 _M = TypeVar("_M", bound=A2AModel)
@@ -166,15 +167,15 @@ class HttpRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class Reply:
+class RestReply:
     status: int
     body: Any
     headers: Headers = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
-class StreamReply:
-    events: AsyncIterator[StreamEvent | None]
+class RestStreamReply:
+    events: AsyncIterator[StreamItem]
     headers: Headers = field(default_factory=list)
 
 
@@ -196,8 +197,8 @@ def error_body(error: A2AError) -> dict[str, Any]:
     return {"error": body}
 
 
-def error_reply(error: A2AError, headers: Headers | None = None) -> Reply:
-    return Reply(error.rest_status, error_body(error), [*error.headers, *(headers or [])])
+def error_reply(error: A2AError, headers: Headers | None = None) -> RestReply:
+    return RestReply(error.rest_status, error_body(error), [*error.headers, *(headers or [])])
 
 
 def stream_event_body(event: StreamEvent) -> dict[str, Any]:
@@ -225,7 +226,7 @@ class _Call:
     extended_card: ExtendedCard | None = None
 
 
-Handler = Callable[[_Call], Awaitable[Reply | StreamReply]]
+Handler = Callable[[_Call], Awaitable[RestReply | RestStreamReply]]
 # Builds the authenticated extended card for this request's caller (raises -32007 if none).
 ExtendedCard = Callable[[], AgentCard]
 
@@ -243,7 +244,7 @@ async def handle(
     caller: Caller,
     *,
     extended_card: ExtendedCard | None = None,
-) -> Reply | StreamReply:
+) -> RestReply | RestStreamReply:
     try:
         route, params = _match(request.method, request.path)
         handler = route.methods.get(request.method)
@@ -261,10 +262,10 @@ async def handle(
     except Exception:
         log.exception("unexpected error serving %s %s", request.method, request.path)
         return error_reply(InternalError())
-    echo = _extensions_echo(caller.extensions)
-    if isinstance(reply, StreamReply):
-        return StreamReply(reply.events, reply.headers + echo)
-    return Reply(reply.status, reply.body, reply.headers + echo)
+    echo = echo_headers(caller.extensions)
+    if isinstance(reply, RestStreamReply):
+        return RestStreamReply(reply.events, reply.headers + echo)
+    return RestReply(reply.status, reply.body, reply.headers + echo)
 
 
 def _match(method: str, path: str) -> tuple[_Route, dict[str, str]]:
@@ -410,14 +411,8 @@ def _last_event_id(call: _Call) -> int | None:
     return jsonrpc.parse_last_event_id(call.request.headers.get("last-event-id"))
 
 
-def _extensions_echo(activated: tuple[str, ...]) -> Headers:
-    if not activated:
-        return []
-    return [(EXTENSIONS_HEADER.encode(), ", ".join(activated).encode())]
-
-
-def _ok(body: Any) -> Reply:
-    return Reply(200, body)
+def _ok(body: Any) -> RestReply:
+    return RestReply(200, body)
 
 
 # --- message:send, message:stream ----------------------------------------------------------------
@@ -446,23 +441,23 @@ def _send_params(call: _Call) -> MessageSendParams:
     return params
 
 
-async def _message_send(call: _Call) -> Reply:
+async def _message_send(call: _Call) -> RestReply:
     params = _send_params(call)
     task = await call.service.send_message(params, call.caller)
     return _ok(proto_json.to_send_response(task.dump()))
 
 
-async def _message_stream(call: _Call) -> StreamReply:
+async def _message_stream(call: _Call) -> RestStreamReply:
     params = _send_params(call)
     last_event_id = _last_event_id(call)
     events = await call.service.stream_message(params, call.caller, last_event_id=last_event_id)
-    return StreamReply(events)
+    return RestStreamReply(events)
 
 
 # --- tasks ----------------------------------------------------------------------------------------
 
 
-async def _get_task(call: _Call) -> Reply:
+async def _get_task(call: _Call) -> RestReply:
     raw: dict[str, Any] = {"id": call.params["id"]}
     history_length = query_int(call.query, "historyLength")
     if history_length is not None:
@@ -484,7 +479,7 @@ _LIST_QUERY = (
 )
 
 
-async def _list_tasks(call: _Call) -> Reply:
+async def _list_tasks(call: _Call) -> RestReply:
     raw: dict[str, Any] = {}
     for name in ("contextId", "pageToken"):
         value = query_value(call.query, name)
@@ -526,25 +521,25 @@ def _list_status(value: str) -> str | None:
     return None if state == "unknown" else state
 
 
-async def _cancel_task(call: _Call) -> Reply:
+async def _cancel_task(call: _Call) -> RestReply:
     _check_task_name(_body(call, required=False), call.params["id"])
     task = await call.service.cancel_task(TaskIdParams(id=call.params["id"]), call.caller)
     return _ok(proto_json.to_task(task.dump()))
 
 
-async def _subscribe(call: _Call) -> StreamReply:
+async def _subscribe(call: _Call) -> RestStreamReply:
     if call.request.method == "POST":
         _check_task_name(_body(call, required=False), call.params["id"])
     params = TaskIdParams(id=call.params["id"])
     last_event_id = _last_event_id(call)
     events = await call.service.resubscribe(params, call.caller, last_event_id=last_event_id)
-    return StreamReply(events)
+    return RestStreamReply(events)
 
 
 # --- push notification configs --------------------------------------------------------------------
 
 
-async def _set_push_config(call: _Call) -> Reply:
+async def _set_push_config(call: _Call) -> RestReply:
     body = _body(call, required=True)
     assert body is not None
     task_id = call.params["id"]
@@ -595,7 +590,7 @@ def _check_config_id(config_id: str | None, field: str) -> None:
         )
 
 
-async def _get_push_config(call: _Call) -> Reply:
+async def _get_push_config(call: _Call) -> RestReply:
     params = GetTaskPushNotificationConfigParams(
         id=call.params["id"], push_notification_config_id=call.params["configId"]
     )
@@ -603,13 +598,13 @@ async def _get_push_config(call: _Call) -> Reply:
     return _ok(proto_json.to_task_push_config(result.dump()))
 
 
-async def _list_push_configs(call: _Call) -> Reply:
+async def _list_push_configs(call: _Call) -> RestReply:
     params = ListTaskPushNotificationConfigParams(id=call.params["id"])
     configs = await call.service.list_push_configs(params, call.caller)
     return _ok(proto_json.to_push_config_list([c.dump() for c in configs]))
 
 
-async def _delete_push_config(call: _Call) -> Reply:
+async def _delete_push_config(call: _Call) -> RestReply:
     params = DeleteTaskPushNotificationConfigParams(
         id=call.params["id"], push_notification_config_id=call.params["configId"]
     )
@@ -620,13 +615,13 @@ async def _delete_push_config(call: _Call) -> Reply:
 # --- the authenticated extended card ------------------------------------------------------------
 
 
-async def _extended_card(call: _Call) -> Reply:
+async def _extended_card(call: _Call) -> RestReply:
     # As agent/getAuthenticatedExtendedCard over JSON-RPC (-32007, 404, when there is none). It
     # goes out in our JSON card form (`AgentCard.dump()`), which is what the 0.3.26 SDK's REST
     # client reads here (pydantic, not proto JSON).
     if call.extended_card is None:
         raise AuthenticatedExtendedCardNotConfiguredError()
-    return Reply(200, call.extended_card().dump(), [(b"cache-control", b"private, no-store")])
+    return RestReply(200, call.extended_card().dump(), [(b"cache-control", b"private, no-store")])
 
 
 _SEND = _Route({"POST": _message_send})

@@ -39,6 +39,7 @@ from ..models import (
     TaskArtifactUpdateEvent,
     TaskStatusUpdateEvent,
 )
+from ..sentinel import Sentinel
 
 TaskEventPayload = TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 
@@ -82,7 +83,7 @@ class IdempotencyKeyTaken(StoreError):
 
 
 # `TaskRecord.next`'s "leave this field as it is" (None is a value some fields take).
-_SAME: Any = object()
+_UNCHANGED: Any = Sentinel("unchanged")
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,27 +137,27 @@ class TaskRecord:
     def next(
         self,
         *,
-        task: Task = _SAME,
-        owner: str = _SAME,
-        last_seq: int = _SAME,
-        created_at_ms: int = _SAME,
-        updated_at_ms: int = _SAME,
-        claim: WorkerClaim | None = _SAME,
-        expires_at_ms: int | None = _SAME,
-        internal: dict[str, Any] = _SAME,
+        task: Task = _UNCHANGED,
+        owner: str = _UNCHANGED,
+        last_seq: int = _UNCHANGED,
+        created_at_ms: int = _UNCHANGED,
+        updated_at_ms: int = _UNCHANGED,
+        claim: WorkerClaim | None = _UNCHANGED,
+        expires_at_ms: int | None = _UNCHANGED,
+        internal: dict[str, Any] = _UNCHANGED,
     ) -> TaskRecord:
         """A copy for the next write: version bumped, other fields as given."""
         # The constructor, not `dataclasses.replace` (several times slower): every write makes one.
         return TaskRecord(
-            task=self.task if task is _SAME else task,
-            owner=self.owner if owner is _SAME else owner,
+            task=self.task if task is _UNCHANGED else task,
+            owner=self.owner if owner is _UNCHANGED else owner,
             version=self.version + 1,
-            last_seq=self.last_seq if last_seq is _SAME else last_seq,
-            created_at_ms=self.created_at_ms if created_at_ms is _SAME else created_at_ms,
-            updated_at_ms=self.updated_at_ms if updated_at_ms is _SAME else updated_at_ms,
-            claim=self.claim if claim is _SAME else claim,
-            expires_at_ms=self.expires_at_ms if expires_at_ms is _SAME else expires_at_ms,
-            internal=self.internal if internal is _SAME else internal,
+            last_seq=self.last_seq if last_seq is _UNCHANGED else last_seq,
+            created_at_ms=self.created_at_ms if created_at_ms is _UNCHANGED else created_at_ms,
+            updated_at_ms=self.updated_at_ms if updated_at_ms is _UNCHANGED else updated_at_ms,
+            claim=self.claim if claim is _UNCHANGED else claim,
+            expires_at_ms=self.expires_at_ms if expires_at_ms is _UNCHANGED else expires_at_ms,
+            internal=self.internal if internal is _UNCHANGED else internal,
         )
 
 

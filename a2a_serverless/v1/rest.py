@@ -1,10 +1,10 @@
 """A2A v1.0 over HTTP+JSON (spec v1.0 §11): routes, request assembly, `google.rpc.Status` errors.
 
 `handle(request, route, service, caller)` answers one request on a v1.0 route (`routepaths.py`
-says which route a path names) with a `Reply` (HTTP status, JSON body) or a `StreamReply` (SSE
-of `StreamResponse`). It never raises. The ASGI app (asgi.py) authenticates the caller, checks
-the version and reads the body first, and writes the reply. Imported on the first v1.0
-HTTP+JSON request only: a v0.3 deployment never loads it.
+says which route a path names) with a `RestReply` (HTTP status, JSON body) or a
+`RestStreamReply` (SSE of `StreamResponse`). It never raises. The ASGI app (asgi.py)
+authenticates the caller, checks the version and reads the body first, and writes the reply.
+Imported on the first v1.0 HTTP+JSON request only: a v0.3 deployment never loads it.
 
 Routes (a2a.proto's `google.api.http` options), each also under `/{tenant}/`:
 
@@ -98,14 +98,14 @@ from ..errors import (
 )
 from ..extensions import HEADER as V03_EXTENSIONS_HEADER
 from ..extensions import V1_HEADER as EXTENSIONS_HEADER
-from ..extensions import header_value
+from ..extensions import echo_headers
 from ..observability import correlated
 from ..rest.routes import (
     ExtendedCard,
     Headers,
     HttpRequest,
-    Reply,
-    StreamReply,
+    RestReply,
+    RestStreamReply,
     json_body,
     parse_query,
     query_bool,
@@ -227,11 +227,11 @@ def error_body(error: A2AError) -> dict[str, Any]:
     }
 
 
-def error_reply(error: A2AError, headers: Headers | None = None) -> Reply:
-    return Reply(_status(error)[0], error_body(error), [*error.headers, *(headers or [])])
+def error_reply(error: A2AError, headers: Headers | None = None) -> RestReply:
+    return RestReply(_status(error)[0], error_body(error), [*error.headers, *(headers or [])])
 
 
-def auth_refusal(error: AuthError) -> Reply:
+def auth_refusal(error: AuthError) -> RestReply:
     """An authentication failure (answered before the body is read) as a v1.0 error: 401 or
     403 with its challenge headers; the reason is PERMISSION_DENIED, as over JSON-RPC."""
     refusal = AuthorizationError(
@@ -267,7 +267,7 @@ async def handle(
     caller: Caller,
     *,
     extended_card: ExtendedCard | None = None,
-) -> Reply | StreamReply:
+) -> RestReply | RestStreamReply:
     operations = _ROUTES[route.name]
     try:
         operation = operations.get(request.method)
@@ -290,12 +290,10 @@ async def handle(
     except Exception:
         log.exception("unexpected error serving %s %s", request.method, request.path)
         return error_reply(InternalError())
-    echo: Headers = []
-    if caller.extensions:
-        echo = [(EXTENSIONS_HEADER.encode(), header_value(caller.extensions).encode())]
+    echo = echo_headers(caller.extensions, EXTENSIONS_HEADER)
     if method.streaming:
-        return StreamReply(result, echo)
-    return Reply(200, result, [*operation.headers, *echo])
+        return RestStreamReply(result, echo)
+    return RestReply(200, result, [*operation.headers, *echo])
 
 
 def _assemble(

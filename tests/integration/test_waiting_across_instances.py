@@ -21,7 +21,7 @@ from a2a_serverless import Agent, Context, Settings, TaskUpdater
 from a2a_serverless.models import MessageSendParams, TaskIdParams
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless.runtime import Runtime
-from a2a_serverless.service import Caller, StreamEvent
+from a2a_serverless.service import Caller, StreamEvent, StreamItem
 from a2a_serverless.store.base import TaskQuery
 from tests.integration.agent_fixtures import Gates, check_log, user_message
 
@@ -111,8 +111,8 @@ async def test_a_blocking_send_waits_through_steps_written_elsewhere(instances: 
     assert task.status.state.value == "completed"
 
 
-async def collect(stream: AsyncIterator[StreamEvent | None]) -> list[StreamEvent]:
-    return [event async for event in stream if event is not None]
+async def collect(stream: AsyncIterator[StreamItem]) -> list[StreamEvent]:
+    return [event async for event in stream if isinstance(event, StreamEvent)]
 
 
 async def test_a_stream_woken_by_its_own_write_does_not_skip_one_made_elsewhere(

@@ -331,3 +331,50 @@ def _hs256(claims: dict[str, Any], secret: bytes, kid: str) -> str:
     payload = b64(json.dumps(claims).encode())
     signature = hmac.new(secret, f"{header}.{payload}".encode(), hashlib.sha256).digest()
     return f"{header}.{payload}.{b64(signature)}"
+
+
+# --- the key rules and the fetcher it shares with bearer authentication (a2a_serverless.jwks) --
+
+
+async def test_keys_not_for_verifying_are_not_trusted(ring: KeyRing) -> None:
+    headers, body = notification(ring)
+    (public,) = ring.jwks()["keys"]
+    for unusable in ({**public, "key_ops": ["sign"]}, {**public, "use": "enc"}, {"kty": "oct"}):
+        check = WebhookVerifier(jwks={"keys": [unusable]}, audience=AUDIENCE)
+        with pytest.raises(UnknownKey):
+            await check.verify(headers, body)
+
+
+async def test_a_kid_naming_a_key_of_another_type_is_a_bad_signature(ring: KeyRing) -> None:
+    rsa_key = {**generate_key("RS256"), "kid": ring.current.kid}  # the EC key's kid
+    headers, body = notification(ring_of(rsa_key))
+    with pytest.raises(BadSignature, match="RS256"):
+        await verifier(ring).verify(headers, body)
+
+
+async def test_verify_sync_follows_no_redirect(ring: KeyRing) -> None:
+    served = json.dumps(ring.jwks()).encode()
+    server = await WebhookServer(
+        lambda r: (
+            Reply(200, body=served) if r.path == "/jwks" else Reply(302, {"Location": "/jwks"})
+        )
+    ).start()
+    try:
+        check = WebhookVerifier(server.url("/moved"), audience=AUDIENCE)
+        with pytest.raises(KeySetUnavailable):
+            await asyncio.to_thread(check.verify_sync, *notification(ring))
+        assert [r.path for r in server.requests] == ["/moved"]
+    finally:
+        await server.stop()
+
+
+async def test_a_jwks_never_fetched_stays_unavailable_during_the_back_off(ring: KeyRing) -> None:
+    server = await WebhookServer(lambda r: Reply(503)).start()
+    try:
+        check = WebhookVerifier(server.url("/jwks"), audience=AUDIENCE, jwks_min_refresh_s=60)
+        for _ in range(3):  # never "unknown key": that 4xx would make the agent give up
+            with pytest.raises(KeySetUnavailable):
+                await check.verify(*notification(ring))
+        assert len(server.requests) == 1
+    finally:
+        await server.stop()

@@ -34,7 +34,7 @@ from a2a_serverless import Context, InputRequired, Settings, agent, create_app, 
 from a2a_serverless.asgi import A2AApplication
 from a2a_serverless.observability import Signal
 from a2a_serverless.push import PushNotifier
-from a2a_serverless.push.notifier import DeadLetter, loggable_url
+from a2a_serverless.push.notifier import DeadLetteredNotification, loggable_url
 from a2a_serverless.queue.base import WEBHOOK_JOB, Job, RetryJob
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless.store.base import TaskRecord
@@ -191,7 +191,9 @@ class Deployment:
         assert record is not None
         return record
 
-    async def dead_letters(self, task_id: str, config_id: str | None = None) -> list[DeadLetter]:
+    async def dead_letters(
+        self, task_id: str, config_id: str | None = None
+    ) -> list[DeadLetteredNotification]:
         letters = await self.notifier.dead_letters(task_id)
         return [d for d in letters if config_id is None or d.config_id == config_id]
 

@@ -24,7 +24,7 @@ from a2a_serverless import (
     progress,
     skill,
 )
-from a2a_serverless.agent import Outcome, Progress
+from a2a_serverless.agent import Progress, TurnOutcome
 from a2a_serverless.executor import AgentExecutor, to_parts
 from a2a_serverless.function_agent import FunctionExecutor
 from a2a_serverless.models import (
@@ -178,7 +178,7 @@ def test_skill_defaults() -> None:
         (Failed, "failed"),
     ],
 )
-def test_outcomes(cls: type[Outcome], state: str) -> None:
+def test_outcomes(cls: type[TurnOutcome], state: str) -> None:
     assert issubclass(cls, Exception)
     assert cls.state == state
     assert TaskState(cls.state)  # a real task state
@@ -372,8 +372,8 @@ async def test_function_executor_maps_return_values() -> None:
 
 
 @pytest.mark.parametrize("outcome", [InputRequired, AuthRequired, Rejected, Failed])
-async def test_function_executor_raises_returned_outcomes(outcome: type[Outcome]) -> None:
-    def returns_outcome() -> Outcome:
+async def test_function_executor_raises_returned_outcomes(outcome: type[TurnOutcome]) -> None:
+    def returns_outcome() -> TurnOutcome:
         return outcome("stop here")
 
     with pytest.raises(outcome, match="stop here"):

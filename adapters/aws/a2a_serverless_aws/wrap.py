@@ -37,7 +37,7 @@ from typing import Any, Literal
 from a2a_serverless.agent import Agent
 from a2a_serverless.executor import TaskUpdater
 from a2a_serverless.models import AgentSkill
-from a2a_serverless.turn import Context, Failed, Outcome
+from a2a_serverless.turn import Context, Failed, TurnOutcome
 from a2a_serverless.wrap import http_result_parts, message_payload, result_parts
 
 log = logging.getLogger("a2a_serverless_aws.wrap")
@@ -97,7 +97,7 @@ class LambdaHandlerExecutor:
         )
         try:
             result = await self._call(event, lambda_context)
-        except Outcome:
+        except TurnOutcome:
             raise
         except Exception as exc:
             log.exception(

@@ -31,7 +31,7 @@ from typing import Any, Literal
 from a2a_serverless.agent import Agent
 from a2a_serverless.executor import TaskUpdater
 from a2a_serverless.models import AgentSkill
-from a2a_serverless.turn import Context, Failed, Outcome
+from a2a_serverless.turn import Context, Failed, TurnOutcome
 from a2a_serverless.wrap import http_result_parts, message_payload, result_parts
 
 log = logging.getLogger("a2a_serverless_gcp.wrap")
@@ -58,7 +58,7 @@ class FunctionExecutor:
         call = self._call_http if self.signature == "http" else self._call_cloudevent
         try:
             parts = await asyncio.to_thread(call, payload, context)
-        except Outcome:
+        except TurnOutcome:
             raise
         except Exception as exc:
             log.exception("wrapped function %s failed on task %s", self.name, context.task_id)

@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from a2a_serverless.models import TaskStatusUpdateEvent
-from a2a_serverless.push.notifier import DeadLetter, loggable_url
+from a2a_serverless.push.notifier import DeadLetteredNotification, loggable_url
 from a2a_serverless.store import open_store
 from a2a_serverless.store.base import TaskEvent, TaskRecord
 from tests.aws.runtime.conftest import Queues
@@ -129,9 +129,12 @@ class Deployment:
         record, _ = await self.read(task_id)
         return record.task.status.state.value
 
-    async def dead_letters(self, task_id: str) -> list[DeadLetter]:
+    async def dead_letters(self, task_id: str) -> list[DeadLetteredNotification]:
         record, _ = await self.read(task_id)
-        return [DeadLetter.from_dict(d) for d in record.internal.get("pushDeadLetters", [])]
+        return [
+            DeadLetteredNotification.from_dict(d)
+            for d in record.internal.get("pushDeadLetters", [])
+        ]
 
     async def expected(self, task_id: str, config_id: str) -> list[int]:
         """The seqs `config_id` is due a notification for (qualifying events after its floor)."""

@@ -1,0 +1,816 @@
+"""Write a2a_serverless/rest/openapi.json, the OpenAPI 3.1 document of the HTTP+JSON/REST routes
+that GET /v1/openapi.json serves, from the code, at build time (the server only reads it).
+
+    .venv/bin/python scripts/openapi_gen.py          # rewrite a2a_serverless/rest/openapi.json
+    .venv/bin/python scripts/openapi_gen.py --check  # exit 1 if it is out of date
+
+What a deployment's settings decide (its limits: `a2a_serverless.rest.openapi.DEPLOYMENT_LIMITS`)
+is written as placeholders, which `a2a_serverless.rest.openapi.document(settings)` fills in.
+tests/docs/test_openapi_data.py runs the check, and checks that the filled-in document is
+`build(Limits.of(settings))` for other settings too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from a2a_serverless.config import Settings
+from a2a_serverless.limits import MAX_INT64
+from a2a_serverless.models import PROTOCOL_VERSION
+from a2a_serverless.rest.openapi import DEPLOYMENT_LIMITS, placeholder
+from a2a_serverless.rest.proto_json import PUSH_CONFIG_COLLECTION
+
+ROOT = Path(__file__).resolve().parents[1]
+OUTPUT = ROOT / "a2a_serverless" / "rest" / "openapi.json"
+
+JSON = dict[str, Any]
+
+DESCRIPTION = """\
+An OpenAPI 3.1 document of the HTTP+JSON/REST routes (served at GET /v1/openapi.json).
+
+It describes what `routes.py` and `proto_json.py` actually accept and answer, closely enough for
+a schema-driven fuzzer (schemathesis, tests/reliability) to check both directions: every request
+the schemas call valid is accepted (2xx, or 404/409 for tasks that do not exist or cannot change
+state), every request they call invalid is refused with a 4xx, and every answer matches its
+response schema. So:
+
+- request schemas say `null` is allowed wherever proto3 JSON reads it as "left out", integers
+  may be JSON strings of digits, and unknown fields are allowed (they are ignored);
+- response schemas are closed (`additionalProperties: false`): we write nothing else;
+- each field may also be sent under its proto field name (`context_id` for `contextId`, and
+  a2a.proto's `parts` for `content`); those aliases are described but not listed, so that a
+  generator never sends both names of one field (refused, as protobuf refuses it);
+- what depends on state or on another part of the request is said in descriptions, not in
+  schemas: a `name`/`parent` in a body must name the task of the URL, `pageToken` must come from
+  a previous page, webhook URLs must pass the SSRF guard (https, public addresses),
+  `lastUpdatedAfter` and `lastUpdatedTime` may not be given together.
+
+Security schemes are per deployment and declared on the agent card; every operation may answer
+401/403 (and 503 when the keys that check credentials cannot be fetched).
+"""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The settings the document shows: numbers, or the placeholders the server fills in."""
+
+    max_file_bytes: int | str
+    max_message_file_bytes: int | str
+    max_message_parts: int | str
+
+    @classmethod
+    def of(cls, settings: Settings) -> Limits:
+        return cls(**{name: getattr(settings, name) for name in DEPLOYMENT_LIMITS})
+
+    @classmethod
+    def placeholders(cls) -> Limits:
+        return cls(**{name: placeholder(name) for name in DEPLOYMENT_LIMITS})
+
+
+_STATES = [
+    "TASK_STATE_SUBMITTED",
+    "TASK_STATE_WORKING",
+    "TASK_STATE_INPUT_REQUIRED",
+    "TASK_STATE_COMPLETED",
+    "TASK_STATE_CANCELLED",
+    "TASK_STATE_FAILED",
+    "TASK_STATE_REJECTED",
+    "TASK_STATE_AUTH_REQUIRED",
+    "TASK_STATE_UNSPECIFIED",
+]
+_OUR_STATES = [
+    "submitted",
+    "working",
+    "input-required",
+    "completed",
+    "canceled",
+    "failed",
+    "rejected",
+    "auth-required",
+    "unknown",
+]
+STRING: JSON = {"type": "string"}
+OBJECT: JSON = {"type": "object"}
+
+
+def _ref(name: str) -> JSON:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _nullable(schema: JSON) -> JSON:
+    if isinstance(schema.get("type"), str):
+        return {**schema, "type": [schema["type"], "null"]}
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def _task_name(*, config: bool = False) -> JSON:
+    """A resource name in a request body: `tasks/{id}` (`config`: or
+    `tasks/{id}/pushNotificationConfigs/{configId}`), empty or null for none. Its shape is the
+    schema; that the task is the URL's is said in words (it depends on the request's path)."""
+    tail = f"(/{PUSH_CONFIG_COLLECTION}/[^/]+)?" if config else ""
+    return {
+        "type": ["string", "null"],
+        "pattern": f"^(tasks/[^/]+{tail})?$",
+        "description": "Must name the task of the URL, if given.",
+    }
+
+
+def _strings() -> JSON:
+    return {"type": "array", "items": STRING}
+
+
+def _closed(required: list[str], properties: JSON, **extra: Any) -> JSON:
+    """A response object: exactly these properties, the required ones always there."""
+    schema: JSON = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = required
+    return {**schema, **extra}
+
+
+# A request field: its json name -> (its proto field name, if that differs; its schema).
+Fields = dict[str, tuple[str | None, JSON]]
+
+
+def _input(fields: Fields, required: tuple[str, ...] = (), **extra: Any) -> JSON:
+    """A request object: each field by its json name or its proto field name, never both."""
+    properties: JSON = {}
+    dependent: JSON = {}
+    for name, (alias, schema) in fields.items():
+        properties[name] = schema
+        if alias is not None:
+            properties[alias] = schema
+            dependent[name] = {"not": {"required": [alias]}}
+    result: JSON = {"type": "object", "properties": properties, **extra}
+    if dependent:
+        result["dependentSchemas"] = dependent
+    plain = [name for name in required if fields[name][0] is None]
+    if plain:
+        result["required"] = plain
+    either = [
+        {"anyOf": [{"required": [name]}, {"required": [fields[name][0]]}]}
+        for name in required
+        if fields[name][0] is not None
+    ]
+    if either:
+        result["allOf"] = either
+    return result
+
+
+def _one_of_fields(branches: Fields, common: Fields, **extra: Any) -> JSON:
+    """A request object holding exactly one of `branches` (the others absent or null)."""
+    one_of = []
+    for key, (alias, schema) in branches.items():
+        names = [key] if alias is None else [key, alias]
+        present = [{"required": [name], "properties": {name: schema}} for name in names]
+        absent = {
+            name: {"type": "null"}
+            for other, (other_alias, _) in branches.items()
+            if other != key
+            for name in ([other] if other_alias is None else [other, other_alias])
+        }
+        one_of.append({"anyOf": present, "properties": absent})
+    everything: Fields = {name: (alias, {}) for name, (alias, _) in branches.items()}
+    result = _input({**everything, **common}, **extra)
+    result["oneOf"] = one_of
+    return result
+
+
+def _int_like(minimum: int) -> JSON:
+    """A proto int field in a request body: a JSON integer or a string of ASCII digits."""
+    text = "^([0-9]{1,20}|-0{1,19})$" if minimum == 0 else "^-?[0-9]{1,20}$"
+    return {
+        "anyOf": [
+            {"type": "integer", "minimum": minimum},
+            {"type": "string", "pattern": text},
+            {"type": "null"},
+        ]
+    }
+
+
+# --- responses (what proto_json.to_* writes) -----------------------------------------------------
+
+
+def _response_schemas() -> JSON:
+    metadata = {"type": "object", "description": "google.protobuf.Struct"}
+    file_branches = {
+        "fileWithUri": STRING,
+        "fileWithBytes": {
+            "type": "string",
+            "contentEncoding": "base64",
+            "description": "base64 of the UTF-8 of our `file.bytes` text (itself base64), as "
+            "the a2a-sdk 0.3 writes it",
+        },
+    }
+    file = {
+        "type": "object",
+        "properties": {**file_branches, "mimeType": STRING, "name": STRING},
+        "additionalProperties": False,
+        "oneOf": [{"required": [key]} for key in file_branches],
+    }
+    return {
+        "Part": {
+            "oneOf": [
+                _closed(["text"], {"text": STRING, "metadata": metadata}),
+                _closed(["file"], {"file": _ref("FilePart"), "metadata": metadata}),
+                _closed(["data"], {"data": _ref("DataPart"), "metadata": metadata}),
+            ]
+        },
+        "FilePart": file,
+        "DataPart": _closed(["data"], {"data": OBJECT}),
+        "Message": _closed(
+            ["messageId", "role", "content"],
+            {
+                "messageId": STRING,
+                "contextId": STRING,
+                "taskId": STRING,
+                "role": {"enum": ["ROLE_USER", "ROLE_AGENT"]},
+                "content": {"type": "array", "items": _ref("Part")},
+                "metadata": metadata,
+                "extensions": _strings(),
+            },
+        ),
+        "TaskStatus": _closed(
+            ["state"],
+            {
+                "state": {"enum": _STATES},
+                "message": _ref("Message"),
+                "timestamp": {"type": "string", "format": "date-time"},
+            },
+        ),
+        "Artifact": _closed(
+            ["artifactId", "parts"],
+            {
+                "artifactId": STRING,
+                "name": STRING,
+                "description": STRING,
+                "parts": {"type": "array", "items": _ref("Part")},
+                "metadata": metadata,
+                "extensions": _strings(),
+            },
+        ),
+        "Task": _closed(
+            ["id", "contextId", "status"],
+            {
+                "id": STRING,
+                "contextId": STRING,
+                "status": _ref("TaskStatus"),
+                "artifacts": {"type": "array", "items": _ref("Artifact")},
+                "history": {"type": "array", "items": _ref("Message")},
+                "metadata": metadata,
+            },
+        ),
+        "TaskStatusUpdateEvent": _closed(
+            ["taskId", "contextId", "status", "final"],
+            {
+                "taskId": STRING,
+                "contextId": STRING,
+                "status": _ref("TaskStatus"),
+                "final": {"type": "boolean"},
+                "metadata": metadata,
+            },
+        ),
+        "TaskArtifactUpdateEvent": _closed(
+            ["taskId", "contextId", "artifact"],
+            {
+                "taskId": STRING,
+                "contextId": STRING,
+                "artifact": _ref("Artifact"),
+                "append": {"type": "boolean"},
+                "lastChunk": {"type": "boolean"},
+                "metadata": metadata,
+            },
+        ),
+        "StreamResponse": {
+            "oneOf": [
+                _closed(["task"], {"task": _ref("Task")}),
+                _closed(["message"], {"message": _ref("Message")}),
+                _closed(["statusUpdate"], {"statusUpdate": _ref("TaskStatusUpdateEvent")}),
+                _closed(["artifactUpdate"], {"artifactUpdate": _ref("TaskArtifactUpdateEvent")}),
+            ]
+        },
+        "StreamEvent": {
+            "description": "One server-sent event (OpenAPI 3.1: `schema` describes each event): "
+            "`id` is the task's event log position and `data` a StreamResponse; an error after "
+            "the stream began is one `event: error` whose data is the error body.",
+            "oneOf": [
+                {
+                    "type": "object",
+                    "required": ["id", "data"],
+                    "properties": {
+                        "event": {"const": "message"},
+                        "id": {"type": "string", "pattern": "^[0-9]+$"},
+                        "data": {
+                            "type": "string",
+                            "contentMediaType": "application/json",
+                            "contentSchema": _ref("StreamResponse"),
+                        },
+                    },
+                },
+                {
+                    "type": "object",
+                    "required": ["event", "data"],
+                    "properties": {
+                        "event": {"const": "error"},
+                        "data": {
+                            "type": "string",
+                            "contentMediaType": "application/json",
+                            "contentSchema": _ref("Error"),
+                        },
+                    },
+                },
+            ],
+        },
+        "SendMessageResponse": {
+            "oneOf": [
+                _closed(["task"], {"task": _ref("Task")}),
+                _closed(["message"], {"message": _ref("Message")}),
+            ]
+        },
+        "ListTasksResponse": _closed(
+            ["tasks", "nextPageToken", "pageSize", "totalSize"],
+            {
+                "tasks": {"type": "array", "items": _ref("Task")},
+                "nextPageToken": STRING,
+                "pageSize": {"type": "integer"},
+                "totalSize": {"type": "integer"},
+            },
+        ),
+        "AuthenticationInfo": _closed(["schemes"], {"schemes": _strings(), "credentials": STRING}),
+        "PushNotificationConfig": _closed(
+            ["url"],
+            {
+                "id": STRING,
+                "url": STRING,
+                "token": STRING,
+                "authentication": _ref("AuthenticationInfo"),
+            },
+        ),
+        "TaskPushNotificationConfig": _closed(
+            ["name", "pushNotificationConfig"],
+            {
+                "name": {
+                    "type": "string",
+                    "pattern": "^tasks/[^/]+(/pushNotificationConfigs/[^/]+)?$",
+                },
+                "pushNotificationConfig": _ref("PushNotificationConfig"),
+            },
+        ),
+        "ListTaskPushNotificationConfigResponse": _closed(
+            ["configs"], {"configs": {"type": "array", "items": _ref("TaskPushNotificationConfig")}}
+        ),
+        "AgentCard": {
+            "type": "object",
+            "description": "The agent card in the JSON-RPC form (what the a2a-sdk 0.3 reads "
+            "here), with the skills this caller may see",
+            "required": [
+                "name",
+                "description",
+                "url",
+                "version",
+                "capabilities",
+                "defaultInputModes",
+                "defaultOutputModes",
+                "skills",
+            ],
+        },
+        "Empty": _closed([], {}),
+        "Error": _closed(
+            ["error"],
+            {
+                "error": _closed(
+                    ["code", "status", "message"],
+                    {
+                        "code": {
+                            "type": "integer",
+                            "description": "the A2A / JSON-RPC error code, as over JSON-RPC",
+                        },
+                        "status": {"type": "string", "description": "the HTTP reason phrase"},
+                        "message": STRING,
+                        "data": {"description": "as over JSON-RPC; left out when there is none"},
+                    },
+                )
+            },
+        ),
+    }
+
+
+# --- requests (what proto_json.from_* and routes.py read) ------------------------------------
+
+
+def _request_schemas(limits: Limits) -> JSON:
+    metadata = _nullable({"type": "object", "description": "google.protobuf.Struct"})
+    strings = _nullable(_strings())
+    optional = _nullable(STRING)
+    return {
+        "PartInput": _one_of_fields(
+            {
+                "text": (None, STRING),
+                "file": (None, _ref("FilePartInput")),
+                "data": (None, _ref("DataPartInput")),
+            },
+            {"metadata": (None, metadata)},
+            description="Exactly one of text, file or data.",
+        ),
+        "FilePartInput": _one_of_fields(
+            {
+                "fileWithUri": ("file_with_uri", STRING),
+                "fileWithBytes": (
+                    "file_with_bytes",
+                    {
+                        "type": "string",
+                        "contentEncoding": "base64",
+                        "description": "proto bytes (base64, standard or URL-safe, padding "
+                        "optional) of the UTF-8 of the file's base64 text: the a2a-sdk 0.3 "
+                        "double encoding. At most max_file_bytes per file and "
+                        f"max_message_file_bytes per message ({limits.max_file_bytes} and "
+                        f"{limits.max_message_file_bytes} here, counted decoded): 413 beyond.",
+                    },
+                ),
+            },
+            {"mimeType": ("mime_type", optional), "name": (None, optional)},
+            description="Exactly one of fileWithUri or fileWithBytes. The media type must be "
+            "one the agent accepts (415 otherwise).",
+        ),
+        "DataPartInput": _input(
+            {"data": (None, _nullable(OBJECT))},
+            description="The DataPart message wrapping its Struct (`data` left out: {}).",
+        ),
+        "MessageInput": _input(
+            {
+                "messageId": ("message_id", STRING),
+                "contextId": ("context_id", optional),
+                "taskId": ("task_id", optional),
+                "role": (
+                    None,
+                    {
+                        "description": "ROLE_USER (the name, or the number 1): clients send "
+                        "user messages",
+                        "anyOf": [
+                            {"const": "ROLE_USER"},
+                            {"const": 1},
+                            {"type": "string", "pattern": "^0{0,8}1$"},
+                        ],
+                    },
+                ),
+                # a2a.proto calls it `parts`; the a2a-sdk 0.3's proto, `content`.
+                "content": (
+                    "parts",
+                    {
+                        "type": "array",
+                        "minItems": 1,
+                        "maxItems": limits.max_message_parts,
+                        "items": _ref("PartInput"),
+                        "description": "At most max_message_parts "
+                        f"({limits.max_message_parts}) parts.",
+                    },
+                ),
+                "metadata": (None, metadata),
+                "extensions": (None, strings),
+                "referenceTaskIds": ("reference_task_ids", strings),
+            },
+            ("messageId", "role", "content"),
+            description="A user message. A taskId continues that task (404 if there is "
+            "none; 400 unless it waits for input).",
+        ),
+        "AuthenticationInfoInput": _input(
+            {"schemes": (None, strings), "credentials": (None, _nullable(_header_value()))}
+        ),
+        "PushNotificationConfigInput": _input(
+            {
+                "id": (None, _nullable({"type": "string", "pattern": "^[^/]*$"})),
+                "url": (
+                    None,
+                    {
+                        "type": "string",
+                        "format": "uri",
+                        "description": "Checked by the SSRF guard: https, a host resolving "
+                        "only to public addresses, no credentials in the URL (400 otherwise).",
+                    },
+                ),
+                "token": (None, _nullable(_header_value())),
+                "authentication": (None, _nullable(_ref("AuthenticationInfoInput"))),
+            },
+            ("url",),
+        ),
+        "SendMessageConfigurationInput": _input(
+            {
+                "acceptedOutputModes": ("accepted_output_modes", strings),
+                "pushNotification": (
+                    "push_notification",
+                    _nullable(_ref("PushNotificationConfigInput")),
+                ),
+                "historyLength": ("history_length", _int_like(0)),
+                "blocking": (None, _nullable({"type": "boolean"})),
+            },
+            description="`blocking` left out is false; `historyLength` 0 or left out is the "
+            "whole history.",
+        ),
+        "SendMessageRequest": _input(
+            {
+                "message": ("request", _ref("MessageInput")),
+                "configuration": (None, _nullable(_ref("SendMessageConfigurationInput"))),
+                "metadata": (None, metadata),
+            },
+            ("message",),
+        ),
+        "TaskPushNotificationConfigInput": _input(
+            {
+                "name": (None, _task_name(config=True)),
+                "pushNotificationConfig": (
+                    "push_notification_config",
+                    _ref("PushNotificationConfigInput"),
+                ),
+            },
+            ("pushNotificationConfig",),
+            description="A bare TaskPushNotificationConfig. A `name`, if given, must name the "
+            "task of the URL.",
+            # Any of these makes the body the SDK's CreateTaskPushNotificationConfigRequest.
+            **{
+                "not": {
+                    "anyOf": [
+                        {"required": [key]} for key in ("config", "parent", "configId", "config_id")
+                    ]
+                }
+            },
+        ),
+        "CreateTaskPushNotificationConfigRequest": _input(
+            {
+                "configId": ("config_id", _nullable({"type": "string", "pattern": "^[^/]*$"})),
+                "parent": (None, _task_name()),
+                "config": (None, _ref("TaskPushNotificationConfigInput")),
+            },
+            ("config",),
+            description="What the a2a-sdk 0.3 sends. A `parent`, if given, must be the task "
+            "of the URL; the config's id is pushNotificationConfig.id, else configId.",
+        ),
+    }
+
+
+def _header_value() -> JSON:
+    return {
+        "type": "string",
+        "pattern": "^[ -~]*$",
+        "description": "Printable ASCII: it is sent as an HTTP header value.",
+    }
+
+
+# --- operations ----------------------------------------------------------------------------------
+
+
+def _json(schema: JSON) -> JSON:
+    return {"application/json": {"schema": schema}}
+
+
+def _responses(ok: JSON | None, *errors: int, stream: bool = False) -> JSON:
+    reasons = {
+        400: "invalid request (a refusal's error.data names the field or the limit)",
+        401: "missing or bad credentials (the deployment's schemes, see the agent card)",
+        403: "the caller lacks a scope",
+        404: "no such task (or route)",
+        405: "the id names another route (it ends in :cancel or :subscribe), which has no GET",
+        409: "the task cannot be canceled, the messageId was used for another message, or the "
+        "task has a config for that URL already or as many configs as it may have",
+        413: "the body or a file is over a limit",
+        415: "the body is not JSON, or a part's media type is not one the agent accepts",
+        503: "credentials cannot be checked right now",
+    }
+    responses: JSON = {}
+    if stream:
+        responses["200"] = {
+            "description": "Server-sent events: the Task first (unless Last-Event-ID), then its "
+            "events until the task is final, waits for input, or the time budget ends.",
+            "content": {"text/event-stream": {"schema": _ref("StreamEvent")}},
+        }
+    elif ok is not None:
+        responses["200"] = {"description": "OK", "content": _json(ok)}
+    for status in sorted({*errors, 401, 403, 503}):
+        responses[str(status)] = {"description": reasons[status], "content": _json(_ref("Error"))}
+    return responses
+
+
+def _task_id(*, plain: bool = False) -> JSON:
+    schema: JSON = {"type": "string", "minLength": 1, "pattern": "^[^/]+$"}
+    if plain:
+        # /v1/tasks/{id}: an id ending in ":cancel" or ":subscribe" would name those routes.
+        schema["not"] = {"pattern": ":(cancel|subscribe)$"}
+    return {"name": "id", "in": "path", "required": True, "schema": schema}
+
+
+def _query(name: str, schema: JSON, description: str) -> JSON:
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "schema": schema,
+        "description": description,
+    }
+
+
+_BOOLEAN_TEXT: JSON = {"type": "string", "enum": ["true", "false", "True", "False", "1", "0"]}
+
+
+def _operations() -> JSON:
+    send_body = {"required": True, "content": _json(_ref("SendMessageRequest"))}
+    optional_body = {
+        "required": False,
+        "description": "Optional. A `name`, if given, must be tasks/{id} of the URL.",
+        "content": _json(_input({"name": (None, _task_name())})),
+    }
+    history = _query(
+        "historyLength",
+        {"type": "integer", "minimum": 0, "maximum": 10**20 - 1},
+        "How many of the latest messages to include (0: none).",
+    )
+    return {
+        "/v1/message:send": {
+            "post": {
+                "operationId": "sendMessage",
+                "summary": "Send a message (creates or continues a task)",
+                "requestBody": send_body,
+                "responses": _responses(_ref("SendMessageResponse"), 400, 404, 409, 413, 415),
+            }
+        },
+        "/v1/message:stream": {
+            "post": {
+                "operationId": "streamMessage",
+                "summary": "Send a message and stream the task's events",
+                "description": "Last-Event-ID resumes after that event.",
+                "requestBody": send_body,
+                "responses": _responses(None, 400, 404, 409, 413, 415, stream=True),
+            }
+        },
+        "/v1/tasks": {
+            "get": {
+                "operationId": "listTasks",
+                "summary": "List the caller's tasks, newest update first",
+                "description": "Query parameters may also be given by their proto field names "
+                "(context_id, page_size, ...). lastUpdatedAfter and lastUpdatedTime may not be "
+                "given together (400).",
+                "parameters": [
+                    _query("contextId", STRING, "Only this context (404 if it has no tasks)."),
+                    _query(
+                        "status",
+                        {
+                            "anyOf": [
+                                {"type": "string", "enum": _STATES + _OUR_STATES},
+                                {"type": "string", "pattern": "^0{0,8}[0-8]$"},
+                            ]
+                        },
+                        "Only tasks in this state: the proto enum name or number, or the "
+                        "JSON-RPC name; TASK_STATE_UNSPECIFIED (0) means any.",
+                    ),
+                    _query("pageSize", {"type": "integer", "minimum": 1, "maximum": 100}, ""),
+                    _query("pageToken", STRING, "The nextPageToken of the previous page."),
+                    history,
+                    _query(
+                        "lastUpdatedAfter",
+                        {"type": "integer", "minimum": 0, "maximum": MAX_INT64},
+                        "Milliseconds since the epoch.",
+                    ),
+                    _query(
+                        "lastUpdatedTime",
+                        {"type": "string", "format": "date-time"},
+                        "The same as an RFC 3339 date-time; before the epoch filters nothing.",
+                    ),
+                    _query("includeArtifacts", _BOOLEAN_TEXT, ""),
+                ],
+                "responses": _responses(_ref("ListTasksResponse"), 400, 404),
+            }
+        },
+        "/v1/tasks/{id}": {
+            "get": {
+                "operationId": "getTask",
+                "parameters": [_task_id(plain=True), history],
+                "responses": _responses(_ref("Task"), 400, 404, 405),
+            }
+        },
+        "/v1/tasks/{id}:cancel": {
+            "post": {
+                "operationId": "cancelTask",
+                "parameters": [_task_id()],
+                "requestBody": optional_body,
+                "responses": _responses(_ref("Task"), 400, 404, 409, 413, 415),
+            }
+        },
+        "/v1/tasks/{id}:subscribe": {
+            operation: {
+                "operationId": f"subscribe{'Post' if operation == 'post' else ''}",
+                "summary": "Stream a task's events from its log (Last-Event-ID resumes)",
+                "parameters": [_task_id()],
+                **({"requestBody": optional_body} if operation == "post" else {}),
+                "responses": _responses(
+                    None, 400, 404, *((413, 415) if operation == "post" else ()), stream=True
+                ),
+            }
+            for operation in ("get", "post")
+        },
+        "/v1/tasks/{id}/pushNotificationConfigs": {
+            "post": {
+                "operationId": "setPushNotificationConfig",
+                "parameters": [
+                    _task_id(),
+                    _query(
+                        "configId",
+                        {"type": "string", "pattern": "^[^/]*$"},
+                        "The config's id when the body gives none.",
+                    ),
+                ],
+                "requestBody": {
+                    "required": True,
+                    "content": _json(
+                        {
+                            "anyOf": [
+                                _ref("CreateTaskPushNotificationConfigRequest"),
+                                _ref("TaskPushNotificationConfigInput"),
+                            ]
+                        }
+                    ),
+                },
+                "responses": _responses(
+                    _ref("TaskPushNotificationConfig"), 400, 404, 409, 413, 415
+                ),
+            },
+            "get": {
+                "operationId": "listPushNotificationConfigs",
+                "parameters": [_task_id()],
+                "responses": _responses(_ref("ListTaskPushNotificationConfigResponse"), 400, 404),
+            },
+        },
+        "/v1/tasks/{id}/pushNotificationConfigs/{configId}": {
+            operation: {
+                "operationId": f"{operation}PushNotificationConfig",
+                "parameters": [
+                    _task_id(),
+                    {
+                        "name": "configId",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": "string", "minLength": 1, "pattern": "^[^/]+$"},
+                    },
+                ],
+                "responses": _responses(
+                    _ref("TaskPushNotificationConfig" if operation == "get" else "Empty"),
+                    400,
+                    404,
+                ),
+            }
+            for operation in ("get", "delete")
+        },
+        "/v1/card": {
+            "get": {
+                "operationId": "getExtendedCard",
+                "summary": "The authenticated extended card (404 where there is none)",
+                "responses": _responses(_ref("AgentCard"), 404),
+            }
+        },
+    }
+
+
+def build(limits: Limits) -> JSON:
+    """The OpenAPI document for a deployment with these limits."""
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "A2A HTTP+JSON/REST transport (a2a-serverless)",
+            "version": PROTOCOL_VERSION,
+            "description": DESCRIPTION,
+        },
+        "paths": _operations(),
+        "components": {
+            "schemas": {**_response_schemas(), **_request_schemas(limits)},
+        },
+    }
+
+
+def render() -> str:
+    """The text of openapi.json: the document with a placeholder for each deployment limit."""
+    text = json.dumps(build(Limits.placeholders()), indent=1, ensure_ascii=False) + "\n"
+    for name in DEPLOYMENT_LIMITS:
+        if placeholder(name) not in text:
+            raise AssertionError(f"the document no longer shows {name}: drop it from the limits")
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale")
+    args = parser.parse_args(argv)
+    text = render()
+    if args.check:
+        current = OUTPUT.read_text(encoding="utf-8") if OUTPUT.exists() else ""
+        if current != text:
+            print(f"{OUTPUT.relative_to(ROOT)} is stale: run scripts/openapi_gen.py")
+            return 1
+        return 0
+    OUTPUT.write_text(text, encoding="utf-8")
+    print(f"wrote {OUTPUT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
