@@ -25,7 +25,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-SPANS_FILE_ENV = "A2A_TEST_SPANS_FILE"
+SPANS_FILE_ENV = "TEST_SPANS_FILE"
 
 _lock = threading.Lock()
 _memory: InMemorySpanExporter | None = None
@@ -70,7 +70,7 @@ class FileSpanExporter(SpanExporter):
 
 
 def install_from_env() -> None:
-    """In a function's process: export spans to $A2A_TEST_SPANS_FILE, if it is set."""
+    """In a function's process: export spans to $TEST_SPANS_FILE, if it is set."""
     path = os.environ.get(SPANS_FILE_ENV)
     if not path:
         return
