@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from tests.aws.runtime.conftest import Queues
-from tests.aws.runtime.events import SqsTrigger, http_api_event, response_json
+from tests.aws.runtime.events import http_api_event, response_json
 from tests.aws.runtime.runtime_api import LambdaFunction
-from tests.aws.runtime.test_lambda_e2e import HTTP_TIMING, WORKER_TIMING
+from tests.aws.runtime.test_lambda_e2e import Deployment
 from tests.integration.jsonrpc_agents import user_message
 from tests.push.webhook_server import WebhookServer
 from tests.support.spans import SPANS_FILE_ENV, by_kind, read_spans
@@ -37,26 +37,6 @@ def message_send(webhook_url: str, *, traceparent: str | None) -> dict[str, Any]
     return http_api_event("POST", "/", body, headers)
 
 
-class Deployment:
-    def __init__(
-        self,
-        make_function: Callable[..., LambdaFunction],
-        env: dict[str, str],
-        queues: Queues,
-        sqs: Any,
-    ) -> None:
-        env = {
-            **env,
-            "A2A_SQS_QUEUE_URL": queues.url,
-            "A2A_SQS_MAX_RECEIVE_COUNT": str(queues.max_receive_count),
-        }
-        self.http = make_function("http_handler", {**env, **HTTP_TIMING}, timeout_s=10, name="http")
-        self.worker = make_function(
-            "worker_handler", {**env, **WORKER_TIMING}, timeout_s=4, name="worker"
-        )
-        self.trigger = SqsTrigger(sqs, queues.url, self.worker)
-
-
 async def run_one_turn(
     make_function: Callable[..., LambdaFunction],
     env: dict[str, str],
@@ -64,7 +44,7 @@ async def run_one_turn(
     sqs: Any,
     traceparent: str | None,
 ) -> tuple[str, dict[str, str]]:
-    deployment = Deployment(make_function, env, queues, sqs)
+    deployment = Deployment(make_function, env, queues, sqs)  # test_lambda_e2e's
     receiver = await WebhookServer().start()
     try:
         event = message_send(receiver.url(), traceparent=traceparent)
