@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 from opentelemetry import context as otel_context
@@ -45,11 +45,12 @@ from opentelemetry.trace import (
     TraceState,
 )
 
-from .queue.base import Job, RetryJob
+from .queue.base import RetryJob
 from .store.base import Store
-from .tracing import TraceContext
+from .tracecontext import TraceContext, TracedJob
 
 TRACER_NAME = "a2a_serverless"
+StoreT = TypeVar("StoreT")
 # The Store protocol's calls (store/base.py), each made a span.
 STORE_CALLS = frozenset(
     {
@@ -295,7 +296,7 @@ class OtelBackend:
         )
         return RequestSpan(span)
 
-    def producer(self, job: Job, system: str, destination: str) -> ActiveSpan:
+    def producer(self, job: TracedJob, system: str, destination: str) -> ActiveSpan:
         span = self.tracer.start_span(
             f"send {destination}",
             kind=SpanKind.PRODUCER,
@@ -311,7 +312,7 @@ class OtelBackend:
 
     def consumer(
         self,
-        job: Job,
+        job: TracedJob,
         system: str,
         destination: str,
         message_id: str | None,
@@ -366,10 +367,10 @@ class OtelBackend:
     def failed(self, description: str) -> None:
         trace.get_current_span().set_status(Status(StatusCode.ERROR, description))
 
-    def traced_store(self, store: Store) -> Store:
+    def traced_store(self, store: StoreT) -> StoreT:
         if isinstance(store, TracedStore):
             return store
-        return TracedStore(store, self.tracer)
+        return cast(StoreT, TracedStore(cast(Store, store), self.tracer))
 
     def flush(self) -> None:
         force_flush = getattr(trace.get_tracer_provider(), "force_flush", None)
@@ -377,7 +378,7 @@ class OtelBackend:
             force_flush()
 
 
-def _job_attributes(job: Job) -> dict[str, str | int]:
+def _job_attributes(job: TracedJob) -> dict[str, str | int]:
     return {
         "a2a.task.id": job.task_id,
         "a2a.job.kind": job.kind,

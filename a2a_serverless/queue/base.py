@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..ids import random_hex
-from ..tracing import TRACEPARENT, TRACESTATE, TraceContext, parse_traceparent
+from ..tracecontext import TRACEPARENT, TRACESTATE, TraceContext, parse_traceparent
 
 # The job kinds the kit queues: a task's turn for the worker, a push notification to deliver.
 RUN_AGENT = "run-agent"
