@@ -35,7 +35,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from . import jsonrpc
+from . import jsonrpc, tracing
 from .auth import AuthError, RequestView
 from .card import (
     IPNetwork,
@@ -298,7 +298,20 @@ class A2AApplication:
             await _stream_sse(request, send, response)
 
     async def respond(self, request: Request) -> Response:
-        """The response to `request`. Never raises: an unexpected error is a logged 500."""
+        """The response to `request`. Never raises: an unexpected error is a logged 500.
+
+        The request's trace context (`traceparent`) is current while it is answered, so the
+        jobs it queues carry it; with spans on, the answer is the request's SERVER span
+        (tracing.py)."""
+        span = tracing.serving(request.method, request.path, request.headers, request.scope)
+        if span is None:
+            return await self._respond(request)
+        with span:
+            response = await self._respond(request)
+            response.events = span.answered(response.status, response.events)
+        return response
+
+    async def _respond(self, request: Request) -> Response:
         try:
             origins = self.origin_policy
             if not origins.host_allowed(request.headers):

@@ -107,6 +107,11 @@ class Settings:
     # (the A2A_AUTH_* settings): the app refuses to start without, and the page's API answers
     # each caller's own tasks only.
     inspector: bool = False
+    # OpenTelemetry spans for requests, queued jobs, turns, store calls and webhook deliveries,
+    # made through the OpenTelemetry API (the `otel` extra) for the TracerProvider the
+    # application sets up. Off: no span, and nothing of OpenTelemetry is imported; the W3C
+    # trace context (`traceparent`) is carried across the queue to webhooks either way.
+    otel: bool = False
 
     # --- push notifications (webhooks) ---
     # Private signing keys: a JSON array of JWKs (EC P-256 for ES256, or RSA for RS256), as

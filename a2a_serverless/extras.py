@@ -14,6 +14,9 @@ A feature that is configured without its extra fails when it is set up (the Runt
 start-up), not on the first request that needs it: `require_crypto` looks the package up
 without importing it, so the check costs a cold start next to nothing and the import itself
 still happens on first use.
+
+Spans through OpenTelemetry (A2A_OTEL=true, tracing.py) need the `otel` extra
+(`opentelemetry-api`); the application brings the SDK and its exporter.
 """
 
 from __future__ import annotations
@@ -49,3 +52,20 @@ def require_crypto(feature: str) -> None:
     """Raise `MissingExtra` naming `feature` unless the `crypto` extra is installed."""
     if not crypto_available():
         raise MissingExtra(feature, CRYPTO, "cryptography")
+
+
+OTEL = "otel"
+
+
+def otel_available() -> bool:
+    """Whether the OpenTelemetry API is installed (looked up, not imported)."""
+    try:
+        return find_spec("opentelemetry.trace") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def require_otel(feature: str) -> None:
+    """Raise `MissingExtra` naming `feature` unless the `otel` extra is installed."""
+    if not otel_available():
+        raise MissingExtra(feature, OTEL, "opentelemetry-api")

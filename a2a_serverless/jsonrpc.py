@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import limits
+from . import limits, tracing
 from .codec import ValidationError
 from .errors import (
     A2AError,
@@ -246,10 +246,14 @@ async def handle(
         last_event_id = parse_last_event_id(last_event_id_header)
         caller = service.activate_extensions(caller, extensions_header)
         call = Call(service, caller, last_event_id, extended_card)
+        if tracing.enabled():
+            _annotate(request["method"], request_id)
         with correlated_rpc(request_id):
             result = await method.handler(params, call)
     except (A2AError, StoreUnavailable) as caught:
         answer = a2a_error(caught)
+        if tracing.enabled():
+            tracing.annotate({"rpc.jsonrpc.error_code": answer.code})
         body = None if notification else error_response(request_id, answer, protocol)
         status = answer.jsonrpc_status
         as_sse = streaming and status == 200 and protocol.stream_errors_as_sse
@@ -268,6 +272,18 @@ async def handle(
         return RpcReply(None)
     body = {"jsonrpc": "2.0", "id": request_id, "result": render(result)}
     return RpcReply(body, extensions=activated)
+
+
+def _annotate(method: str, request_id: Any) -> None:
+    """The request's span names its A2A method (RPC semantic conventions)."""
+    attributes: dict[str, str | int | bool] = {
+        "rpc.system": "jsonrpc",
+        "rpc.method": method,
+        "rpc.jsonrpc.version": "2.0",
+    }
+    if request_id is not None:
+        attributes["rpc.jsonrpc.request_id"] = str(request_id)
+    tracing.annotate(attributes, name=method)
 
 
 def parse_last_event_id(value: str | None) -> int | None:

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from . import tracing
 from .agent import Agent
 from .auth import Security, security_from_settings
 from .bus import TaskBus
@@ -51,8 +52,14 @@ class Runtime:
         self.security = security if security is not None else security_from_settings(self.settings)
         self.security.check_skills([*agent.skills, *agent.extended_skills])
         self.store = store if store is not None else open_store(self.settings.store_url)
+        if self.settings.otel:
+            # Spans for the whole process (OpenTelemetry's provider is global too); without
+            # the setting nothing of OpenTelemetry is imported (tracing.py).
+            tracing.enable()
         self.journal = Journal(
-            self.store, TaskBus(), finished_task_ttl_s=self.settings.finished_task_ttl_s
+            tracing.traced_store(self.store),
+            TaskBus(),
+            finished_task_ttl_s=self.settings.finished_task_ttl_s,
         )
         # Metrics and traces: what happened, for the observers an entry point brings.
         self.signals = Signals(observers)

@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from . import tracing
 from .agent import Agent
 from .executor import TaskEnded, TaskUpdater
 from .holders import holder_is_dead
@@ -261,6 +262,7 @@ class Worker:
     ) -> None:
         # The client sees only `message`; the traceback stays in the logs.
         log.error("task %s failed: %s", context.task_id, message, exc_info=exc_info)
+        tracing.failed(message)
         with contextlib.suppress(TaskEnded):
             await updater.fail(message)
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
+from .. import tracing
 from .ssrf import PinnedTarget
 
 if TYPE_CHECKING:
@@ -136,13 +137,26 @@ async def send(
     max_response_bytes: int = 65536,
     ssl_context: ssl.SSLContext | None = None,
 ) -> DeliveryResult:
-    """Make one request to `target` and classify the outcome (never raises on I/O errors)."""
+    """Make one request to `target` and classify the outcome (never raises on I/O errors).
+
+    The request carries the trace it is made in as `traceparent` (with spans on, its own
+    CLIENT span's: tracing.py)."""
     _install_url_filter()
     delivering = _delivering.set(True)
     try:
-        return await _send(
-            method, target, body, headers, timeout_s, max_response_bytes, ssl_context
-        )
+        with tracing.client_request(method, loggable_url(target.url)) as span:
+            context = tracing.current()
+            if context is not None:
+                headers = {**(headers or {}), **context.headers()}
+            result = await _send(
+                method, target, body, headers, timeout_s, max_response_bytes, ssl_context
+            )
+            if result.status is not None:
+                span.set_attribute("http.response.status_code", result.status)
+            if result.outcome != "delivered":
+                span.set_attribute("error.type", str(result.status or "connection"))
+                tracing.failed(result.reason)
+            return result
     finally:
         _delivering.reset(delivering)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..ids import random_hex
+from ..tracecontext import TRACEPARENT, TRACESTATE, TraceContext, parse_traceparent
 
 # The job kinds the kit queues: a task's turn for the worker, a push notification to deliver.
 RUN_AGENT = "run-agent"
@@ -29,18 +30,23 @@ class Job:
     # Stable across redeliveries, so handlers and receivers can de-duplicate.
     id: str = field(default_factory=random_hex)
     attempt: int = 1
+    # The trace the job belongs to (the request's, or the span that queued it): its consumer
+    # continues it (tracing.py). In the JSON as W3C `traceparent` / `tracestate` strings.
+    trace: TraceContext | None = None
 
     def to_json(self) -> str:
-        return json.dumps(
-            {
-                "id": self.id,
-                "kind": self.kind,
-                "taskId": self.task_id,
-                "payload": self.payload,
-                "attempt": self.attempt,
-            },
-            separators=(",", ":"),
-        )
+        data: dict[str, Any] = {
+            "id": self.id,
+            "kind": self.kind,
+            "taskId": self.task_id,
+            "payload": self.payload,
+            "attempt": self.attempt,
+        }
+        if self.trace is not None:
+            data[TRACEPARENT] = self.trace.traceparent()
+            if self.trace.tracestate:
+                data[TRACESTATE] = self.trace.tracestate
+        return json.dumps(data, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Job:
@@ -51,7 +57,16 @@ class Job:
             payload=data.get("payload") or {},
             id=data["id"],
             attempt=data.get("attempt", 1),
+            # Absent from jobs queued before it was carried; an invalid one is ignored.
+            trace=_trace_of(data),
         )
+
+
+def _trace_of(data: dict[str, Any]) -> TraceContext | None:
+    traceparent, tracestate = data.get(TRACEPARENT), data.get(TRACESTATE)
+    if not isinstance(traceparent, str):
+        return None
+    return parse_traceparent(traceparent, tracestate if isinstance(tracestate, str) else None)
 
 
 JobHandler = Callable[[Job], Awaitable[None]]

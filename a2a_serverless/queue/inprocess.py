@@ -17,6 +17,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, replace
 
+from .. import tracing
 from ..store.base import StoreUnavailable
 from .base import WEBHOOK_JOB, Job, JobHandler, RetryJob
 
@@ -33,6 +34,10 @@ class DeadLetteredJob:
 
 
 class InProcessQueue:
+    # What the messaging conventions call the queue system and the destination (tracing.py).
+    messaging_system = "a2a_inprocess"
+    destination = "jobs"
+
     def __init__(
         self,
         handler: JobHandler | None = None,
@@ -56,6 +61,10 @@ class InProcessQueue:
     async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
         if self._handler is None:
             raise RuntimeError("InProcessQueue has no handler bound")
+        with tracing.producing(job, self.messaging_system, self.destination) as job:
+            await self._schedule(job, delay_s)
+
+    async def _schedule(self, job: Job, delay_s: float) -> None:
         task = asyncio.get_running_loop().create_task(self._run(job, delay_s))
         self._running.add(task)
         task.add_done_callback(self._running.discard)
@@ -66,25 +75,37 @@ class InProcessQueue:
         assert self._handler is not None
         slots = self._webhook_slots if job.kind == WEBHOOK_JOB else self._slots
         async with slots:
-            try:
-                await self._handler(job)
-                await self._finished(job)
-                return
-            except RetryJob as retry:
-                next_job = replace(job, attempt=job.attempt + 1)
-                await self.enqueue(next_job, delay_s=retry.delay_s)
-                return
-            except StoreUnavailable as exc:
-                # The store failed, not the job (a full disk, a locked file): try again for as
-                # long as it lasts, never dead-lettering work that could not even be recorded.
-                log.warning("job %s (%s) waits for the store: %s", job.id, job.kind, exc)
-                delay = min(self._base_backoff_s * 2 ** min(job.attempt - 1, 16), MAX_STORE_WAIT_S)
-                await self.enqueue(replace(job, attempt=job.attempt + 1), delay_s=delay)
-                return
-            except Exception as exc:  # a worker must survive any handler failure
-                log.exception("job %s (%s) failed on attempt %d", job.id, job.kind, job.attempt)
-                reason = f"{type(exc).__name__}: {exc}"
-                delay = self._base_backoff_s * 2 ** (job.attempt - 1)
+            consuming = tracing.consuming(
+                job,
+                self.messaging_system,
+                self.destination,
+                message_id=job.id,
+                delivery_attempt=job.attempt,
+            )
+            with consuming:
+                try:
+                    await self._handler(job)
+                    await self._finished(job)
+                    return
+                except RetryJob as retry:
+                    next_job = replace(job, attempt=job.attempt + 1)
+                    await self.enqueue(next_job, delay_s=retry.delay_s)
+                    return
+                except StoreUnavailable as exc:
+                    # The store failed, not the job (a full disk, a locked file): try again for
+                    # as long as it lasts, never dead-lettering work that could not be recorded.
+                    log.warning("job %s (%s) waits for the store: %s", job.id, job.kind, exc)
+                    tracing.failed(f"the store is unavailable: {exc}")
+                    delay = min(
+                        self._base_backoff_s * 2 ** min(job.attempt - 1, 16), MAX_STORE_WAIT_S
+                    )
+                    await self.enqueue(replace(job, attempt=job.attempt + 1), delay_s=delay)
+                    return
+                except Exception as exc:  # a worker must survive any handler failure
+                    log.exception("job %s (%s) failed on attempt %d", job.id, job.kind, job.attempt)
+                    reason = f"{type(exc).__name__}: {exc}"
+                    tracing.failed(reason)
+                    delay = self._base_backoff_s * 2 ** (job.attempt - 1)
         if job.attempt >= self._max_attempts:
             log.error("job %s (%s) dead-lettered: %s", job.id, job.kind, reason)
             self.dead_letters.append(DeadLetteredJob(job, reason))

@@ -48,6 +48,9 @@ def _now_ms() -> int:
 
 
 class SqliteQueue(InProcessQueue):
+    messaging_system = "a2a_sqlite"
+    destination = "a2a_jobs"
+
     def __init__(
         self,
         path: str | Path,
@@ -80,7 +83,7 @@ class SqliteQueue(InProcessQueue):
 
     # --- the queue ------------------------------------------------------------------------------
 
-    async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
+    async def _schedule(self, job: Job, delay_s: float) -> None:
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO a2a_jobs (id, body, run_at, holder, lease_until) "
@@ -89,7 +92,7 @@ class SqliteQueue(InProcessQueue):
             )
         self.start()
         self._local.add(job.id)
-        await super().enqueue(job, delay_s=delay_s)
+        await super()._schedule(job, delay_s)
 
     async def _run(self, job: Job, delay_s: float) -> None:
         if delay_s > 0:
@@ -181,7 +184,8 @@ class SqliteQueue(InProcessQueue):
             job = Job.from_json(body)
             log.info("job %s (%s) of task %s taken over", job.id, job.kind, job.task_id)
             self._local.add(job.id)
-            await super().enqueue(job)
+            # Not a new send: the job runs with the trace it was queued in.
+            await super()._schedule(job, 0.0)
             scheduled += 1
         return scheduled
 

@@ -61,6 +61,9 @@ def _reply_visible(reply: StoredReply, now_ms: int) -> bool:
 class MemoryStore:
     """The Store protocol on dicts. `clock` (milliseconds) decides when a task has expired."""
 
+    # Its name in spans (db.system.name, tracing.py).
+    db_system = "memory"
+
     def __init__(self, *, clock: Callable[[], int] = _wall_clock_ms) -> None:
         self._clock = clock
         self._lock = threading.Lock()

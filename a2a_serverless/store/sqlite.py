@@ -119,6 +119,9 @@ def _wall_clock_ms() -> int:
 class SqliteStore:
     """The Store protocol on one SQLite file. `clock` (milliseconds) decides expiry."""
 
+    # Its name in spans (db.system.name, tracing.py).
+    db_system = "sqlite"
+
     def __init__(
         self, path: str | os.PathLike[str], *, clock: Callable[[], int] = _wall_clock_ms
     ) -> None:

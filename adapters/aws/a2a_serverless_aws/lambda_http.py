@@ -34,6 +34,7 @@ import logging
 from collections.abc import Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from a2a_serverless import tracing
 from a2a_serverless.agent import Agent
 from a2a_serverless.asgi import A2AApplication, Request
 from a2a_serverless.config import Settings
@@ -126,6 +127,8 @@ class HttpHandler:
             return self._answer_through_mangum(event, context)
         finally:
             self.metrics.flush()
+            # Spans are exported before Lambda freezes the process (with spans on).
+            tracing.flush()
 
     def _answer_http_api(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         request = request_from_event(event, context)

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.utilities.batch import AsyncBatchProcessor, EventType
 
+from a2a_serverless import tracing
 from a2a_serverless.agent import Agent
 from a2a_serverless.config import Settings
 from a2a_serverless.observability import Observer
@@ -66,7 +67,7 @@ from .config import (
 from .container import Container, service_name
 from .logs import configure_logging, with_lambda_context
 from .metrics import MetricsObserver
-from .sqs import not_before_ms
+from .sqs import MESSAGING_SYSTEM, not_before_ms, queue_name
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
@@ -135,6 +136,8 @@ class WorkerHandler:
             return self.container.run(self._process(records, context, problem))
         finally:
             self.metrics.flush()
+            # Spans are exported before Lambda freezes the process (with spans on).
+            tracing.flush()
 
     async def _process(
         self, records: list[dict[str, Any]], context: Any, problem: str | None
@@ -163,6 +166,21 @@ class WorkerHandler:
                 record.message_id,
             )
             raise
+        attributes = record.raw_event.get("attributes") or {}
+        receive_count = int(attributes.get("ApproximateReceiveCount", 1))
+        # The turn (or delivery) continues the trace the job was queued in (tracing.py).
+        with tracing.consuming(
+            job,
+            MESSAGING_SYSTEM,
+            queue_name(record.raw_event.get("eventSourceARN") or ""),
+            message_id=record.message_id,
+            delivery_attempt=receive_count,
+        ):
+            await self._handle_job(job, record, receive_count, problem)
+
+    async def _handle_job(
+        self, job: Job, record: SQSRecord, receive_count: int, problem: str | None
+    ) -> None:
         if self.dead_letters:
             log.error(
                 "job %s (%s) of task %s reached the dead-letter queue: %s",
@@ -179,8 +197,6 @@ class WorkerHandler:
             # Longer than SQS's 900 s cap: the message arrived early, send it on.
             await self._send_again(job, (due - now) / 1000)
             return
-        attributes = record.raw_event.get("attributes") or {}
-        receive_count = int(attributes.get("ApproximateReceiveCount", 1))
         try:
             if problem is not None:
                 raise ConfigurationError(problem)

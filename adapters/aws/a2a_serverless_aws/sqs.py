@@ -25,8 +25,11 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from a2a_serverless import tracing
 from a2a_serverless.queue.base import WEBHOOK_JOB, Job
 
+# messaging.system of its spans (the messaging semantic conventions' name for SQS).
+MESSAGING_SYSTEM = "aws_sqs"
 # SQS's limit on DelaySeconds.
 MAX_DELAY_S = 900
 # Message attribute names.
@@ -123,8 +126,13 @@ class SqsQueue:
         return self.webhook_queue_url if job.kind == WEBHOOK_JOB else self.queue_url
 
     async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
-        request = send_message_request(self.url_for(job), job, delay_s, now_ms=_now_ms())
-        await asyncio.to_thread(self.client.send_message, **request)
+        url = self.url_for(job)
+        # The job's JSON carries the trace it is sent in (the PRODUCER span's, with spans on).
+        producing = tracing.producing(job, MESSAGING_SYSTEM, queue_name(url))
+        with producing as job:
+            request = send_message_request(url, job, delay_s, now_ms=_now_ms())
+            sent = await asyncio.to_thread(self.client.send_message, **request)
+            producing.sent(sent.get("MessageId"))
 
     async def aclose(self) -> None:
         # The client belongs to the process (shared, reused by the next invocation), not to
@@ -155,6 +163,11 @@ def send_message_request(
     if delay:
         request["DelaySeconds"] = delay
     return request
+
+
+def queue_name(url_or_arn: str) -> str:
+    """A queue's name (messaging.destination.name) from its URL or its ARN."""
+    return url_or_arn.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
 
 
 def not_before_ms(message_attributes: Mapping[str, Any]) -> int | None:

@@ -7,9 +7,13 @@ under its request in the console), `logging.googleapis.com/spanId`,
 `logging.googleapis.com/labels` and `logging.googleapis.com/sourceLocation`.
 
 The trace of the request being handled is kept in a context variable: the entry points set it
-from `X-Cloud-Trace-Context` or W3C `traceparent`, and the queues carry it to the worker (a
-message attribute / task header), so the worker's lines join the trace of the request that
-queued the job. The core's correlation ids (`correlation_ids()`: task_id, rpc_id) become labels.
+from `X-Cloud-Trace-Context` or W3C `traceparent`, and hand it to the core as its W3C trace
+context (a2a_serverless/tracing.py), which every queued job carries in its JSON to the worker,
+so the worker's lines join the trace of the request that queued the job. Where the core has a
+more precise context of the same trace (an OpenTelemetry span, with A2A_OTEL), lines name its
+span. Jobs queued by earlier versions carried the trace in a message attribute (`a2aTrace`) or
+a task header (`X-A2A-Trace`): still read. The core's correlation ids (`correlation_ids()`:
+task_id, rpc_id) become labels.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import contextlib
 import json
 import logging
 import re
+import secrets
 import sys
 import traceback
 from collections.abc import Iterator, Mapping
@@ -25,9 +30,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from a2a_serverless import tracing
 from a2a_serverless.observability import correlation_ids
 
-# The header a queued job carries its trace in (and the Pub/Sub attribute, below).
+# The header and Pub/Sub attribute jobs queued by earlier versions carried their trace in.
 TRACE_HEADER = "x-a2a-trace"
 TRACE_ATTRIBUTE = "a2aTrace"
 
@@ -49,9 +55,22 @@ class TraceContext:
     sampled: bool = False
 
     def header(self) -> str:
-        """The `X-Cloud-Trace-Context`-style value a queued job carries."""
+        """The `X-Cloud-Trace-Context`-style value."""
         span = f"/{int(self.span_id, 16)}" if self.span_id else ""
         return f"{self.trace_id}{span};o={int(self.sampled)}"
+
+    def w3c(self) -> tracing.TraceContext:
+        """As the core carries it. W3C needs a parent span: one without (a Cloud Trace header
+        naming none, or span 0) gets a random one, which keeps the trace."""
+        span_id = self.span_id if self.span_id and int(self.span_id, 16) else secrets.token_hex(8)
+        return tracing.TraceContext(self.trace_id, span_id, int(self.sampled))
+
+    @classmethod
+    def of(cls, context: tracing.TraceContext | None) -> TraceContext | None:
+        """The core's carried context, for log lines."""
+        if context is None:
+            return None
+        return cls(context.trace_id, context.span_id, context.sampled)
 
 
 _trace: ContextVar[TraceContext | None] = ContextVar("a2a_gcp_trace", default=None)
@@ -86,7 +105,13 @@ def trace_from_headers(headers: Mapping[str, str]) -> TraceContext | None:
 
 
 def current_trace() -> TraceContext | None:
-    return _trace.get()
+    """The trace log lines written now belong to: the one set for the block (`traced`), with
+    the span of the core's current context when that is in the same trace; else the core's."""
+    explicit = _trace.get()
+    carried = tracing.current()
+    if carried is not None and (explicit is None or explicit.trace_id == carried.trace_id):
+        return TraceContext.of(carried)
+    return explicit
 
 
 @contextlib.contextmanager
@@ -124,7 +149,7 @@ class CloudLoggingFormatter(logging.Formatter):
                 "function": record.funcName,
             },
         }
-        trace = _trace.get()
+        trace = current_trace() if self.project_id else None
         if trace is not None and self.project_id:
             entry["logging.googleapis.com/trace"] = (
                 f"projects/{self.project_id}/traces/{trace.trace_id}"

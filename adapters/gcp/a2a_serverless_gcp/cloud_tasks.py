@@ -23,15 +23,10 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from a2a_serverless import tracing
 from a2a_serverless.queue.base import Job
 
-from .cloud_logging import (
-    TRACE_HEADER,
-    TraceContext,
-    current_trace,
-    parse_trace,
-    trace_from_headers,
-)
+from .cloud_logging import TRACE_HEADER, TraceContext, parse_trace, trace_from_headers
 
 if TYPE_CHECKING:
     from google.cloud.tasks_v2 import CloudTasksAsyncClient
@@ -39,6 +34,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("a2a_serverless_gcp.cloud_tasks")
 
 SECRET_HEADER = "X-A2A-Worker-Secret"
+# messaging.system of its spans (no name in the messaging semantic conventions).
+MESSAGING_SYSTEM = "gcp_cloud_tasks"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -101,20 +98,24 @@ class CloudTasksQueue:
         return CloudTasksAsyncClient(transport=CloudTasksGrpcAsyncIOTransport(channel=channel))
 
     async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
+        headers = {"Content-Type": "application/json"}
+        if self.secret is not None:
+            headers[SECRET_HEADER] = self.secret
+        producing = tracing.producing(job, MESSAGING_SYSTEM, self.queue.rsplit("/", 1)[-1])
+        with producing as job:
+            await self._create(job, delay_s, headers)
+            producing.sent(task_id(job))
+
+    async def _create(self, job: Job, delay_s: float, headers: dict[str, str]) -> None:
         from google.api_core.exceptions import AlreadyExists
         from google.cloud import tasks_v2
         from google.protobuf import timestamp_pb2  # type: ignore[import-untyped]
 
-        headers = {"Content-Type": "application/json"}
-        if self.secret is not None:
-            headers[SECRET_HEADER] = self.secret
-        trace = current_trace()
-        if trace is not None:
-            headers[TRACE_HEADER] = trace.header()
         request = tasks_v2.HttpRequest(
             url=self.url,
             http_method=tasks_v2.HttpMethod.POST,
             headers=headers,
+            # The job's JSON carries its trace: Cloud Run puts its own on the request.
             body=job.to_json().encode(),
         )
         if self.service_account is not None:
@@ -149,6 +150,7 @@ class TaskFormatError(ValueError):
 class TaskRequest:
     job: Job
     task_name: str
+    queue_name: str
     attempt: int  # 1 on the first dispatch
     trace: TraceContext | None
 
@@ -170,7 +172,11 @@ def parse_task_request(body: bytes, headers: dict[str, str]) -> TaskRequest:
     return TaskRequest(
         job=job,
         task_name=headers.get("x-cloudtasks-taskname", ""),
+        queue_name=headers.get("x-cloudtasks-queuename", ""),
         attempt=max(retries, 0) + 1,
-        # The trace of the request that queued the job, else this request's own.
-        trace=parse_trace(headers.get(TRACE_HEADER)) or trace_from_headers(headers),
+        # The trace the job was queued in (its own; the header of a job queued by an earlier
+        # version), else this request's own.
+        trace=TraceContext.of(job.trace)
+        or parse_trace(headers.get(TRACE_HEADER))
+        or trace_from_headers(headers),
     )

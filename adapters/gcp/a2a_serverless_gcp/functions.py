@@ -50,6 +50,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
+from a2a_serverless import tracing
 from a2a_serverless.agent import Agent
 from a2a_serverless.config import Settings
 from a2a_serverless.observability import Observer, correlated
@@ -144,6 +145,10 @@ class Deployment:
         self.config = config if config is not None else GcpConfig.from_env()
         if configure_logging:
             install_logging(self.config.project, self.config.log_level)
+        if self.settings.otel:
+            # Now, not with the Runtime on the first request: a worker's first job must
+            # already be a span (and a missing extra is a start-up error).
+            tracing.enable()
         if self.config.prime:
             prime(self.settings, self.config)
         self.queue = runtime_options.pop("queue", None) or build_queue(self.config)
@@ -295,6 +300,13 @@ class Delivery:
     dead_letter_reason: str | None = None
     not_before_ms: int | None = None
     trace: TraceContext | None = None
+    # For its span: the subscription or queue it came from, the message's id there.
+    destination: str = ""
+    message_id: str | None = None
+
+    @property
+    def messaging_system(self) -> str:
+        return "gcp_pubsub" if self.source == "pubsub" else "gcp_cloud_tasks"
 
 
 def parse_delivery(body: bytes, headers: dict[str, str], config: GcpConfig) -> Delivery:
@@ -309,6 +321,9 @@ def parse_delivery(body: bytes, headers: dict[str, str], config: GcpConfig) -> D
             attempt=task.attempt,
             last_attempt=task.attempt >= config.cloud_tasks_max_attempts,
             trace=task.trace,
+            # Cloud Tasks names the queue alone; its emulator gives the full path.
+            destination=task.queue_name.rsplit("/", 1)[-1],
+            message_id=task.task_name or None,
         )
     from .pubsub import parse_push
 
@@ -322,6 +337,8 @@ def parse_delivery(body: bytes, headers: dict[str, str], config: GcpConfig) -> D
         dead_letter_reason=pushed.dead_letter_reason,
         not_before_ms=pushed.not_before_ms,
         trace=pushed.trace or trace_from_headers(headers),
+        destination=(pushed.subscription or "").rsplit("/", 1)[-1],
+        message_id=pushed.message_id or None,
     )
 
 
@@ -334,7 +351,15 @@ async def handle_delivery(deployment: Deployment, body: bytes, headers: dict[str
         log.error("worker request without a job, dropped: %s", exc)
         return ACK
     job = delivery.job
-    with traced(delivery.trace), correlated(task_id=job.task_id):
+    # The job's work continues the trace it was queued in (tracing.py); log lines join it too.
+    consuming = tracing.consuming(
+        job,
+        delivery.messaging_system,
+        delivery.destination,
+        message_id=delivery.message_id,
+        delivery_attempt=delivery.attempt,
+    )
+    with traced(delivery.trace), correlated(task_id=job.task_id), consuming:
         return await _run(deployment, delivery)
 
 
@@ -417,7 +442,10 @@ class _AsgiResponse:
         headers = {
             k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
         }
-        with traced(trace_from_headers(headers)):
+        trace = trace_from_headers(headers)
+        # The core carries the request's trace to the jobs it queues (and reads `traceparent`
+        # itself, first): an X-Cloud-Trace-Context alone is handed over in W3C form.
+        with traced(trace), tracing.use(trace.w3c() if trace is not None else None):
             await self.app(scope, receive, send)
 
 

@@ -1,9 +1,10 @@
 """Pub/Sub: the queue of agent-run jobs, and how a pushed message becomes a Job again.
 
-`PubSubQueue.enqueue` publishes the job's JSON to a topic (attributes: kind, taskId, jobId, the
-trace). A push subscription delivers each message to the worker function, which answers 2xx to
-ack it; any other status nacks it and Pub/Sub retries with the subscription's retry policy
-(exponential back-off between minimum_backoff and maximum_backoff, at most 600 s). After
+`PubSubQueue.enqueue` publishes the job's JSON (which carries its trace) to a topic (attributes:
+kind, taskId, jobId). A push subscription delivers each message to the worker function, which
+answers 2xx to ack it; any other status nacks it and Pub/Sub retries with the subscription's
+retry policy (exponential back-off between minimum_backoff and maximum_backoff, at most 600 s).
+After
 max_delivery_attempts the message goes to the dead-letter topic; a push subscription on that
 topic to the same worker function lets it fail the task with the reason (`Worker.abandon`).
 
@@ -28,9 +29,10 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from a2a_serverless import tracing
 from a2a_serverless.queue.base import Job
 
-from .cloud_logging import TRACE_ATTRIBUTE, TraceContext, current_trace, parse_trace
+from .cloud_logging import TRACE_ATTRIBUTE, TraceContext, parse_trace
 
 if TYPE_CHECKING:
     from google.cloud.pubsub_v1 import PublisherClient  # type: ignore[import-untyped]
@@ -43,6 +45,8 @@ DEAD_LETTER_SUBSCRIPTION = "CloudPubSubDeadLetterSourceSubscription"
 # The client libraries' attribute for the delivery attempt (pull subscribers).
 CLIENT_DELIVERY_ATTEMPT = "googclient_deliveryattempt"
 NOT_BEFORE = "notBefore"
+# messaging.system of its spans (the messaging semantic conventions' name for Pub/Sub).
+MESSAGING_SYSTEM = "gcp_pubsub"
 
 _publisher_lock = threading.Lock()
 _publisher_client: PublisherClient | None = None
@@ -71,14 +75,15 @@ class PubSubQueue:
         attributes = {"kind": job.kind, "taskId": job.task_id, "jobId": job.id}
         if delay_s > 0:
             attributes[NOT_BEFORE] = str(int((time.time() + delay_s) * 1000))
-        trace = current_trace()
-        if trace is not None:
-            attributes[TRACE_ATTRIBUTE] = trace.header()
-        data = job.to_json().encode()
-        # Creating the client and publish() may block (credentials, a full batch): off the loop.
-        client = await asyncio.to_thread(_publisher)
-        future = await asyncio.to_thread(client.publish, self.topic, data, **attributes)
-        message_id = await asyncio.wrap_future(future)
+        producing = tracing.producing(job, MESSAGING_SYSTEM, self.topic.rsplit("/", 1)[-1])
+        with producing as job:
+            data = job.to_json().encode()
+            # Creating the client and publish() may block (credentials, a full batch): off the
+            # loop.
+            client = await asyncio.to_thread(_publisher)
+            future = await asyncio.to_thread(client.publish, self.topic, data, **attributes)
+            message_id = await asyncio.wrap_future(future)
+            producing.sent(message_id)
         log.debug("job %s (%s) published as message %s", job.id, job.kind, message_id)
 
     async def aclose(self) -> None:
@@ -142,7 +147,8 @@ def parse_push(body: bytes, headers: dict[str, str]) -> PushedJob:
         delivery_attempt=attempt,
         dead_letter_reason=dead_letter,
         not_before_ms=_int(attributes.get(NOT_BEFORE)),
-        trace=parse_trace(attributes.get(TRACE_ATTRIBUTE)),
+        # The job's own, else the attribute of a job queued by an earlier version.
+        trace=TraceContext.of(job.trace) or parse_trace(attributes.get(TRACE_ATTRIBUTE)),
     )
 
 

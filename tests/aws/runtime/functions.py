@@ -31,6 +31,12 @@ from a2a_serverless import Context, agent, progress
 from a2a_serverless.store import open_store
 from a2a_serverless.store.base import Store, StoreError, TaskEvent, TaskRecord
 
+if os.environ.get("TEST_SPANS_FILE"):
+    # The tracing tests: this process's spans go to that file (tests/support/spans.py).
+    from tests.support.spans import install_from_env
+
+    install_from_env()
+
 
 def _runs_dir() -> Path:
     return Path(os.environ["TEST_RUNS_DIR"])

@@ -12,6 +12,12 @@ import os
 from a2a_serverless import agent
 from a2a_serverless_gcp import http_function, worker_function
 
+if os.environ.get("TEST_SPANS_FILE"):
+    # The tracing tests: this process's spans go to that file (tests/support/spans.py).
+    from tests.support.spans import install_from_env
+
+    install_from_env()
+
 
 @agent(name="Echo", description="Says back what it is told.")
 def echo(text: str) -> str:

@@ -72,6 +72,9 @@ class DynamoDBStore:
     `clock` (milliseconds) decides which tasks have expired.
     """
 
+    # Its name in spans (db.system.name, a2a_serverless/tracing.py).
+    db_system = "aws.dynamodb"
+
     def __init__(
         self,
         table_name: str,
@@ -82,6 +85,7 @@ class DynamoDBStore:
     ) -> None:
         check_table_name(table_name)
         self.table_name = table_name
+        self.db_collection = table_name  # db.collection.name in spans
         self.region = region
         self.endpoint_url = endpoint_url
         self._clock = clock

@@ -112,6 +112,9 @@ class FirestoreStore:
     running loops to close theirs; call it when done with the store.
     """
 
+    # Its name in spans (db.system.name, a2a_serverless/tracing.py).
+    db_system = "gcp.firestore"
+
     def __init__(
         self,
         *,
