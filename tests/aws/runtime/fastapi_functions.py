@@ -4,29 +4,13 @@ lifespan's state reaches its own route, so a test sees that the server ran it.""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
-
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 
 from a2a_serverless.fastapi import mount_agent
 from tests.aws.runtime.functions import subject
+from tests.support.fastapi_apps import greeting_app
 
-
-@contextlib.asynccontextmanager
-async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, str]]:
-    yield {"greeting": "hello from the lifespan"}
-
-
-api = FastAPI(lifespan=lifespan)
-
-
-@api.get("/hello")
-def hello(request: Request) -> dict[str, str]:
-    return {"hello": request.state.greeting}
-
-
-mount_agent(api, subject, prefix="/agent")
+api = greeting_app(subject)
 
 # Two agents in one app: an entry point serving one refuses it.
 two_agents = FastAPI()

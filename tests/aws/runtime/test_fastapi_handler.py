@@ -7,23 +7,22 @@ and its state reaches the app's routes."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 
-from a2a_serverless.fastapi import mount_agent
 from tests.aws.runtime.conftest import Queues
 from tests.aws.runtime.events import SqsTrigger, http_api_event, response_json
 from tests.aws.runtime.functions import subject
 from tests.aws.runtime.inprocess import handlers_in_thread
 from tests.aws.runtime.test_http_events import SOURCES, rpc
 from tests.integration.jsonrpc_agents import user_message
+from tests.support.fastapi_apps import greeting_app
 
 pytestmark = pytest.mark.aws
 
@@ -34,19 +33,7 @@ def _runs(runs_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def make_api(started: list[str]) -> FastAPI:
-    @contextlib.asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, str]]:
-        started.append("started")
-        yield {"greeting": "hello from the lifespan"}
-
-    api = FastAPI(lifespan=lifespan)
-
-    @api.get("/hello")
-    def hello(request: Request) -> dict[str, str]:
-        return {"hello": request.state.greeting}
-
-    mount_agent(api, subject, prefix="/agent")
-    return api
+    return greeting_app(subject, on_start=lambda: started.append("started"))
 
 
 @pytest.mark.parametrize("source", sorted(SOURCES))
