@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("a2a_serverless.worker")
 
 SAFE_FAILURE_MESSAGE = "The agent failed while working on this task."
+# A queue may hand one turn to a process twice at once (a redelivery, a retried send); the
+# second waits this long for the first before asking to come back after a lease.
+DUPLICATE_WAIT_S = 2.0
 
 
 class _Skip(Exception):
@@ -73,7 +76,10 @@ class Worker:
         # Turns this process is claiming or running now: one delivery of a turn at a time gets
         # in (run_turn), so a claim of ours found while claiming is a leftover of a run that
         # stopped (the store failed under it), which may be taken over at once.
-        self._running: set[tuple[str, str]] = set()
+        # Each with the event set when it ends, for a duplicate delivery waiting on it.
+        self._running: dict[tuple[str, str], asyncio.Event] = {}
+        # How long a second delivery of a running turn waits for it in this process.
+        self.duplicate_wait_s = DUPLICATE_WAIT_S
 
     async def handle(self, job: Job) -> None:
         """The Queue's job handler."""
@@ -120,15 +126,21 @@ class Worker:
     async def run_turn(self, task_id: str, step: str) -> None:
         key = (task_id, step)
         if key in self._running:
-            # Another delivery of this turn is being claimed or run in this process: look again
-            # when a lease would run out, as for a run in another worker. Marked before the
-            # claim is written, so a duplicate cannot read our fresh claim as a stopped run's.
+            # Another delivery of this turn is being claimed or run in this process. A short
+            # turn is over in a moment: wait for it, and this delivery is then answered (the turn
+            # is done) without spending one of the queue's delivery attempts on a retry.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._running[key].wait(), self.duplicate_wait_s)
+        if key in self._running:
+            # Still running: look again when a lease would run out, as for a run in another
+            # worker. Marked before the claim is written, so a duplicate cannot read our fresh
+            # claim as a stopped run's.
             raise RetryJob("turn is running in this worker", delay_s=self.lease_s)
-        self._running.add(key)
+        self._running[key] = asyncio.Event()
         try:
             await self._claim_and_run(task_id, step)
         finally:
-            self._running.discard(key)
+            self._running.pop(key).set()
 
     async def _claim_and_run(self, task_id: str, step: str) -> None:
         try:

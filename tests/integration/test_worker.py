@@ -248,7 +248,8 @@ async def test_a_duplicate_delivery_to_the_same_worker_never_runs_the_turn_twice
     make_client: Any,
 ) -> None:
     # The second delivery reads the first one's claim before the first hears its write
-    # succeeded: that claim is the worker's own, yet it is no leftover of a stopped run.
+    # succeeded: that claim is the worker's own, yet it is no leftover of a stopped run. It
+    # waits for the first and is then answered, the turn done.
     counted = Counted(gated=True)
     queue = RecordingQueue()
     async with make_client(counted.agent, queue=queue, store=SlowAcks(), **FAST) as (client, app):
@@ -256,14 +257,33 @@ async def test_a_duplicate_delivery_to_the_same_worker_never_runs_the_turn_twice
         worker = app.runtime.worker
         first = asyncio.create_task(worker.handle(job))
         await asyncio.sleep(0.02)
-        with pytest.raises(RetryJob):
+        second = asyncio.create_task(worker.handle(job))
+        await counted.gates.wait_arrived(task["id"])
+        await asyncio.sleep(0.1)
+        assert not second.done(), "the duplicate waits for the running delivery"
+        counted.gates.release(task["id"])
+        await asyncio.wait_for(asyncio.gather(first, second), 5)
+        assert len(counted.runs) == 1
+        assert (await stored(app, task["id"])).state == "completed"
+
+
+async def test_a_duplicate_of_a_long_turn_in_the_same_worker_comes_back_later(
+    make_client: Any,
+) -> None:
+    counted = Counted(gated=True)
+    queue = RecordingQueue()
+    async with make_client(counted.agent, queue=queue, **FAST) as (client, app):
+        task, job = await submit(client, queue)
+        worker = app.runtime.worker
+        worker.duplicate_wait_s = 0.1
+        first = asyncio.create_task(worker.handle(job))
+        await counted.gates.wait_arrived(task["id"])
+        with pytest.raises(RetryJob, match="running in this worker"):
             # Bounded: without the guard this delivery runs the turn and waits at its gate.
             await asyncio.wait_for(worker.handle(job), 2)
-        await counted.gates.wait_arrived(task["id"])
         counted.gates.release(task["id"])
         await asyncio.wait_for(first, 5)
         assert len(counted.runs) == 1
-        assert (await stored(app, task["id"])).state == "completed"
 
 
 async def test_expired_lease_is_taken_over(make_client: Any) -> None:
