@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Protocol
 
@@ -41,9 +41,6 @@ from ..agent import Agent
 from ..executor import TaskEnded, TaskUpdater
 from ..extras import MissingExtra
 from ..models import (
-    AgentExtension,
-    AgentProvider,
-    AgentSkill,
     Message,
     Task,
     TaskArtifactUpdateEvent,
@@ -273,42 +270,22 @@ def from_a2a_sdk(
     *,
     name: str,
     description: str,
-    version: str = "1.0.0",
-    skills: Iterable[AgentSkill] = (),
-    input_modes: Iterable[str] = ("text/plain",),
-    output_modes: Iterable[str] = ("text/plain",),
-    provider: AgentProvider | None = None,
-    documentation_url: str | None = None,
-    icon_url: str | None = None,
-    extensions: Iterable[AgentExtension] = (),
-    extended_skills: Iterable[AgentSkill] = (),
-    time_budget_s: float | None = None,
     cancel_poll_s: float = DEFAULT_CANCEL_POLL_S,
     cancel_timeout_s: float = DEFAULT_CANCEL_TIMEOUT_S,
+    **card: Any,
 ) -> Agent:
     """An `Agent` whose turns an a2a-sdk `AgentExecutor` (0.3.x or 1.x) runs.
 
-    The card's fields are `Agent`'s. `cancel_poll_s`: how often a running turn reads its task to
-    learn of a cancel made by another instance (one in this process is seen at once);
-    `cancel_timeout_s`: how long the executor's `cancel()` may clean up.
+    `card`: the rest of `Agent`'s fields (`skills`, `input_modes`, `extensions`,
+    `time_budget_s`, ...), passed to it as they are, so there is one list of them.
+    `cancel_poll_s`: how often a running turn reads its task to learn of a cancel made by
+    another instance (one in this process is seen at once); `cancel_timeout_s`: how long the
+    executor's `cancel()` may clean up.
     """
-    return Agent(
-        name=name,
-        description=description,
-        executor=SdkAgentExecutor(
-            executor, cancel_poll_s=cancel_poll_s, cancel_timeout_s=cancel_timeout_s
-        ),
-        version=version,
-        skills=list(skills),
-        input_modes=list(input_modes),
-        output_modes=list(output_modes),
-        provider=provider,
-        documentation_url=documentation_url,
-        icon_url=icon_url,
-        extensions=list(extensions),
-        extended_skills=list(extended_skills),
-        time_budget_s=time_budget_s,
+    sdk_executor = SdkAgentExecutor(
+        executor, cancel_poll_s=cancel_poll_s, cancel_timeout_s=cancel_timeout_s
     )
+    return Agent(name=name, description=description, executor=sdk_executor, **card)
 
 
 __all__ = ["SdkAgentExecutor", "dialect", "from_a2a_sdk", "sdk_line", "sdk_version"]
