@@ -7,11 +7,17 @@ paid for. Two ways in:
 - `A2AApplication` is an ASGI app: it mounts anywhere an ASGI app can — e.g.
   `fastapi_app.mount("/agent", a2a_app)` — and the JSON-RPC endpoint follows the mount's root
   path. SSE responses stream, and stop when the client goes away.
-- `respond(request)` / `respond_buffered(request)` answer one `Request` with a `Response` object:
-  what platforms that hand over a whole request and take back a whole response (API Gateway,
-  Cloud Functions) call directly, without an ASGI message exchange per request.
+- `respond(request)` / `respond_buffered(request)` answer one `Request` with a `Response` object
+  (http.py): what platforms that hand over a whole request and take back a whole response (API
+  Gateway, Cloud Functions) call directly, without an ASGI message exchange per request.
 
-Routes:
+The app routes; it answers no A2A method itself. The three transport bindings are peers over the
+TaskService (transport.py): JSON-RPC (jsonrpc.py, both versions), A2A 0.3's HTTP+JSON (rest/) and
+A2A 1.0's (v1/rest.py). A request for one is authenticated here, then the transport answers it,
+authentication refusals included, in its own wire form. The REST bindings are imported on their
+first request: a JSON-RPC deployment never loads them (a cold start pays for every module).
+
+Routes (the paths are routepaths.py's):
     GET  /.well-known/agent-card.json   the agent card (also /.well-known/agent.json)
     POST <rpc_path> (default /)          JSON-RPC 2.0, SSE for streaming methods
     *    /v1/...                         HTTP+JSON/REST of A2A 0.3 (rest/routes.py lists them)
@@ -26,71 +32,56 @@ Routes:
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from . import jsonrpc, tracing
+from . import jsonrpc_transport, tracing
 from .auth import AuthError, RequestView
-from .card import (
-    IPNetwork,
-    build_card,
-    card_document,
-    from_trusted_proxy,
-    join_url,
-    platform_base_url,
-    request_base_url,
-    trusted_networks,
+from .card import build_card, card_document, join_url, platform_base_url, trusted_networks
+from .errors import MethodNotAllowedError, MethodNotFoundError, VersionNotSupportedError
+from .http import (
+    JSON_HEADERS,
+    PUBLIC_CACHE,
+    Receive,
+    Request,
+    Response,
+    Scope,
+    Send,
+    allow_header,
+    buffered,
+    is_json,
+    json_bytes,
+    json_response,
+    query_string,
+    send_response,
 )
-from .errors import (
-    A2AError,
-    InternalError,
-    MethodNotAllowedError,
-    MethodNotFoundError,
-    VersionNotSupportedError,
-    a2a_error,
-)
-from .extensions import HEADER as EXTENSIONS_HEADER
-from .extensions import V1_HEADER as V1_EXTENSIONS_HEADER
-from .extensions import echo_headers
 from .models import AgentCard
 from .origins import OriginPolicy
-from .routepaths import V1Route, v1_route
+from .routepaths import (
+    CARD_PATHS,
+    HEALTH_PATH,
+    JWKS_PATH,
+    OPENAPI_PATH,
+    is_inspector_path,
+    is_rest_path,
+    v1_route,
+)
 from .runtime import Runtime
-from .service import Caller, StreamEvent, StreamItem
-from .store.base import StoreUnavailable
+from .service import Caller
+from .transport import ExtendedCard, Transport
 from .versions import HEADER as VERSION_HEADER
 from .versions import V10, requested_version
 
 if TYPE_CHECKING:
-    # The REST transport is imported on the first /v1/ request: a JSON-RPC deployment never
-    # loads it (a cold start pays for every module imported).
-    from . import rest
     from .inspector import Inspector
+
+# What the adapters build requests and read responses with (http.py), and the ASGI types.
+__all__ = ["A2AApplication", "Receive", "Request", "Response", "Scope", "Send"]
 
 log = logging.getLogger("a2a_serverless.asgi")
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-Headers = list[tuple[bytes, bytes]]
-
-CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
-JWKS_PATH = "/.well-known/jwks.json"
-OPENAPI_PATH = "/v1/openapi.json"
-# inspector.PREFIX: the inspector page and its API (dev mode, or A2A_INSPECTOR with auth).
-INSPECTOR = "/_inspector"
-# rest.routes.PREFIX, without importing the transport to know where it lives.
-REST_PREFIX = "/v1/"
-JSON = b"application/json"
-JSON_HEADERS: Headers = [(b"content-type", JSON)]
-PUBLIC_CACHE = (b"cache-control", b"public, max-age=300")
 # A card built from the request's headers is for that request's client only; a shared cache
 # must not hand it to others (Vary too, for caches that ignore `private`).
 PRIVATE_CARD_CACHE = [
@@ -99,10 +90,6 @@ PRIVATE_CARD_CACHE = [
 ]
 # Every caller of an app without authentication (a frozen value, shared).
 ANONYMOUS = Caller()
-
-
-class BodyTooLarge(Exception):
-    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,133 +129,6 @@ class _ServedCard:
             return False  # an unreadable date is ignored (RFC 9110 §13.1.3)
 
 
-class Request:
-    """One HTTP request: the parts of an ASGI HTTP scope this app uses, and its body.
-
-    The body is either given (`body=`: a platform that hands over whole requests) or read from
-    the ASGI `receive` channel on first use. A platform that is not ASGI passes a scope with the
-    keys the app reads: "method", "path", "root_path", "scheme", "server", "query_string" and
-    its own extras (e.g. "aws.event").
-    """
-
-    __slots__ = ("_body", "headers", "method", "path", "receive", "scope")
-
-    def __init__(
-        self,
-        scope: Scope,
-        receive: Receive | None = None,
-        *,
-        body: bytes | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        self.scope = scope
-        self.receive = receive
-        self._body = body
-        self.method: str = scope["method"]
-        root_path: str = scope.get("root_path", "")
-        path: str = scope["path"]
-        # Servers differ on whether `path` includes the mount's root path.
-        if root_path and path.startswith(root_path):
-            path = path[len(root_path) :]
-        self.path = path or "/"
-        # Given (names in lower case) by a platform that has them as text already; else the
-        # ASGI scope's.
-        self.headers: dict[str, str] = (
-            headers
-            if headers is not None
-            else {
-                k.decode("latin-1").lower(): v.decode("latin-1")
-                for k, v in scope.get("headers", [])
-            }
-        )
-
-    def base_url(self, trusted_proxies: tuple[IPNetwork, ...] = ()) -> str:
-        return request_base_url(
-            scheme=self.scope.get("scheme", "http"),
-            headers=self.headers,
-            server=self.scope.get("server"),
-            root_path=self.scope.get("root_path", ""),
-            aws_event=self.scope.get("aws.event"),
-            trust_forwarded=from_trusted_proxy(self.scope.get("client"), trusted_proxies),
-        )
-
-    async def body(self, limit: int) -> bytes:
-        if self._body is not None:
-            if len(self._body) > limit:
-                raise BodyTooLarge
-            return self._body
-        declared = self.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
-            raise BodyTooLarge
-        if self.receive is None:
-            return b""
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await self.receive()
-            if message["type"] == "http.disconnect":
-                break
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                raise BodyTooLarge
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        return b"".join(chunks)
-
-
-@dataclass(slots=True)
-class Response:
-    """What the app answers: a whole body, or (`events` set) an SSE stream of frames.
-
-    `headers` carry no content-length: the ASGI path adds it, platforms compute their own.
-    """
-
-    status: int
-    headers: Headers
-    body: bytes = b""
-    events: AsyncIterator[bytes] | None = None
-
-
-def json_bytes(payload: Any) -> bytes:
-    """`payload` as compact UTF-8 JSON.
-
-    A string that cannot be UTF-8 (a lone surrogate, which an agent could produce; requests are
-    refused them) goes out escaped as `\\udXXX` rather than failing the whole response.
-    """
-    try:
-        return _COMPACT.encode(payload).encode()
-    except UnicodeEncodeError:
-        return _COMPACT_ASCII.encode(payload).encode()
-
-
-# Built once: `json.dumps` with any option builds a new encoder object on every call.
-# Responses are trees built by dump(), never circular: no need to track visited containers.
-_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
-_COMPACT_ASCII = json.JSONEncoder(separators=(",", ":"), check_circular=False)
-
-
-def json_response(status: int, payload: Any, headers: Headers | None = None) -> Response:
-    return Response(
-        status, [*JSON_HEADERS, *headers] if headers else JSON_HEADERS, json_bytes(payload)
-    )
-
-
-def sse_frame(data: Any, event_id: int | None = None) -> bytes:
-    head = f"id: {event_id}\n" if event_id is not None else ""
-    return head.encode() + b"data: " + json_bytes(data) + b"\n\n"
-
-
-SSE_KEEPALIVE = b": keep-alive\n\n"
-SSE_HEADERS: Headers = [
-    (b"content-type", b"text/event-stream; charset=utf-8"),
-    (b"cache-control", b"no-cache"),
-    # Stops nginx-style proxies from buffering the stream.
-    (b"x-accel-buffering", b"no"),
-]
-
-
 class A2AApplication:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
@@ -277,6 +137,10 @@ class A2AApplication:
         self._openapi: bytes | None = None
         self.origin_policy = OriginPolicy(runtime.settings)
         self._trusted_proxies = trusted_networks(runtime.settings.trusted_proxies)
+        self._jsonrpc: Transport = jsonrpc_transport.JsonRpcTransport(runtime.service)
+        # Built on their first request (their modules imported then).
+        self._rest: Transport | None = None
+        self._rest_v1: Transport | None = None
         self._inspector: Inspector | None = _inspector(self)
 
     # --- entry points ---------------------------------------------------------------------------
@@ -288,14 +152,7 @@ class A2AApplication:
         if scope["type"] != "http":
             return
         request = Request(scope, receive)
-        response = await self.respond(request)
-        if response.events is None:
-            length = (b"content-length", str(len(response.body)).encode())
-            start = {"type": "http.response.start", "status": response.status}
-            await send({**start, "headers": [length, *response.headers]})
-            await send({"type": "http.response.body", "body": response.body})
-        else:
-            await _stream_sse(request, send, response)
+        await send_response(request, send, await self.respond(request))
 
     async def respond(self, request: Request) -> Response:
         """The response to `request`. Never raises: an unexpected error is a logged 500.
@@ -332,25 +189,16 @@ class A2AApplication:
     async def respond_buffered(self, request: Request) -> Response:
         """`respond`, with an SSE stream run to its end and returned as one body: for platforms
         that buffer responses (the stream then covers what a blocking call waits for)."""
-        response = await self.respond(request)
-        events = response.events
-        if events is not None:
-            try:
-                response.body = b"".join([frame async for frame in events])
-            finally:
-                await events.aclose()  # type: ignore[attr-defined]
-            response.events = None
-        return response
+        return await buffered(await self.respond(request))
 
     async def _route(self, request: Request) -> Response:
+        """The route table: each path (routepaths.py) and who answers it, in the order tried."""
         path, method = request.path, request.method
         if path == self._rpc_path and method == "POST":
-            if not _is_json(request.headers.get("content-type")):
-                return _not_json_rpc(request.headers.get("content-type"))
-            caller = await self._authenticate(request, jsonrpc_errors=True)
-            if isinstance(caller, Response):
-                return caller
-            return await self._jsonrpc(request, caller)
+            content_type = request.headers.get("content-type")
+            if not is_json(content_type):
+                return jsonrpc_transport.not_json(content_type)
+            return await self._serve(self._jsonrpc, request)
         if path in CARD_PATHS and method in ("GET", "HEAD"):
             if self.runtime.security.protects_card:
                 caller = await self._authenticate(request)
@@ -361,41 +209,60 @@ class A2AApplication:
             return self._jwks()
         if path == OPENAPI_PATH and method in ("GET", "HEAD"):
             return self._openapi_document()
-        if path == "/health" and method == "GET":
+        if path == HEALTH_PATH and method == "GET":
             return json_response(200, {"status": "ok"})
-        if self._inspector is not None and (path == INSPECTOR or path.startswith(INSPECTOR + "/")):
+        if self._inspector is not None and is_inspector_path(path):
             return await self._inspector.respond(request)
-        if path.startswith(REST_PREFIX) or path == REST_PREFIX.rstrip("/"):
-            caller = await self._authenticate(request)
-            if isinstance(caller, Response):
-                return caller
-            return await self._rest(request, caller)
-        route = v1_route(path)
-        if route is not None:
-            caller = await self._authenticate(request, v1_rest_errors=True)
-            if isinstance(caller, Response):
-                return caller
-            return await self._rest_v1(request, route, caller)
+        if is_rest_path(path):
+            return await self._serve(self._rest_transport(), request)
+        if v1_route(path) is not None:
+            return await self._serve(self._rest_v1_transport(), request)
+        return self._unrouted(request)
+
+    def _unrouted(self, request: Request) -> Response:
+        """404, or 405 on a path served with other methods; in 1.0's error form to a client
+        that asked for 1.0."""
+        path, method = request.path, request.method
         allowed = ["POST"] if path == self._rpc_path else ["GET", "HEAD"]
         if path == self._rpc_path or path in CARD_PATHS:
             if _asks_for_v10(request):
-                return _v1_unrouted(MethodNotAllowedError(method, path, allowed))
-            return json_response(405, {"error": "method not allowed"}, _allow(allowed))
+                from .v1 import rest as v1_rest
+
+                return v1_rest.unrouted(MethodNotAllowedError(method, path, allowed))
+            return json_response(405, {"error": "method not allowed"}, allow_header(allowed))
         if _asks_for_v10(request):
-            return _v1_unrouted(
+            from .v1 import rest as v1_rest
+
+            return v1_rest.unrouted(
                 MethodNotFoundError(
                     f"No A2A 1.0 HTTP+JSON route at {path}", data={"method": method, "path": path}
                 )
             )
         return json_response(404, {"error": "not found"})
 
-    async def _authenticate(
-        self, request: Request, *, jsonrpc_errors: bool = False, v1_rest_errors: bool = False
-    ) -> Caller | Response:
-        """The caller of a request, or the 401/403/503 response refusing it.
+    def _rest_transport(self) -> Transport:
+        if self._rest is None:
+            from .rest.transport import RestTransport
 
-        Runs before the body is read, so unauthenticated requests cost nothing more.
-        """
+            self._rest = RestTransport(self.runtime.service)
+        return self._rest
+
+    def _rest_v1_transport(self) -> Transport:
+        if self._rest_v1 is None:
+            from .v1.rest import V1RestTransport
+
+            self._rest_v1 = V1RestTransport(self.runtime.service)
+        return self._rest_v1
+
+    async def _serve(self, transport: Transport, request: Request) -> Response:
+        """A request for `transport`: authenticated (before its body is read, so a refused
+        request costs nothing more), then answered by the transport."""
+        caller = await self._caller(request)
+        if isinstance(caller, AuthError):
+            return transport.refuse(caller)
+        return await transport.serve(request, caller, self.extended_card(request, caller))
+
+    async def _caller(self, request: Request) -> Caller | AuthError:
         security = self.runtime.security
         if not security.enabled:
             return ANONYMOUS
@@ -403,13 +270,16 @@ class A2AApplication:
             view = RequestView.from_asgi_scope(request.scope, request.headers)
             identity = await security.authenticate(view)
         except AuthError as error:
-            if v1_rest_errors:
-                from .v1 import rest as v1_rest
-
-                return _v1_rest_response(v1_rest.auth_refusal(error))
-            body = error.jsonrpc_body(None) if jsonrpc_errors else error.to_json()
-            return json_response(error.status, body, list(error.headers()))
+            return error
         return Caller(owner=identity.owner, identity=identity)
+
+    async def _authenticate(self, request: Request) -> Caller | Response:
+        """The caller of a request to a page (the card, the inspector), or the 401/403/503
+        response refusing it."""
+        caller = await self._caller(request)
+        if isinstance(caller, AuthError):
+            return json_response(caller.status, caller.to_json(), list(caller.headers()))
+        return caller
 
     # --- the agent card -------------------------------------------------------------------------
 
@@ -434,7 +304,7 @@ class A2AApplication:
             security=self.runtime.security,
         )
 
-    def extended_card(self, request: Request, caller: Caller) -> Callable[[], AgentCard] | None:
+    def extended_card(self, request: Request, caller: Caller) -> ExtendedCard | None:
         """What `agent/getAuthenticatedExtendedCard` serves this caller, if anything: the public
         card with the extended skills the caller's scopes allow."""
         agent, security = self.runtime.agent, self.runtime.security
@@ -482,138 +352,6 @@ class A2AApplication:
             self._openapi = json_bytes(openapi.document(self.runtime.settings))
         return Response(200, [*JSON_HEADERS, PUBLIC_CACHE], self._openapi)
 
-    # --- JSON-RPC -------------------------------------------------------------------------------
-
-    async def _jsonrpc(self, request: Request, caller: Caller) -> Response:
-        headers = request.headers
-        try:
-            version = requested_version(headers.get(VERSION_HEADER), _query(request))
-        except A2AError as error:
-            from .v1.jsonrpc import V10 as V10_PROTOCOL
-
-            return json_response(200, jsonrpc.error_response(None, error, V10_PROTOCOL))
-        protocol = jsonrpc.V03
-        extensions_name = EXTENSIONS_HEADER
-        if version == V10:
-            # Imported on the first v1.0 request: a v0.3 deployment never pays for it.
-            from .v1.jsonrpc import V10 as V10_PROTOCOL
-
-            protocol, extensions_name = V10_PROTOCOL, V1_EXTENSIONS_HEADER
-            caller = replace(caller, protocol=V10)
-        try:
-            raw = await request.body(self.runtime.settings.max_body_bytes)
-        except BodyTooLarge:
-            from .rest import RequestTooLargeError
-
-            too_large = RequestTooLargeError(self.runtime.settings.max_body_bytes)
-            return json_response(413, jsonrpc.error_response(None, too_large, protocol))
-        reply = await jsonrpc.handle(
-            raw,
-            self.runtime.service,
-            caller,
-            last_event_id_header=headers.get("last-event-id"),
-            extensions_header=headers.get(V1_EXTENSIONS_HEADER) or headers.get(EXTENSIONS_HEADER)
-            if version == V10
-            else headers.get(EXTENSIONS_HEADER),
-            extended_card=self.extended_card(request, caller),
-            protocol=protocol,
-        )
-        echo = echo_headers(reply.extensions, extensions_name)
-        if isinstance(reply, jsonrpc.RpcStreamReply):
-            request_id = reply.request_id
-            frames = _sse_frames(
-                reply.events,
-                lambda event: sse_frame(
-                    jsonrpc.stream_event_body(request_id, event, protocol), event.seq
-                ),
-                lambda error: sse_frame(jsonrpc.error_response(request_id, error, protocol)),
-            )
-            return Response(200, [*SSE_HEADERS, *echo], events=frames)
-        if reply.body is None:
-            return Response(204, echo)
-        if reply.status != 200:
-            return json_response(reply.status, reply.body, [*reply.headers, *echo])
-        if reply.as_sse:
-            return Response(200, SSE_HEADERS, sse_frame(reply.body))
-        return json_response(200, reply.body, [*reply.headers, *echo])
-
-    # --- HTTP+JSON/REST ---------------------------------------------------------------------------
-
-    async def _rest(self, request: Request, caller: Caller) -> Response:
-        from . import rest
-
-        reply: rest.RestReply | rest.RestStreamReply
-        try:
-            version = requested_version(request.headers.get(VERSION_HEADER), _query(request))
-            if version == V10:
-                raise VersionNotSupportedError(
-                    "The /v1/ routes are A2A 0.3's HTTP+JSON binding: send A2A-Version: 0.3 "
-                    "(or none) here; A2A 1.0's routes have no /v1 prefix (/message:send, "
-                    "/tasks/{id}, ...: the card's supportedInterfaces)",
-                    data={"requestedVersion": "1.0", "supportedVersions": ["0.3"]},
-                )
-            raw = await request.body(self.runtime.settings.max_body_bytes)
-        except A2AError as error:
-            reply = rest.error_reply(error)
-        except BodyTooLarge:
-            reply = rest.error_reply(
-                rest.RequestTooLargeError(self.runtime.settings.max_body_bytes)
-            )
-        else:
-            http_request = rest.HttpRequest(
-                method=request.method,
-                path=request.path,
-                query_string=request.scope.get("query_string", b"").decode("latin-1"),
-                headers=request.headers,
-                body=raw,
-            )
-            reply = await rest.handle(
-                http_request,
-                self.runtime.service,
-                caller,
-                extended_card=self.extended_card(request, caller),
-            )
-        if isinstance(reply, rest.RestStreamReply):
-            frames = _sse_frames(reply.events, _rest_event_frame, _rest_error_frame)
-            return Response(200, [*SSE_HEADERS, *reply.headers], events=frames)
-        return json_response(reply.status, reply.body, reply.headers)
-
-    async def _rest_v1(self, request: Request, route: V1Route, caller: Caller) -> Response:
-        # Imported on the first v1.0 HTTP+JSON request: a v0.3 deployment never pays for it.
-        from .rest import HttpRequest as RestRequest
-        from .rest import RequestTooLargeError
-        from .v1 import rest as v1_rest
-
-        reply: rest.RestReply | rest.RestStreamReply
-        limit = self.runtime.settings.max_body_bytes
-        try:
-            version = requested_version(request.headers.get(VERSION_HEADER), _query(request))
-            if version != V10:
-                raise v1_rest.version_required(version)
-            raw = await request.body(limit)
-        except A2AError as error:
-            reply = v1_rest.error_reply(error)
-        except BodyTooLarge:
-            reply = v1_rest.error_reply(RequestTooLargeError(limit))
-        else:
-            http_request = RestRequest(
-                method=request.method,
-                path=request.path,
-                query_string=_query(request),
-                headers=request.headers,
-                body=raw,
-            )
-            # What the service records in this version's name (a push config's webhook format).
-            caller = replace(caller, protocol=V10)
-            reply = await v1_rest.handle(
-                http_request,
-                route,
-                self.runtime.service,
-                caller,
-                extended_card=self.extended_card(request, caller),
-            )
-        return _v1_rest_response(reply)
-
     # --- lifespan -------------------------------------------------------------------------------
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
@@ -628,119 +366,11 @@ class A2AApplication:
                 return
 
 
-# --- SSE ------------------------------------------------------------------------------------------
-
-
-async def _sse_frames(
-    events: AsyncIterator[StreamItem],
-    event_frame: Callable[[StreamEvent], bytes],
-    error_frame: Callable[[A2AError], bytes],
-) -> AsyncIterator[bytes]:
-    """`events` as SSE frames; a failure after the stream began is its last frame."""
-    try:
-        async for item in events:
-            yield event_frame(item) if isinstance(item, StreamEvent) else SSE_KEEPALIVE
-    except (A2AError, StoreUnavailable) as error:
-        yield error_frame(a2a_error(error))
-    except Exception:
-        log.exception("error while streaming")
-        yield error_frame(InternalError())
-    finally:
-        with contextlib.suppress(Exception):
-            await events.aclose()  # type: ignore[attr-defined]
-
-
-async def _stream_sse(request: Request, send: Send, response: Response) -> None:
-    """Send an SSE response over ASGI until its frames end or the client goes away."""
-    frames = response.events
-    assert frames is not None
-    start = {"type": "http.response.start", "status": response.status}
-    await send({**start, "headers": response.headers})
-    writer = asyncio.ensure_future(_write_frames(send, frames))
-    assert request.receive is not None, "an ASGI request has a receive channel"
-    disconnect = asyncio.ensure_future(_wait_for_disconnect(request.receive))
-    try:
-        await asyncio.wait({writer, disconnect}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in (writer, disconnect):
-            task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await writer
-        with contextlib.suppress(asyncio.CancelledError):
-            await disconnect
-        with contextlib.suppress(Exception):
-            await frames.aclose()  # type: ignore[attr-defined]
-    if writer.done() and not writer.cancelled() and writer.exception() is None:
-        with contextlib.suppress(OSError):
-            await send({"type": "http.response.body", "body": b""})
-
-
-async def _write_frames(send: Send, frames: AsyncIterator[bytes]) -> None:
-    async for frame in frames:
-        await send({"type": "http.response.body", "body": frame, "more_body": True})
-
-
-async def _wait_for_disconnect(receive: Receive) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return
-
-
-def _rest_event_frame(event: StreamEvent) -> bytes:
-    from . import rest
-
-    return sse_frame(rest.stream_event_body(event), event.seq)
-
-
-def _rest_error_frame(error: A2AError) -> bytes:
-    """A REST stream that fails after it began: one `event: error` with the error body."""
-    from . import rest
-
-    return b"event: error\n" + sse_frame(rest.error_body(error))
-
-
 def _asks_for_v10(request: Request) -> bool:
     try:
-        return requested_version(request.headers.get(VERSION_HEADER), _query(request)) == V10
+        return requested_version(request.headers.get(VERSION_HEADER), query_string(request)) == V10
     except VersionNotSupportedError:
         return False
-
-
-def _allow(methods: list[str]) -> list[tuple[bytes, bytes]]:
-    return [(b"allow", ", ".join(methods).encode())]
-
-
-def _v1_unrouted(error: A2AError) -> Response:
-    """A path or verb we do not serve, answered to a 1.0 client in 1.0's error form (a
-    `google.rpc.Status`), as the routes it does know answer their errors."""
-    from .v1 import rest as v1_rest
-
-    allowed = error.allowed if isinstance(error, MethodNotAllowedError) else []
-    return _v1_rest_response(v1_rest.error_reply(error, _allow(allowed) if allowed else None))
-
-
-def _v1_rest_response(reply: rest.RestReply | rest.RestStreamReply) -> Response:
-    from . import rest
-    from .v1 import rest as v1_rest
-
-    if isinstance(reply, rest.RestStreamReply):
-        frames = _sse_frames(reply.events, _v1_rest_event_frame, _v1_rest_error_frame)
-        return Response(200, [*SSE_HEADERS, *reply.headers], events=frames)
-    content_type = (b"content-type", v1_rest.CONTENT_TYPE.encode())
-    return Response(reply.status, [content_type, *reply.headers], json_bytes(reply.body))
-
-
-def _v1_rest_event_frame(event: StreamEvent) -> bytes:
-    from .v1 import rest as v1_rest
-
-    return sse_frame(v1_rest.event_body(event), event.seq)
-
-
-def _v1_rest_error_frame(error: A2AError) -> bytes:
-    from .v1 import rest as v1_rest
-
-    return b"event: error\n" + sse_frame(v1_rest.error_body(error))
 
 
 def _inspector(app: A2AApplication) -> Inspector | None:
@@ -753,27 +383,3 @@ def _inspector(app: A2AApplication) -> Inspector | None:
     if not inspector_enabled(runtime):
         return None
     return Inspector(runtime, app._authenticate, app._rpc_path)
-
-
-def _is_json(content_type: str | None) -> bool:
-    return (
-        content_type is not None
-        and content_type.split(";")[0].strip().lower() == "application/json"
-    )
-
-
-def _not_json_rpc(content_type: str | None) -> Response:
-    """JSON-RPC is carried as application/json only (spec §3.2.1): a form, a multipart or a
-    text/plain body — what a page of another origin can send without asking — is refused with
-    415, before authentication or the body is read."""
-    from .rest.routes import UnsupportedMediaTypeError
-
-    error = UnsupportedMediaTypeError(
-        data={"contentType": content_type, "expected": "application/json"}
-    )
-    return json_response(415, jsonrpc.error_response(None, error))
-
-
-def _query(request: Request) -> str:
-    raw: bytes = request.scope.get("query_string", b"")
-    return raw.decode("latin-1")

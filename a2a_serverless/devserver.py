@@ -23,8 +23,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .agent import Agent
-from .asgi import A2AApplication, Receive, Scope, Send
+from .asgi import A2AApplication
 from .config import Settings
+from .http import Receive, Scope, Send
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Sequence

@@ -11,7 +11,6 @@ import logging
 from typing import Any, ClassVar
 
 from .codec import ValidationError
-from .store.base import StoreUnavailable
 
 log = logging.getLogger("a2a_serverless.errors")
 
@@ -144,6 +143,13 @@ class InvalidAgentResponseError(A2AError):
     http_status = 502
 
 
+class UnsupportedMediaTypeError(InvalidRequestError):
+    """A request body that is not `application/json` (415; -32600 over JSON-RPC)."""
+
+    http_status = 415
+    default_message = "The request body must be JSON (Content-Type: application/json)"
+
+
 class ServiceUnavailableError(A2AError):
     """The task store cannot be reached right now (the store raised `StoreUnavailable`).
 
@@ -161,16 +167,6 @@ class ServiceUnavailableError(A2AError):
         data = {"reason": "store-unavailable", "retryAfterSeconds": self.retry_after_s}
         super().__init__(message, data)
         self.headers = [(b"retry-after", str(self.retry_after_s).encode())]
-
-
-def a2a_error(error: A2AError | StoreUnavailable) -> A2AError:
-    """The protocol error a transport answers for `error`. A store outage is logged in one line
-    (its cause may name the table or endpoint, which clients are not told): an outage is not a
-    bug, so no traceback."""
-    if isinstance(error, A2AError):
-        return error
-    log.warning("answering that the service is unavailable: %s", error)
-    return ServiceUnavailableError()
 
 
 class AuthenticatedExtendedCardNotConfiguredError(A2AError):

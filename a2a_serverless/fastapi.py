@@ -40,9 +40,11 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Mount, Route
 
 from .agent import Agent
-from .asgi import CARD_PATHS, A2AApplication, Receive, Request, Scope, Send
+from .asgi import A2AApplication
 from .card import from_trusted_proxy, join_url, request_base_url
 from .config import Settings
+from .http import Receive, Request, Scope, Send
+from .routepaths import CARD_PATHS
 from .runtime import Runtime
 
 __all__ = [

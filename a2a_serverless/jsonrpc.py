@@ -11,25 +11,19 @@ configured limits before any method runs (limits.py).
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import limits, tracing
-from .codec import ValidationError
 from .errors import (
     A2AError,
     AuthenticatedExtendedCardNotConfiguredError,
     InternalError,
-    InvalidParamsError,
     InvalidRequestError,
     MethodNotFoundError,
-    a2a_error,
-    invalid_params_from_validation,
 )
 from .models import (
-    A2AModel,
-    AgentCard,
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
     ListTaskPushNotificationConfigParams,
@@ -40,9 +34,22 @@ from .models import (
     TaskQueryParams,
 )
 from .observability import correlated_rpc
-from .sentinel import Sentinel
 from .service import Caller, StreamEvent, StreamItem, TaskService
 from .store.base import StoreUnavailable
+from .transport import (
+    ABSENT,
+    Call,
+    ExtendedCard,
+    Method,
+    a2a_error,
+    parse_last_event_id,
+    parse_params,
+    raw_message_parts,
+    render,
+)
+
+if TYPE_CHECKING:
+    pass
 
 log = logging.getLogger("a2a_serverless.jsonrpc")
 
@@ -75,33 +82,6 @@ class RpcStreamReply:
     extensions: tuple[str, ...] = ()
     # How the protocol version of the request writes one event's `result`.
     event_result: Callable[[StreamEvent], Any] = lambda event: event.payload.dump()
-
-
-@dataclass(slots=True)
-class Call:
-    """What a method handler gets besides its params."""
-
-    service: TaskService
-    caller: Caller
-    last_event_id: int | None
-    # Builds the authenticated extended card for this caller (raises -32007 if there is none).
-    extended_card: Callable[[], AgentCard] | None = None
-
-
-Handler = Callable[[Any, Call], Awaitable[Any]]
-
-
-@dataclass(frozen=True, slots=True)
-class Method:
-    params: type[A2AModel] | None
-    handler: Handler
-    streaming: bool = False
-    # Every field of the params object is optional, so `params` may be left out altogether.
-    params_optional: bool = False
-    # For a method that sends a message: its params made non-blocking (for a notification).
-    non_blocking: Callable[[Any], Any] | None = None
-    # The parts a raw (unvalidated) params object lists, counted before validation (limits).
-    raw_parts: Callable[[dict[str, Any]], int] | None = None
 
 
 async def _send(p: MessageSendParams, c: Call) -> Any:
@@ -159,11 +139,6 @@ def _non_blocking(params: MessageSendParams) -> MessageSendParams:
     )
 
 
-def raw_message_parts(raw: dict[str, Any]) -> int:
-    """The parts the (unvalidated) `message` of a send request lists, for the parts limit."""
-    return limits.raw_parts_count(raw.get("message"), "parts")
-
-
 METHODS: dict[str, Method] = {
     "message/send": Method(
         MessageSendParams, _send, non_blocking=_non_blocking, raw_parts=raw_message_parts
@@ -206,9 +181,6 @@ class Protocol:
     stream_errors_as_sse: bool = True
 
 
-_ABSENT = Sentinel("absent")  # "params" left out (null is a value it may have)
-
-
 async def handle(
     raw: bytes,
     service: TaskService,
@@ -216,7 +188,7 @@ async def handle(
     *,
     last_event_id_header: str | None = None,
     extensions_header: str | None = None,
-    extended_card: Callable[[], AgentCard] | None = None,
+    extended_card: ExtendedCard | None = None,
     protocol: Protocol | None = None,
 ) -> RpcReply | RpcStreamReply:
     protocol = protocol or V03
@@ -239,7 +211,7 @@ async def handle(
     try:
         if method is None:
             raise protocol.unknown_method(request["method"])
-        params = parse_params(method, request.get("params", _ABSENT), service)
+        params = parse_params(method, request.get("params", ABSENT), service)
         if notification and method.non_blocking is not None:
             # Nobody waits for a notification's answer, so never hold it open.
             params = method.non_blocking(params)
@@ -286,21 +258,6 @@ def _annotate(method: str, request_id: Any) -> None:
     tracing.annotate(attributes, name=method)
 
 
-def parse_last_event_id(value: str | None) -> int | None:
-    """The SSE `Last-Event-ID` header: the event number a stream resumes after."""
-    if value is None or value.strip() == "":
-        return None
-    value = value.strip()
-    # ASCII digits only: str.isdigit() also takes "²" (superscript two), and the length bound keeps
-    # int() away from huge inputs.
-    if not (value.isascii() and value.isdigit() and len(value) <= 19):
-        raise InvalidParamsError("Last-Event-ID must be a non-negative event number")
-    number = int(value)
-    if number > limits.MAX_INT64:
-        raise InvalidParamsError("Last-Event-ID must be a non-negative event number")
-    return number
-
-
 def _check_envelope(request: Any) -> None:
     if isinstance(request, list):
         raise InvalidRequestError("Batch requests are not supported")
@@ -320,38 +277,6 @@ def _valid_id(value: Any) -> bool:
         or isinstance(value, str)
         or (isinstance(value, int) and not isinstance(value, bool))
     )
-
-
-def parse_params(method: Method, raw: Any, service: TaskService) -> Any:
-    """A method's params from its raw JSON value: counted, validated and checked against the
-    limits (also how v1.0's HTTP+JSON binding reads the request it assembles)."""
-    if method.params is None:
-        if raw is not _ABSENT and raw is not None and not isinstance(raw, dict | list):
-            raise InvalidParamsError("params must be an object")
-        return None
-    if raw is _ABSENT or raw is None:
-        if not method.params_optional:
-            raise InvalidParamsError("params are required for this method")
-        raw = {}
-    if not isinstance(raw, dict):
-        raise InvalidParamsError("params must be an object (named parameters)")
-    if method.raw_parts is not None:
-        # Before validation, which would otherwise build every part of a huge list first.
-        limits.check_parts_count(method.raw_parts(raw), service.settings)
-    try:
-        params = method.params.model_validate(raw)
-    except ValidationError as exc:
-        raise invalid_params_from_validation(exc) from None
-    limits.check_params(params, service.settings)
-    return params
-
-
-def render(result: Any) -> Any:
-    if isinstance(result, A2AModel):
-        return result.dump()
-    if isinstance(result, list):
-        return [render(item) for item in result]
-    return result
 
 
 def error_response(

@@ -84,6 +84,17 @@ def limit_data(limit: str, maximum: int, actual: int | None = None) -> dict[str,
     return data
 
 
+class RequestTooLargeError(InvalidRequestError):
+    """A request body over `max_body_bytes` (413; -32600 over JSON-RPC)."""
+
+    http_status = 413
+    default_message = "Request body is too large"
+
+    def __init__(self, max_body_bytes: int | None = None) -> None:
+        data = None if max_body_bytes is None else limit_data("max_body_bytes", max_body_bytes)
+        super().__init__(data=data)
+
+
 # --- parsing ------------------------------------------------------------------------------------
 
 

@@ -1,7 +1,17 @@
-"""Which A2A v1.0 HTTP+JSON route a request path names (a2a.proto's `google.api.http` paths).
+"""The app's paths, in one place: every fixed path it serves, and which A2A v1.0 HTTP+JSON route
+a request path names (a2a.proto's `google.api.http` paths).
 
-Cheap on purpose: asgi.py asks it about every request that no other route takes, before the
-v1.0 binding (`v1/rest.py`) is imported, so a v0.3 deployment never loads that module.
+The app (asgi.py) routes by these; the FastAPI mount, the inspector, the dev server's banner and
+the OpenAPI generator read them here. Cheap on purpose: asgi.py asks `v1_route` about every
+request that no other route takes, before the v1.0 binding (`v1/rest.py`) is imported, so a
+v0.3 deployment never loads that module.
+
+    /.well-known/agent-card.json   the agent card (also the older /.well-known/agent.json)
+    /.well-known/jwks.json         public keys verifying the webhook JWTs (push enabled)
+    /v1/openapi.json               an OpenAPI 3.1 document of the REST routes
+    /health                        liveness
+    /_inspector/...                the inspector page and its API (inspector/)
+    /v1/...                        A2A 0.3's HTTP+JSON binding (rest/routes.py has its routes)
 
 The routes have no `/v1` prefix (that is A2A 0.3's HTTP+JSON binding, `rest/routes.py`), and
 each is also served under one leading `/{tenant}/` segment:
@@ -19,7 +29,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+CARD_PATH = "/.well-known/agent-card.json"
+CARD_PATHS = (CARD_PATH, "/.well-known/agent.json")
+JWKS_PATH = "/.well-known/jwks.json"
+OPENAPI_PATH = "/v1/openapi.json"
+HEALTH_PATH = "/health"
+INSPECTOR_PREFIX = "/_inspector"
+# A2A 0.3's HTTP+JSON routes are under it.
+REST_PREFIX = "/v1/"
+
 PUSH_CONFIGS = "pushNotificationConfigs"
+
+
+def is_rest_path(path: str) -> bool:
+    """Whether `path` is one of A2A 0.3's HTTP+JSON routes (or names none under their prefix)."""
+    return path.startswith(REST_PREFIX) or path == REST_PREFIX.rstrip("/")
+
+
+def is_inspector_path(path: str) -> bool:
+    return path == INSPECTOR_PREFIX or path.startswith(INSPECTOR_PREFIX + "/")
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,15 +26,15 @@ from collections.abc import Awaitable, Callable
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
-# The app imports this package only when it serves the inspector, after its own module loaded.
-from ..asgi import Request, Response, json_response
+from ..http import Request, Response, json_response
+from ..routepaths import CARD_PATH, INSPECTOR_PREFIX
 from ..service import Caller
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
 
-PREFIX = "/_inspector"  # asgi.INSPECTOR
-CARD_VERSIONS = ({"version": "0.3", "path": "/.well-known/agent-card.json"},)
+PREFIX = INSPECTOR_PREFIX
+CARD_VERSIONS = ({"version": "0.3", "path": CARD_PATH},)
 ASSETS = {
     "index.html": "text/html; charset=utf-8",
     "inspector.js": "text/javascript; charset=utf-8",

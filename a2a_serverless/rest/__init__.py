@@ -3,15 +3,13 @@
 
 from __future__ import annotations
 
+from ..httpjson import HttpRequest, RestReply, RestStreamReply
+from ..limits import RequestTooLargeError
+from ..routepaths import is_rest_path
 from .routes import (
-    HttpRequest,
-    RequestTooLargeError,
-    RestReply,
-    RestStreamReply,
     error_body,
     error_reply,
     handle,
-    is_rest_path,
     stream_event_body,
 )
 

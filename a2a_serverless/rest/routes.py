@@ -88,31 +88,37 @@ Responses:
 from __future__ import annotations
 
 import logging
-import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any, TypeVar
-from urllib.parse import parse_qs
 
-from .. import jsonrpc, limits
+from .. import limits
 from ..codec import ValidationError
 from ..errors import (
     A2AError,
     AuthenticatedExtendedCardNotConfiguredError,
     InternalError,
     InvalidParamsError,
-    InvalidRequestError,
     MethodNotAllowedError,
     MethodNotFoundError,
-    a2a_error,
     invalid_params_from_validation,
 )
 from ..extensions import HEADER as EXTENSIONS_HEADER
 from ..extensions import echo_headers
+from ..httpjson import (
+    Headers,
+    HttpRequest,
+    RestReply,
+    RestStreamReply,
+    json_body,
+    parse_query,
+    query_bool,
+    query_int,
+    query_value,
+)
 from ..models import (
     A2AModel,
-    AgentCard,
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
     ListTaskPushNotificationConfigParams,
@@ -124,63 +130,17 @@ from ..models import (
     TaskQueryParams,
 )
 from ..observability import correlated
-from ..routepaths import custom_method
-from ..service import Caller, StreamEvent, StreamItem, TaskService
+from ..routepaths import REST_PREFIX, custom_method
+from ..service import Caller, StreamEvent, TaskService
 from ..store.base import StoreUnavailable
+from ..transport import ExtendedCard, a2a_error, parse_last_event_id
 from . import proto_json
 
 log = logging.getLogger("a2a_serverless.rest")
 
-PREFIX = "/v1/"
+PREFIX = REST_PREFIX
 
-Headers = list[tuple[bytes, bytes]]
 _M = TypeVar("_M", bound=A2AModel)
-
-
-class UnsupportedMediaTypeError(InvalidRequestError):
-    """A request body that is not `application/json` (415)."""
-
-    http_status = 415
-    default_message = "The request body must be JSON (Content-Type: application/json)"
-
-
-class RequestTooLargeError(InvalidRequestError):
-    http_status = 413
-    default_message = "Request body is too large"
-
-    def __init__(self, max_body_bytes: int | None = None) -> None:
-        data = (
-            None if max_body_bytes is None else limits.limit_data("max_body_bytes", max_body_bytes)
-        )
-        super().__init__(data=data)
-
-
-@dataclass(frozen=True, slots=True)
-class HttpRequest:
-    method: str
-    # Relative to the app's root path, e.g. "/v1/tasks/abc".
-    path: str
-    query_string: str = ""
-    # Lower-case names.
-    headers: Mapping[str, str] = field(default_factory=dict)
-    body: bytes = b""
-
-
-@dataclass(frozen=True, slots=True)
-class RestReply:
-    status: int
-    body: Any
-    headers: Headers = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class RestStreamReply:
-    events: AsyncIterator[StreamItem]
-    headers: Headers = field(default_factory=list)
-
-
-def is_rest_path(path: str) -> bool:
-    return path.startswith(PREFIX) or path == PREFIX.rstrip("/")
 
 
 # --- the rendering of results, events and errors --------------------------------------------
@@ -227,8 +187,6 @@ class _Call:
 
 
 Handler = Callable[[_Call], Awaitable[RestReply | RestStreamReply]]
-# Builds the authenticated extended card for this request's caller (raises -32007 if none).
-ExtendedCard = Callable[[], AgentCard]
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,94 +255,8 @@ def _match(method: str, path: str) -> tuple[_Route, dict[str, str]]:
 # --- request parts ------------------------------------------------------------------------------
 
 
-def parse_query(query_string: str, allowed: tuple[str, ...]) -> dict[str, list[str]]:
-    """The query parameters by json name (proto field names are taken too); a parameter not in
-    `allowed` is refused (400), so a misspelt filter never silently lists everything."""
-    parsed = parse_qs(query_string, keep_blank_values=True) if query_string else {}
-    names = {name: name for name in allowed}
-    names.update({_snake(name): name for name in allowed})
-    query: dict[str, list[str]] = {}
-    unknown = []
-    for key, values in parsed.items():
-        if key not in names:
-            unknown.append(key)
-            continue
-        query.setdefault(names[key], []).extend(values)
-    if unknown:
-        errors = [{"field": key, "message": "Unknown query parameter"} for key in sorted(unknown)]
-        raise InvalidParamsError(data={"errors": errors})
-    return query
-
-
-def _snake(name: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
-
-
-def query_value(query: Mapping[str, list[str]], name: str) -> str | None:
-    values = query.get(name)
-    if not values:
-        return None
-    if len(values) > 1:
-        raise InvalidParamsError(
-            data={"errors": [{"field": name, "message": "Given more than once"}]}
-        )
-    return values[0]
-
-
-_INTEGER = re.compile(r"-?[0-9]{1,20}")
-_BOOLEANS = {"true": True, "True": True, "1": True, "false": False, "False": False, "0": False}
-
-
-def query_int(query: Mapping[str, list[str]], name: str) -> int | None:
-    value = query_value(query, name)
-    if value is None:
-        return None
-    if not _INTEGER.fullmatch(value):
-        raise InvalidParamsError(
-            data={"errors": [{"field": name, "message": "Must be an integer (decimal digits)"}]}
-        )
-    return int(value)
-
-
-def query_bool(query: Mapping[str, list[str]], name: str) -> bool | None:
-    value = query_value(query, name)
-    if value is None:
-        return None
-    if value not in _BOOLEANS:
-        raise InvalidParamsError(
-            data={"errors": [{"field": name, "message": "Must be true or false"}]}
-        )
-    return _BOOLEANS[value]
-
-
 def _body(call: _Call, *, required: bool) -> dict[str, Any] | None:
     return json_body(call.request, call.service.settings.max_json_depth, required=required)
-
-
-def json_body(
-    request: HttpRequest,
-    max_json_depth: int,
-    *,
-    required: bool,
-    media_types: tuple[str, ...] = ("application/json",),
-    refusal: str | None = None,
-) -> dict[str, Any] | None:
-    """The request's JSON object body (None if it has none and may have none); a body of a
-    media type not in `media_types` is refused with 415 (`refusal`, if given, says why)."""
-    raw = request.body
-    if not raw.strip():
-        if required:
-            raise InvalidParamsError("A request body (a JSON object) is required")
-        return None
-    content_type = request.headers.get("content-type", "")
-    if content_type.split(";")[0].strip().lower() not in media_types:
-        raise UnsupportedMediaTypeError(
-            refusal, data={"contentType": content_type or None, "expected": media_types[0]}
-        )
-    value = limits.parse_json(raw, max_json_depth)
-    if not isinstance(value, dict):
-        raise InvalidParamsError("The request body must be a JSON object")
-    return value
 
 
 def _validate(model: type[_M], value: dict[str, Any]) -> _M:
@@ -408,7 +280,7 @@ def _check_task_name(body: dict[str, Any] | None, task_id: str) -> None:
 
 
 def _last_event_id(call: _Call) -> int | None:
-    return jsonrpc.parse_last_event_id(call.request.headers.get("last-event-id"))
+    return parse_last_event_id(call.request.headers.get("last-event-id"))
 
 
 def _ok(body: Any) -> RestReply:

@@ -82,10 +82,9 @@ an unexpected failure 500 (logged, without internals).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .. import jsonrpc
 from ..auth import AuthError
 from ..errors import (
     A2AError,
@@ -93,15 +92,21 @@ from ..errors import (
     InternalError,
     InvalidParamsError,
     MethodNotAllowedError,
+    MethodNotFoundError,
     VersionNotSupportedError,
-    a2a_error,
 )
 from ..extensions import HEADER as V03_EXTENSIONS_HEADER
 from ..extensions import V1_HEADER as EXTENSIONS_HEADER
 from ..extensions import echo_headers
-from ..observability import correlated
-from ..rest.routes import (
-    ExtendedCard,
+from ..http import (
+    BodyTooLarge,
+    Request,
+    Response,
+    allow_header,
+    json_bytes,
+    query_string,
+)
+from ..httpjson import (
     Headers,
     HttpRequest,
     RestReply,
@@ -111,13 +116,26 @@ from ..rest.routes import (
     query_bool,
     query_int,
     query_value,
+    read_request,
+    stream_response,
 )
-from ..routepaths import V1Route
+from ..limits import RequestTooLargeError
+from ..observability import correlated
+from ..routepaths import V1Route, v1_route
 from ..service import Caller, TaskService
 from ..store.base import StoreUnavailable
+from ..transport import (
+    Call,
+    ExtendedCard,
+    a2a_error,
+    parse_last_event_id,
+    parse_params,
+)
+from ..versions import HEADER as VERSION_HEADER
 from ..versions import QUERY_PARAMETER as VERSION_QUERY_PARAMETER
+from ..versions import V10, requested_version
 from . import errors
-from .jsonrpc import METHODS, event_result
+from .methods import METHODS, event_result
 
 log = logging.getLogger("a2a_serverless.v1.rest")
 
@@ -275,12 +293,12 @@ async def handle(
             raise MethodNotAllowedError(request.method, request.path, list(operations))
         method = METHODS[operation.method]
         raw = _assemble(request, route, operation, service.settings.max_json_depth)
-        params = jsonrpc.parse_params(method, raw, service)
+        params = parse_params(method, raw, service)
         headers = request.headers
         requested = headers.get(EXTENSIONS_HEADER) or headers.get(V03_EXTENSIONS_HEADER)
         caller = service.activate_extensions(caller, requested)
-        last_event_id = jsonrpc.parse_last_event_id(headers.get("last-event-id"))
-        call = jsonrpc.Call(service, caller, last_event_id, extended_card)
+        last_event_id = parse_last_event_id(headers.get("last-event-id"))
+        call = Call(service, caller, last_event_id, extended_card)
         with correlated():
             result = await method.handler(params, call)
     except MethodNotAllowedError as error:
@@ -335,3 +353,59 @@ def _assemble(
             )
         raw[name] = value
     return raw
+
+
+# --- over HTTP ------------------------------------------------------------------------------------
+
+
+class V1RestTransport:
+    """These routes as a `Transport` (transport.py): the request read, the reply written in
+    1.0's media type, streams as SSE of `StreamResponse`s with a failure as one `event: error`."""
+
+    def __init__(self, service: TaskService) -> None:
+        self.service = service
+
+    async def serve(
+        self, request: Request, caller: Caller, extended_card: ExtendedCard | None
+    ) -> Response:
+        reply: RestReply | RestStreamReply
+        route = v1_route(request.path)
+        limit = self.service.settings.max_body_bytes
+        try:
+            if route is None:
+                raise MethodNotFoundError(
+                    f"No A2A 1.0 HTTP+JSON route at {request.path}",
+                    data={"method": request.method, "path": request.path},
+                )
+            version = requested_version(request.headers.get(VERSION_HEADER), query_string(request))
+            if version != V10:
+                raise version_required(version)
+            http_request = await read_request(request, limit)
+        except A2AError as error:
+            reply = error_reply(error)
+        except BodyTooLarge:
+            reply = error_reply(RequestTooLargeError(limit))
+        else:
+            # What the service records in this version's name (a push config's webhook format).
+            caller = replace(caller, protocol=V10)
+            reply = await handle(
+                http_request, route, self.service, caller, extended_card=extended_card
+            )
+        return response(reply)
+
+    def refuse(self, error: AuthError) -> Response:
+        return response(auth_refusal(error))
+
+
+def unrouted(error: A2AError) -> Response:
+    """A path or verb the app does not serve, answered to a 1.0 client in 1.0's error form (a
+    `google.rpc.Status`), as the routes it does know answer their errors."""
+    allowed = error.allowed if isinstance(error, MethodNotAllowedError) else []
+    return response(error_reply(error, allow_header(allowed) if allowed else None))
+
+
+def response(reply: RestReply | RestStreamReply) -> Response:
+    if isinstance(reply, RestStreamReply):
+        return stream_response(reply, event_body, error_body)
+    content_type = (b"content-type", CONTENT_TYPE.encode())
+    return Response(reply.status, [content_type, *reply.headers], json_bytes(reply.body))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from a2a_serverless.asgi import Response
+from a2a_serverless.http import Response
 from a2a_serverless_aws.http_api import event_response, is_http_api_event, request_from_event
 
 

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from a2a_serverless import Settings
-from a2a_serverless.asgi import json_bytes
+from a2a_serverless.http import json_bytes
 from a2a_serverless.limits import MAX_INT64, decoded_size, parse_json
 from tests.reliability.harness import fuzz_agent
 

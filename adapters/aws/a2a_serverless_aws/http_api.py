@@ -15,7 +15,7 @@ import base64
 from typing import Any
 from urllib.parse import unquote
 
-from a2a_serverless.asgi import Request, Response
+from a2a_serverless.http import Request, Response
 
 # Response content types sent as text; anything else goes base64-encoded (what Mangum does).
 TEXT_TYPES = ("text/", "application/json", "application/javascript", "application/xml")
