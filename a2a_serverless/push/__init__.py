@@ -20,6 +20,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..store.bookkeeping import DeadLetteredNotification
     from .delivery import DeliveryResult
     from .keys import (
         KeyRing,
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
     )
     from .notifier import (
         WEBHOOK_JOB,
-        DeadLetteredNotification,
         PushNotifier,
         RedriveResult,
         notification_id,
@@ -67,7 +67,7 @@ _EXPORTS = {
     "keys_main": "keys",
     "push_available": "keys",
     "WEBHOOK_JOB": "notifier",
-    "DeadLetteredNotification": "notifier",
+    "DeadLetteredNotification": ".store.bookkeeping",
     "PushNotifier": "notifier",
     "RedriveResult": "notifier",
     "notification_id": "notifier",
@@ -134,6 +134,7 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # Names relative to this package; ".x" is the kit's module x, outside it.
     value = getattr(importlib.import_module(f".{module}", __name__), name)
     globals()[name] = value
     return value

@@ -9,23 +9,20 @@ The flow, and where each guarantee comes from:
    it and a notification id derived from (task, config, seq), so a job enqueued twice (a
    redelivered worker job, `reschedule`) is the same notification.
 2. `handle(job)`, the job handler, delivers one notification. Per (task, config) the record
-   keeps a delivery cursor (`internal["push"]`: the last seq delivered or dead-lettered); a
+   keeps a delivery cursor (`PushCursor`: the last seq delivered or dead-lettered); a
    notification is sent only when every earlier qualifying one is done, so receivers see them
    in order, and one already behind the cursor is dropped. The URL is checked by the SSRF
    guard again, the request goes to the checked address, and a failure is retried with
    exponential back-off and full jitter (or the receiver's Retry-After) until
    `push_max_attempts` or `push_deadline_s`; then, or on a permanent failure (a 4xx, a refused
-   URL), the notification is dead-lettered — recorded in `internal["pushDeadLetters"]`, see
+   URL), the notification is dead-lettered — recorded in the record's `dead_letters`, see
    `dead_letters(task_id)` — and the cursor moves on so later notifications flow.
 3. Delivery is at least once: a crash after the POST but before the cursor write sends the
    notification again, with the same X-A2A-Notification-Id, for receivers to de-duplicate.
 
-Bookkeeping in the task record (never shown to clients):
-    internal["push"]            {config id: cursor seq}
-    internal["pushFloor"]       {config id: last seq before the config existed}
-    internal["pushAttempts"]    {config id: {"seq", "attempts", "nextAt", "lastError"}} of the
-                                notification at the head of the line, while it is retried
-    internal["pushDeadLetters"] the last 100 dead letters
+Bookkeeping in the task record (never shown to clients; `store/bookkeeping.py`): per config a
+`PushCursor` (the seq delivered up to, the floor below which nothing is owed, the `PushRetry` of
+the notification at the head of the line while it is retried), and the last 100 dead letters.
 """
 
 from __future__ import annotations
@@ -48,6 +45,8 @@ from importlib.util import find_spec
 from typing import Any
 from urllib.parse import urlsplit
 
+import msgspec
+
 from ..config import Settings
 from ..errors import InvalidParamsError
 from ..extras import require_crypto
@@ -57,6 +56,7 @@ from ..observability import Signal, Signals
 from ..queue.base import WEBHOOK_JOB as WEBHOOK_JOB  # re-exported: the push package names it
 from ..queue.base import Job, Queue, RetryJob
 from ..store.base import StoredPushConfig, TaskEvent, TaskEventPayload, TaskRecord
+from ..store.bookkeeping import DeadLetteredNotification, PushCursor, PushRetry
 from . import delivery
 from .delivery import DeliveryResult, loggable_url
 from .keys import KeyRing, PushUnavailable
@@ -125,55 +125,6 @@ def _host_of(url: str) -> str:
         return (urlsplit(url).hostname or "").lower()
     except ValueError:
         return ""
-
-
-@dataclass(frozen=True, slots=True)
-class DeadLetteredNotification:
-    """A notification that was given up on, and why."""
-
-    notification_id: str
-    config_id: str
-    seq: int
-    url: str
-    reason: str
-    attempts: int
-    at: str  # ISO 8601 UTC
-    # Set by `PushNotifier.redrive`: when a redrive delivered it (ISO 8601 UTC), how many
-    # redrives were tried, and the last one's error while it is not delivered.
-    redriven_at: str | None = None
-    redrive_attempts: int = 0
-    redrive_error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "notificationId": self.notification_id,
-            "configId": self.config_id,
-            "seq": self.seq,
-            "url": self.url,
-            "reason": self.reason,
-            "attempts": self.attempts,
-            "at": self.at,
-        }
-        if self.redrive_attempts:
-            data["redriveAttempts"] = self.redrive_attempts
-            data["redrivenAt"] = self.redriven_at
-            data["redriveError"] = self.redrive_error
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DeadLetteredNotification:
-        return cls(
-            notification_id=data["notificationId"],
-            config_id=data["configId"],
-            seq=int(data["seq"]),
-            url=data.get("url", ""),
-            reason=data.get("reason", ""),
-            attempts=int(data.get("attempts", 0)),
-            at=data.get("at", ""),
-            redriven_at=data.get("redrivenAt"),
-            redrive_attempts=int(data.get("redriveAttempts", 0)),
-            redrive_error=data.get("redriveError"),
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,12 +216,11 @@ class PushNotifier:
         """
 
         def decide(record: TaskRecord) -> Change | None:
-            floors = dict(record.internal.get("pushFloor", {}))
-            floor = min(floors.get(config_id, seen_seq), seen_seq)
-            if floors.get(config_id) == floor:
+            cursor = record.push_cursor(config_id)
+            floor = seen_seq if cursor.floor is None else min(cursor.floor, seen_seq)
+            if cursor.floor == floor:
                 return None
-            floors[config_id] = floor
-            return Change(internal={"pushFloor": floors})
+            return Change(push={config_id: msgspec.structs.replace(cursor, floor=floor)})
 
         with contextlib.suppress(TaskGone):
             await self.journal.write(task_id, decide)
@@ -279,12 +229,9 @@ class PushNotifier:
         """Call after deleting a config: forgets its cursor, so a new one starts afresh."""
 
         def decide(record: TaskRecord) -> Change | None:
-            change: dict[str, Any] = {}
-            for key in ("push", "pushFloor", "pushAttempts"):
-                entries = record.internal.get(key, {})
-                if config_id in entries:
-                    change[key] = {k: v for k, v in entries.items() if k != config_id}
-            return Change(internal=change) if change else None
+            if config_id not in record.push_cursors:
+                return None
+            return Change(push={config_id: None})
 
         with contextlib.suppress(TaskGone):
             await self.journal.write(task_id, decide)
@@ -318,7 +265,7 @@ class PushNotifier:
         configs = await self.store.list_push_configs(record.task_id)
         if not configs:
             return
-        lowers = {_config_id(s): self._lower(record, _config_id(s)) for s in configs}
+        lowers = {_config_id(s): record.push_cursor(_config_id(s)).lower for s in configs}
         start = min(lowers.values())
         if start >= record.last_seq:
             return
@@ -335,10 +282,7 @@ class PushNotifier:
         record = await self.store.get_task(task_id)
         if record is None:
             return []
-        return [
-            DeadLetteredNotification.from_dict(d)
-            for d in record.internal.get("pushDeadLetters", [])
-        ]
+        return record.dead_letters
 
     async def redrive(self, task_id: str, notification_id: str) -> RedriveResult:
         """Send a dead-lettered notification again, once, now; safe to repeat.
@@ -375,18 +319,17 @@ class PushNotifier:
         )
 
         def decide(fresh: TaskRecord) -> Change | None:
-            letters = list(fresh.internal.get("pushDeadLetters", []))
-            for index, data in enumerate(letters):
-                if data.get("notificationId") != notification_id or data.get("redrivenAt"):
+            letters = fresh.dead_letters
+            for index, current in enumerate(letters):
+                if current.notification_id != notification_id or current.redriven_at:
                     continue
-                current = DeadLetteredNotification.from_dict(data)
                 letters[index] = dataclasses.replace(
                     current,
                     redriven_at=at if delivered else None,
                     redrive_attempts=current.redrive_attempts + 1,
                     redrive_error=None if delivered else result.reason[:500],
-                ).to_dict()
-                return Change(internal={"pushDeadLetters": letters})
+                )
+                return Change(dead_letters=letters)
             return None
 
         with contextlib.suppress(TaskGone):
@@ -422,7 +365,7 @@ class PushNotifier:
         if stored is None:
             log.info("notification %s dropped: config %s was deleted", nid, config_id)
             return
-        if _cursor(record, config_id) >= seq:
+        if record.push_cursor(config_id).delivered >= seq:
             return  # delivered (or dead-lettered) already: a duplicate
         # Waiting for an earlier notification never dead-letters this one: the earlier one is
         # older, so it is delivered or dead-lettered first, and then this one's turn comes.
@@ -430,8 +373,9 @@ class PushNotifier:
 
         url = loggable_url(stored.config.url)
         deadline_at = created_s + self.settings.push_deadline_s
-        prior = _attempts(record, config_id, seq)
-        last_error = _last_error(record, config_id, seq)
+        retry = record.push_cursor(config_id).retry_of(seq)
+        prior = 0 if retry is None else retry.attempts
+        last_error = (retry.last_error or None) if retry is not None else None
         if time.time() >= deadline_at or prior >= self.settings.push_max_attempts:
             because = f"; last error: {last_error}" if last_error else ""
             reason = (
@@ -489,9 +433,13 @@ class PushNotifier:
         seq = int(job.payload["seq"])
         record = await self.store.get_task(job.task_id)
         stored = await self.store.get_push_config(job.task_id, config_id)
-        if record is None or stored is None or _cursor(record, config_id) >= seq:
+        if record is None or stored is None:
             return
-        attempts = _attempts(record, config_id, seq)
+        cursor = record.push_cursor(config_id)
+        if cursor.delivered >= seq:
+            return
+        retry = cursor.retry_of(seq)
+        attempts = 0 if retry is None else retry.attempts
         why = f"the queue gave up on the delivery job: {reason}"
         await self._dead_letter(
             record, stored, seq, str(job.payload["notificationId"]), why, attempts
@@ -505,15 +453,12 @@ class PushNotifier:
 
     # --- steps ------------------------------------------------------------------------------------
 
-    def _lower(self, record: TaskRecord, config_id: str) -> int:
-        floor = int(record.internal.get("pushFloor", {}).get(config_id, 0))
-        return max(_cursor(record, config_id), floor)
-
     async def _wait_for_earlier(
         self, record: TaskRecord, config_id: str, seq: int, created_s: float
     ) -> None:
         """RetryJob while an earlier notification for this config is not done yet."""
-        lower = self._lower(record, config_id)
+        cursor = record.push_cursor(config_id)
+        lower = cursor.lower
         if seq - 1 <= lower:
             return
         earlier = await self.store.read_events(record.task_id, lower, limit=seq - 1 - lower)
@@ -522,12 +467,9 @@ class PushNotifier:
             return
         head = pending[0]
         now = time.time()
-        state = record.internal.get("pushAttempts", {}).get(config_id)
+        retry = cursor.retry_of(head)
         # When the head of the line is expected to make its next attempt.
-        if state is not None and state.get("seq") == head:
-            expected_at = float(state.get("nextAt", 0)) / 1000
-        else:
-            expected_at = created_s
+        expected_at = created_s if retry is None else retry.next_at_ms / 1000
         if now - expected_at > self.stall_s:
             log.warning(
                 "task %s config %s: notification of seq %d looks lost; queueing it again",
@@ -547,15 +489,12 @@ class PushNotifier:
         now = _now_ms()
 
         def decide(fresh: TaskRecord) -> Change | None:
-            if _cursor(fresh, config_id) >= head:
+            cursor = fresh.push_cursor(config_id)
+            if cursor.delivered >= head:
                 return None
-            states = dict(fresh.internal.get("pushAttempts", {}))
-            state = dict(states.get(config_id) or {})
-            if state.get("seq") != head:
-                state = {"seq": head, "attempts": 0}
-            state["nextAt"] = now
-            states[config_id] = state
-            return Change(internal={"pushAttempts": states})
+            retry = cursor.retry_of(head) or PushRetry(seq=head, attempts=0, next_at_ms=now)
+            retry = msgspec.structs.replace(retry, next_at_ms=now)
+            return Change(push={config_id: msgspec.structs.replace(cursor, retry=retry)})
 
         try:
             await self.journal.write(record.task_id, decide)
@@ -617,9 +556,10 @@ class PushNotifier:
 
     async def _advance(self, task_id: str, config_id: str, seq: int) -> None:
         def decide(record: TaskRecord) -> Change | None:
-            if _cursor(record, config_id) >= seq:
+            cursor = record.push_cursor(config_id)
+            if cursor.delivered >= seq:
                 return None
-            return Change(internal=_moved_cursor(record, config_id, seq))
+            return Change(push={config_id: _moved(cursor, seq)})
 
         with contextlib.suppress(TaskGone):
             await self.journal.write(task_id, decide)
@@ -630,17 +570,17 @@ class PushNotifier:
         next_at = _now_ms() + int(delay_s * 1000)
 
         def decide(record: TaskRecord) -> Change | None:
-            if _cursor(record, config_id) >= seq:
+            cursor = record.push_cursor(config_id)
+            if cursor.delivered >= seq:
                 return None
-            states = dict(record.internal.get("pushAttempts", {}))
-            attempts = _attempts(record, config_id, seq) + 1
-            states[config_id] = {
-                "seq": seq,
-                "attempts": attempts,
-                "nextAt": next_at,
-                "lastError": error[:500],
-            }
-            return Change(internal={"pushAttempts": states})
+            prior = cursor.retry_of(seq)
+            retry = PushRetry(
+                seq=seq,
+                attempts=(0 if prior is None else prior.attempts) + 1,
+                next_at_ms=next_at,
+                last_error=error[:500],
+            )
+            return Change(push={config_id: msgspec.structs.replace(cursor, retry=retry)})
 
         with contextlib.suppress(TaskGone):
             await self.journal.write(task_id, decide)
@@ -676,12 +616,11 @@ class PushNotifier:
         )
 
         def decide(fresh: TaskRecord) -> Change | None:
-            if _cursor(fresh, config_id) >= seq:
+            cursor = fresh.push_cursor(config_id)
+            if cursor.delivered >= seq:
                 return None
-            letters = [*fresh.internal.get("pushDeadLetters", []), letter.to_dict()]
-            internal = _moved_cursor(fresh, config_id, seq)
-            internal["pushDeadLetters"] = letters[-MAX_DEAD_LETTERS:]
-            return Change(internal=internal)
+            letters = [*fresh.dead_letters, letter][-MAX_DEAD_LETTERS:]
+            return Change(push={config_id: _moved(cursor, seq)}, dead_letters=letters)
 
         with contextlib.suppress(TaskGone):
             await self.journal.write(record.task_id, decide)
@@ -764,29 +703,10 @@ def _config_id(stored: StoredPushConfig) -> str:
     return stored.config.id or stored.task_id
 
 
-def _cursor(record: TaskRecord, config_id: str) -> int:
-    return int(record.internal.get("push", {}).get(config_id, 0))
-
-
-def _attempts(record: TaskRecord, config_id: str, seq: int) -> int:
-    state = record.internal.get("pushAttempts", {}).get(config_id)
-    if state is None or state.get("seq") != seq:
-        return 0
-    return int(state.get("attempts", 0))
-
-
-def _last_error(record: TaskRecord, config_id: str, seq: int) -> str | None:
-    state = record.internal.get("pushAttempts", {}).get(config_id)
-    if state is None or state.get("seq") != seq:
-        return None
-    error = state.get("lastError")
-    return str(error) if error else None
-
-
 def _find_letter(record: TaskRecord, notification_id: str) -> DeadLetteredNotification | None:
-    for data in record.internal.get("pushDeadLetters", []):
-        if data.get("notificationId") == notification_id:
-            return DeadLetteredNotification.from_dict(data)
+    for letter in record.dead_letters:
+        if letter.notification_id == notification_id:
+            return letter
     return None
 
 
@@ -794,16 +714,12 @@ def _iso_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _moved_cursor(record: TaskRecord, config_id: str, seq: int) -> dict[str, Any]:
-    """The internal entries that move the cursor to `seq` and drop finished attempt state."""
-    cursors = dict(record.internal.get("push", {}))
-    cursors[config_id] = max(seq, int(cursors.get(config_id, 0)))
-    internal: dict[str, Any] = {"push": cursors}
-    states = record.internal.get("pushAttempts", {})
-    state = states.get(config_id)
-    if state is not None and int(state.get("seq", 0)) <= seq:
-        internal["pushAttempts"] = {k: v for k, v in states.items() if k != config_id}
-    return internal
+def _moved(cursor: PushCursor, seq: int) -> PushCursor:
+    """`cursor` moved on to `seq`, without the retry state of a notification now done."""
+    retry = cursor.retry
+    if retry is not None and retry.seq <= seq:
+        retry = None
+    return msgspec.structs.replace(cursor, delivered=max(seq, cursor.delivered), retry=retry)
 
 
 def _snapshot(task: Task) -> dict[str, Any] | None:
