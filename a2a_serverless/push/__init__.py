@@ -8,7 +8,8 @@ Sending (the agent side):
 - `KeyRing`, `generate_key`, `keys_main` — signing keys and the `keys generate` command;
 - `UrlGuard` — the SSRF guard (`ssrf.py` explains what it refuses).
 
-Receiving (for whoever runs the webhook): `WebhookVerifier` and its errors (`receiver.py`).
+Receiving (for whoever runs the webhook): `WebhookVerifier` and its errors, from
+`a2a_serverless.webhook_receiver` (re-exported here, as they always were).
 
 Names are imported on first use: `import a2a_serverless.push` costs no PyJWT, cryptography or
 httpx import, and the receiver side does not pull in the agent side.
@@ -21,23 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..store.bookkeeping import DeadLetteredNotification
-    from .delivery import DeliveryResult
-    from .keys import (
-        KeyRing,
-        PushUnavailable,
-        SigningKey,
-        generate_key,
-        generate_keys_json,
-        keys_main,
-        push_available,
-    )
-    from .notifier import (
-        WEBHOOK_JOB,
-        PushNotifier,
-        RedriveResult,
-        notification_id,
-    )
-    from .receiver import (
+    from ..webhook_receiver import (
         BadSignature,
         BodyMismatch,
         ClaimMismatch,
@@ -53,6 +38,22 @@ if TYPE_CHECKING:
         UnknownKey,
         VerifiedNotification,
         WebhookVerifier,
+    )
+    from .delivery import DeliveryResult
+    from .keys import (
+        KeyRing,
+        PushUnavailable,
+        SigningKey,
+        generate_key,
+        generate_keys_json,
+        keys_main,
+        push_available,
+    )
+    from .notifier import (
+        WEBHOOK_JOB,
+        PushNotifier,
+        RedriveResult,
+        notification_id,
     )
     from .signing import JwtSigner
     from .ssrf import HostUnresolvable, PinnedTarget, UrlGuard, UrlRefused
@@ -71,21 +72,21 @@ _EXPORTS = {
     "PushNotifier": "notifier",
     "RedriveResult": "notifier",
     "notification_id": "notifier",
-    "BadSignature": "receiver",
-    "BodyMismatch": "receiver",
-    "ClaimMismatch": "receiver",
-    "ExpiredNotification": "receiver",
-    "KeySetUnavailable": "receiver",
-    "MalformedNotification": "receiver",
-    "MemoryReplayCache": "receiver",
-    "MissingSignature": "receiver",
-    "NotificationRejected": "receiver",
-    "ReplayCache": "receiver",
-    "ReplayedNotification": "receiver",
-    "TokenMismatch": "receiver",
-    "UnknownKey": "receiver",
-    "VerifiedNotification": "receiver",
-    "WebhookVerifier": "receiver",
+    "BadSignature": ".webhook_receiver",
+    "BodyMismatch": ".webhook_receiver",
+    "ClaimMismatch": ".webhook_receiver",
+    "ExpiredNotification": ".webhook_receiver",
+    "KeySetUnavailable": ".webhook_receiver",
+    "MalformedNotification": ".webhook_receiver",
+    "MemoryReplayCache": ".webhook_receiver",
+    "MissingSignature": ".webhook_receiver",
+    "NotificationRejected": ".webhook_receiver",
+    "ReplayCache": ".webhook_receiver",
+    "ReplayedNotification": ".webhook_receiver",
+    "TokenMismatch": ".webhook_receiver",
+    "UnknownKey": ".webhook_receiver",
+    "VerifiedNotification": ".webhook_receiver",
+    "WebhookVerifier": ".webhook_receiver",
     "JwtSigner": "signing",
     "HostUnresolvable": "ssrf",
     "PinnedTarget": "ssrf",
