@@ -5,7 +5,8 @@ Sending (the agent side):
   delivers them in order with retries and a dead letter, the set-time URL check and the JWKS;
 - `push_available(settings)` — whether this deployment can offer push at all (signing keys,
   or dev mode);
-- `KeyRing`, `generate_key`, `keys_main` — signing keys and the `keys generate` command;
+- `KeyRing`, `generate_key`, `generate_keys_json` — signing keys (the `keys generate` command
+  is in cli.py);
 - `UrlGuard` — the SSRF guard (`ssrf.py` explains what it refuses).
 
 Receiving (for whoever runs the webhook): `WebhookVerifier` and its errors, from
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
         SigningKey,
         generate_key,
         generate_keys_json,
-        keys_main,
         push_available,
     )
     from .notifier import (
@@ -65,7 +65,6 @@ _EXPORTS = {
     "SigningKey": "keys",
     "generate_key": "keys",
     "generate_keys_json": "keys",
-    "keys_main": "keys",
     "push_available": "keys",
     "WEBHOOK_JOB": "notifier",
     "DeadLetteredNotification": ".store.bookkeeping",
@@ -125,7 +124,6 @@ __all__ = [
     "WebhookVerifier",
     "generate_key",
     "generate_keys_json",
-    "keys_main",
     "notification_id",
     "push_available",
 ]

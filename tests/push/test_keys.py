@@ -13,12 +13,12 @@ import jwt
 import pytest
 
 from a2a_serverless import Settings
+from a2a_serverless.cli import keys_main
 from a2a_serverless.push import (
     KeyRing,
     PushUnavailable,
     generate_key,
     generate_keys_json,
-    keys_main,
     push_available,
 )
 from a2a_serverless.push.keys import PRIVATE_MEMBERS, parse_signing_keys
