@@ -1,16 +1,21 @@
-"""Push notifications (webhooks): reliable, signed, SSRF-safe delivery, and a receiver helper.
+"""Push notifications (webhooks), the agent's sending side: reliable, signed, SSRF-safe delivery.
 
-Sending (the agent side):
-- `PushNotifier` — the journal commit hook that queues notifications, the Queue job handler that
-  delivers them in order with retries and a dead letter, the set-time URL check and the JWKS;
+- `PushNotifier` (`notifier.py`) — what the runtime wires: the journal commit hook, the Queue
+  job handler that delivers one notification in order with retries, the set-time URL check,
+  the JWKS and the redrive of a dead letter. Its parts, one job each:
+  `outbox.py` (which notifications a write owes, queued as jobs; requeued when lost),
+  `cursors.py` (each config's delivery cursor in the task record), `payload.py` (a
+  notification's id, body and headers), `delivery.py` (one checked, bounded POST),
+  `deadletters.py` (giving up, and the redrive's record), `ratelimit.py` (per receiving host),
+  `signing.py` (the JWT), `ssrf.py` (the URL guard);
 - `push_available(settings)` — whether this deployment can offer push at all (signing keys,
   or dev mode);
-- `KeyRing`, `generate_key`, `generate_keys_json` — signing keys (the `keys generate` command
-  is in cli.py);
+- `KeyRing`, `generate_key`, `generate_keys_json` — signing keys (`keys.py`; the `keys
+  generate` command is in cli.py);
 - `UrlGuard` — the SSRF guard (`ssrf.py` explains what it refuses).
 
-Receiving (for whoever runs the webhook): `WebhookVerifier` and its errors, from
-`a2a_serverless.webhook_receiver` (re-exported here, as they always were).
+Receiving (for whoever runs the webhook) is `a2a_serverless.webhook_receiver`: `WebhookVerifier`
+and its errors, re-exported here as they always were.
 
 Names are imported on first use: `import a2a_serverless.push` costs no PyJWT, cryptography or
 httpx import, and the receiver side does not pull in the agent side.
@@ -40,6 +45,7 @@ if TYPE_CHECKING:
         VerifiedNotification,
         WebhookVerifier,
     )
+    from .deadletters import RedriveResult
     from .delivery import DeliveryResult
     from .keys import (
         KeyRing,
@@ -49,12 +55,8 @@ if TYPE_CHECKING:
         generate_keys_json,
         push_available,
     )
-    from .notifier import (
-        WEBHOOK_JOB,
-        PushNotifier,
-        RedriveResult,
-        notification_id,
-    )
+    from .notifier import WEBHOOK_JOB, PushNotifier
+    from .payload import notification_id
     from .signing import JwtSigner
     from .ssrf import HostUnresolvable, PinnedTarget, UrlGuard, UrlRefused
 
@@ -69,8 +71,8 @@ _EXPORTS = {
     "WEBHOOK_JOB": "notifier",
     "DeadLetteredNotification": ".store.bookkeeping",
     "PushNotifier": "notifier",
-    "RedriveResult": "notifier",
-    "notification_id": "notifier",
+    "RedriveResult": "deadletters",
+    "notification_id": "payload",
     "BadSignature": ".webhook_receiver",
     "BodyMismatch": ".webhook_receiver",
     "ClaimMismatch": ".webhook_receiver",

@@ -3,63 +3,51 @@
 The flow, and where each guarantee comes from:
 
 1. `on_commit(record, events)` runs after every journal write that logged events (a commit
-   hook). For each push config of the task and each qualifying event — a final status
-   (input-required, auth-required, terminal) or, with `push_notify_on="all"`, every event — it
-   puts one job on the Queue: the outbox. The job carries the Task exactly as that write left
-   it and a notification id derived from (task, config, seq), so a job enqueued twice (a
-   redelivered worker job, `reschedule`) is the same notification.
+   hook) and puts a delivery job on the Queue per config and qualifying event (`outbox.py`).
 2. `handle(job)`, the job handler, delivers one notification. Per (task, config) the record
-   keeps a delivery cursor (`PushCursor`: the last seq delivered or dead-lettered); a
+   keeps a delivery cursor (`cursors.py`: the last seq delivered or dead-lettered); a
    notification is sent only when every earlier qualifying one is done, so receivers see them
    in order, and one already behind the cursor is dropped. The URL is checked by the SSRF
-   guard again, the request goes to the checked address, and a failure is retried with
-   exponential back-off and full jitter (or the receiver's Retry-After) until
-   `push_max_attempts` or `push_deadline_s`; then, or on a permanent failure (a 4xx, a refused
-   URL), the notification is dead-lettered — recorded in the record's `dead_letters`, see
-   `dead_letters(task_id)` — and the cursor moves on so later notifications flow.
+   guard again, the request goes to the checked address (`delivery.py`), signed, with the body
+   and headers of `payload.py`, and a failure is retried with exponential back-off and full
+   jitter (or the receiver's Retry-After) until `push_max_attempts` or `push_deadline_s`; then,
+   or on a permanent failure (a 4xx, a refused URL), the notification is dead-lettered
+   (`deadletters.py`; see `dead_letters(task_id)`) and the cursor moves on so later
+   notifications flow. Each receiving host gets at most its rate (`ratelimit.py`).
 3. Delivery is at least once: a crash after the POST but before the cursor write sends the
    notification again, with the same X-A2A-Notification-Id, for receivers to de-duplicate.
 
-Bookkeeping in the task record (never shown to clients; `store/bookkeeping.py`): per config a
-`PushCursor` (the seq delivered up to, the floor below which nothing is owed, the `PushRetry` of
-the notification at the head of the line while it is retried), and the last 100 dead letters.
+This module is that flow, and the notifier the runtime wires: the set-time URL check (with the
+optional ownership challenge), the JWKS, the handler and the redrive of a dead letter.
 """
 
 from __future__ import annotations
 
-import base64
-import contextlib
-import dataclasses
-import json
 import logging
 import random
-import re
 import secrets
 import ssl
 import time
-import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from importlib.util import find_spec
 from typing import Any
 from urllib.parse import urlsplit
 
-import msgspec
-
 from ..config import Settings
 from ..errors import InvalidParamsError
 from ..extras import require_crypto
-from ..journal import Change, Journal, TaskGone
-from ..models import PushNotificationConfig, Task, TaskStatusUpdateEvent
+from ..journal import Journal
 from ..observability import Signal, Signals
 from ..queue.base import WEBHOOK_JOB as WEBHOOK_JOB  # re-exported: the push package names it
 from ..queue.base import Job, Queue, RetryJob
 from ..store.base import StoredPushConfig, TaskEvent, TaskEventPayload, TaskRecord
-from ..store.bookkeeping import DeadLetteredNotification, PushCursor, PushRetry
-from . import delivery
+from ..store.bookkeeping import DeadLetteredNotification
+from . import cursors, delivery, outbox
+from .deadletters import RedriveResult, dead_letter, find_letter, record_redrive
 from .delivery import DeliveryResult, loggable_url
 from .keys import KeyRing, PushUnavailable
+from .outbox import Outbox
+from .payload import bounded_body, notification_headers
 from .ratelimit import HostRateLimiter
 from .signing import JwtSigner
 from .ssrf import HostUnresolvable, UrlGuard, UrlRefused
@@ -67,78 +55,6 @@ from .ssrf import HostUnresolvable, UrlGuard, UrlRefused
 log = logging.getLogger("a2a_serverless.push")
 
 NOTIFY_ON = ("final", "all")
-# Notification ids are uuid5(NOTIFICATION_NAMESPACE, "<task id>/<config id>/<seq>").
-NOTIFICATION_NAMESPACE = uuid.UUID("5d0f4c1e-2f7b-5a57-9a0e-6b1d3c2a8e41")
-MAX_DEAD_LETTERS = 100
-# A snapshot larger than this is not put on the queue (SQS takes 256 KiB per message): the
-# notification then carries the task as it is when it is sent.
-MAX_INLINE_TASK_BYTES = 192 * 1024
-
-_HEADER_UNSAFE = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def notification_id(task_id: str, config_id: str, seq: int) -> str:
-    """The stable id of the notification of event `seq` to config `config_id`."""
-    return str(uuid.uuid5(NOTIFICATION_NAMESPACE, f"{task_id}/{config_id}/{seq}"))
-
-
-def encode_task(task: dict[str, Any]) -> bytes:
-    """The request body: the Task as JSON with sorted keys (the A2A samples' canonical form)."""
-    return json.dumps(task, ensure_ascii=False, sort_keys=True).encode("utf-8")
-
-
-def bounded_body(task: dict[str, Any], limit: int, protocol: str = "0.3") -> bytes:
-    """The notification body of `task` (its v0.3 JSON), at most about `limit` bytes: a larger
-    task goes without its history and artifacts, then without anything but its id, context and
-    status state (the receiver reads the rest with tasks/get).
-
-    In the version the config was registered in: v0.3, the Task; v1.0, a StreamResponse
-    `{"task": ...}` in v1.0's shapes (spec v1.0 §4.3.3).
-    """
-    if protocol == "1.0":
-        from ..models import Task
-        from ..v1.convert import task_out
-
-        task = task_out(Task.model_validate(task))
-
-    def encoded(body: dict[str, Any]) -> bytes:
-        return encode_task({"task": body} if protocol == "1.0" else body)
-
-    body = encoded(task)
-    if len(body) <= limit:
-        return body
-    trimmed = {k: v for k, v in task.items() if k not in ("history", "artifacts")}
-    body = encoded(trimmed)
-    if len(body) <= limit:
-        return body
-    status = task.get("status") or {}
-    bare = {
-        "id": task.get("id"),
-        "contextId": task.get("contextId"),
-        "status": {k: status[k] for k in ("state", "timestamp") if k in status},
-    }
-    return encoded(bare if protocol == "1.0" else {"kind": "task", **bare})
-
-
-def _host_of(url: str) -> str:
-    try:
-        return (urlsplit(url).hostname or "").lower()
-    except ValueError:
-        return ""
-
-
-@dataclass(frozen=True, slots=True)
-class RedriveResult:
-    """What `PushNotifier.redrive` did with one dead letter.
-
-    outcome: "delivered" (sent now), "already" (a redrive delivered it before: nothing sent),
-    "failed" (sent and refused or unreachable; the letter stays pending) or "missing" (no such
-    dead letter, or its task or push config is gone: nothing to send).
-    """
-
-    outcome: str
-    reason: str = ""
-    letter: DeadLetteredNotification | None = None
 
 
 class PushNotifier:
@@ -181,7 +97,7 @@ class PushNotifier:
         )
         # For receivers with a private CA (and tests); None verifies against public CAs.
         self.ssl_context = ssl_context
-        self._notify_all = settings.push_notify_on == "all"
+        self.outbox = Outbox(journal, queue, notify_all=settings.push_notify_on == "all")
         self.host_limiter = HostRateLimiter(settings.push_max_per_host_per_s)
         # How often a notification waiting for an earlier one looks again, at most.
         self.wait_s = min(1.0, max(0.05, settings.push_backoff_base_s))
@@ -214,27 +130,11 @@ class PushNotifier:
         Notifications of events up to `seen_seq` were never queued for this config, so later
         ones must not wait for them.
         """
-
-        def decide(record: TaskRecord) -> Change | None:
-            cursor = record.push_cursor(config_id)
-            floor = seen_seq if cursor.floor is None else min(cursor.floor, seen_seq)
-            if cursor.floor == floor:
-                return None
-            return Change(push={config_id: msgspec.structs.replace(cursor, floor=floor)})
-
-        with contextlib.suppress(TaskGone):
-            await self.journal.write(task_id, decide)
+        await cursors.set_floor(self.journal, task_id, config_id, seen_seq)
 
     async def on_config_deleted(self, task_id: str, config_id: str) -> None:
         """Call after deleting a config: forgets its cursor, so a new one starts afresh."""
-
-        def decide(record: TaskRecord) -> Change | None:
-            if config_id not in record.push_cursors:
-                return None
-            return Change(push={config_id: None})
-
-        with contextlib.suppress(TaskGone):
-            await self.journal.write(task_id, decide)
+        await cursors.forget(self.journal, task_id, config_id)
 
     async def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
         """The journal commit hook: queue a notification per config and qualifying event.
@@ -242,40 +142,18 @@ class PushNotifier:
         A failure to enqueue propagates to the writer (the write itself is done): a worker's
         run-agent job then fails and is redelivered, and its duplicate run calls `reschedule`.
         """
-        wanted = [event for event in events if self.qualifies(event.payload)]
-        if not wanted:
-            return
-        configs = await self.store.list_push_configs(record.task_id)
-        if not configs:
-            return
-        snapshot = _snapshot(record.task)
-        created = _now_ms()
-        for stored in configs:
-            config_id = _config_id(stored)
-            for event in wanted:
-                await self._enqueue(record.task_id, config_id, event.seq, snapshot, created)
+        await self.outbox.on_commit(record, events)
 
     async def reschedule(self, record: TaskRecord) -> None:
         """Queue again every qualifying notification not yet delivered or dead-lettered.
 
         For a worker that finds its turn already done: the worker that did it may have died
         between a commit and its enqueue. Duplicates are harmless (stable ids, the cursor).
-        The Task sent is the current one (the snapshot of the original write is gone).
         """
-        configs = await self.store.list_push_configs(record.task_id)
-        if not configs:
-            return
-        lowers = {_config_id(s): record.push_cursor(_config_id(s)).lower for s in configs}
-        start = min(lowers.values())
-        if start >= record.last_seq:
-            return
-        events = await self.store.read_events(record.task_id, start)
-        snapshot = _snapshot(record.task)
-        created = _now_ms()
-        for config_id, lower in lowers.items():
-            for event in events:
-                if event.seq > lower and self.qualifies(event.payload):
-                    await self._enqueue(record.task_id, config_id, event.seq, snapshot, created)
+        await self.outbox.reschedule(record)
+
+    def qualifies(self, payload: TaskEventPayload) -> bool:
+        return self.outbox.qualifies(payload)
 
     async def dead_letters(self, task_id: str) -> list[DeadLetteredNotification]:
         """The notifications of a task that were given up on, oldest first (the last 100)."""
@@ -298,7 +176,7 @@ class PushNotifier:
         record = await self.store.get_task(task_id)
         if record is None:
             return RedriveResult("missing", f"task {task_id} is gone")
-        letter = _find_letter(record, notification_id)
+        letter = find_letter(record, notification_id)
         if letter is None:
             return RedriveResult("missing", f"task {task_id} has no dead letter {notification_id}")
         if letter.redriven_at:
@@ -308,7 +186,6 @@ class PushNotifier:
             return RedriveResult("missing", f"push config {letter.config_id} was deleted", letter)
         result = await self._attempt(record, stored, letter.seq, notification_id, {})
         delivered = result.outcome == "delivered"
-        at = _iso_now()
         log.info(
             "redrive of notification %s (task %s seq %d) to %s: %s",
             notification_id,
@@ -317,35 +194,13 @@ class PushNotifier:
             loggable_url(stored.config.url),
             result.outcome if delivered else result.reason,
         )
-
-        def decide(fresh: TaskRecord) -> Change | None:
-            letters = fresh.dead_letters
-            for index, current in enumerate(letters):
-                if current.notification_id != notification_id or current.redriven_at:
-                    continue
-                letters[index] = dataclasses.replace(
-                    current,
-                    redriven_at=at if delivered else None,
-                    redrive_attempts=current.redrive_attempts + 1,
-                    redrive_error=None if delivered else result.reason[:500],
-                )
-                return Change(dead_letters=letters)
-            return None
-
-        with contextlib.suppress(TaskGone):
-            record = await self.journal.write(task_id, decide)
-        updated = _find_letter(record, notification_id) or letter
+        written = await record_redrive(
+            self.journal, task_id, notification_id, delivered=delivered, error=result.reason
+        )
+        updated = (None if written is None else find_letter(written, notification_id)) or letter
         if delivered:
             return RedriveResult("delivered", "", updated)
         return RedriveResult("failed", result.reason, updated)
-
-    def qualifies(self, payload: TaskEventPayload) -> bool:
-        if self._notify_all:
-            return True
-        if not isinstance(payload, TaskStatusUpdateEvent):
-            return False
-        state = payload.status.state
-        return state.is_terminal or state.is_interrupted
 
     # --- the job handler ------------------------------------------------------------------------
 
@@ -356,7 +211,7 @@ class PushNotifier:
         config_id = str(payload["configId"])
         seq = int(payload["seq"])
         nid = str(payload["notificationId"])
-        created_s = float(payload.get("firstAttemptAt") or _now_ms()) / 1000
+        created_s = float(payload.get("firstAttemptAt") or outbox.now_ms()) / 1000
         record = await self.store.get_task(task_id)
         if record is None:
             log.info("notification %s dropped: task %s is gone", nid, task_id)
@@ -397,7 +252,7 @@ class PushNotifier:
         if result.outcome == "delivered":
             self.signals.emit(Signal("webhook.delivered", task_id, attempt_s))
             log.info("notification %s (task %s seq %d) delivered to %s", nid, task_id, seq, url)
-            await self._advance(task_id, config_id, seq)
+            await cursors.advance(self.journal, task_id, config_id, seq)
             return
         if result.outcome == "permanent":
             await self._dead_letter(record, stored, seq, nid, result.reason, attempt)
@@ -422,7 +277,8 @@ class PushNotifier:
             result.reason,
             delay,
         )
-        await self._record_attempt(task_id, config_id, seq, delay, result.reason)
+        next_at = outbox.now_ms() + int(delay * 1000)
+        await cursors.record_attempt(self.journal, task_id, config_id, seq, next_at, result.reason)
         self.signals.emit(Signal("webhook.retrying", task_id, attempt_s))
         raise RetryJob(f"notification {nid}: {result.reason}", delay_s=delay)
 
@@ -477,32 +333,10 @@ class PushNotifier:
                 config_id,
                 head,
             )
-            await self._requeue(record, config_id, pending, created_s)
+            await self.outbox.requeue(record, config_id, pending, created_s)
             expected_at = now
         delay = max(self.wait_s, expected_at - now + self.wait_s)
         raise RetryJob(f"waiting for the notification of seq {head}", delay_s=delay)
-
-    async def _requeue(
-        self, record: TaskRecord, config_id: str, seqs: Sequence[int], created_s: float
-    ) -> None:
-        head = seqs[0]
-        now = _now_ms()
-
-        def decide(fresh: TaskRecord) -> Change | None:
-            cursor = fresh.push_cursor(config_id)
-            if cursor.delivered >= head:
-                return None
-            retry = cursor.retry_of(head) or PushRetry(seq=head, attempts=0, next_at_ms=now)
-            retry = msgspec.structs.replace(retry, next_at_ms=now)
-            return Change(push={config_id: msgspec.structs.replace(cursor, retry=retry)})
-
-        try:
-            await self.journal.write(record.task_id, decide)
-        except TaskGone:
-            return
-        snapshot = _snapshot(record.task)
-        for s in seqs:
-            await self._enqueue(record.task_id, config_id, s, snapshot, int(created_s * 1000))
 
     async def _attempt(
         self,
@@ -536,55 +370,6 @@ class PushNotifier:
             ssl_context=self.ssl_context,
         )
 
-    async def _enqueue(
-        self,
-        task_id: str,
-        config_id: str,
-        seq: int,
-        snapshot: dict[str, Any] | None,
-        created_ms: int,
-    ) -> None:
-        nid = notification_id(task_id, config_id, seq)
-        payload: dict[str, Any] = {
-            "notificationId": nid,
-            "configId": config_id,
-            "seq": seq,
-            "task": snapshot,
-            "firstAttemptAt": created_ms,
-        }
-        await self.queue.enqueue(Job(kind=WEBHOOK_JOB, task_id=task_id, payload=payload, id=nid))
-
-    async def _advance(self, task_id: str, config_id: str, seq: int) -> None:
-        def decide(record: TaskRecord) -> Change | None:
-            cursor = record.push_cursor(config_id)
-            if cursor.delivered >= seq:
-                return None
-            return Change(push={config_id: _moved(cursor, seq)})
-
-        with contextlib.suppress(TaskGone):
-            await self.journal.write(task_id, decide)
-
-    async def _record_attempt(
-        self, task_id: str, config_id: str, seq: int, delay_s: float, error: str
-    ) -> None:
-        next_at = _now_ms() + int(delay_s * 1000)
-
-        def decide(record: TaskRecord) -> Change | None:
-            cursor = record.push_cursor(config_id)
-            if cursor.delivered >= seq:
-                return None
-            prior = cursor.retry_of(seq)
-            retry = PushRetry(
-                seq=seq,
-                attempts=(0 if prior is None else prior.attempts) + 1,
-                next_at_ms=next_at,
-                last_error=error[:500],
-            )
-            return Change(push={config_id: msgspec.structs.replace(cursor, retry=retry)})
-
-        with contextlib.suppress(TaskGone):
-            await self.journal.write(task_id, decide)
-
     async def _dead_letter(
         self,
         record: TaskRecord,
@@ -594,36 +379,7 @@ class PushNotifier:
         reason: str,
         attempts: int,
     ) -> None:
-        config_id = _config_id(stored)
-        letter = DeadLetteredNotification(
-            notification_id=nid,
-            config_id=config_id,
-            seq=seq,
-            url=stored.config.url,
-            reason=reason[:1000],
-            attempts=attempts,
-            at=_iso_now(),
-        )
-        self.signals.emit(Signal("webhook.dead-lettered", record.task_id))
-        log.warning(
-            "notification %s (task %s seq %d) to %s dead-lettered after %d attempt(s): %s",
-            nid,
-            record.task_id,
-            seq,
-            loggable_url(stored.config.url),
-            attempts,
-            reason,
-        )
-
-        def decide(fresh: TaskRecord) -> Change | None:
-            cursor = fresh.push_cursor(config_id)
-            if cursor.delivered >= seq:
-                return None
-            letters = [*fresh.dead_letters, letter][-MAX_DEAD_LETTERS:]
-            return Change(push={config_id: _moved(cursor, seq)}, dead_letters=letters)
-
-        with contextlib.suppress(TaskGone):
-            await self.journal.write(record.task_id, decide)
+        await dead_letter(self.journal, self.signals, record, stored, seq, nid, reason, attempts)
 
     async def _challenge(self, url: str) -> None:
         """Ownership check: GET url?validationToken=<random>; the body must echo the token."""
@@ -655,79 +411,8 @@ class PushNotifier:
             raise refuse("the response did not echo the validationToken")
 
 
-def notification_headers(
-    config: PushNotificationConfig, nid: str, seq: int, jwt_token: str, protocol: str = "0.3"
-) -> dict[str, str]:
-    """The headers of one notification POST (ValueError if the config's values are unusable).
-
-    Our JWT goes in `Authorization: Bearer`, unless the config carries credentials for a Bearer
-    or Basic scheme: those then go in Authorization and the JWT in X-A2A-Notification-JWT. A
-    v1.0 config's body is `application/a2a+json`.
-    """
-    headers = {
-        "Content-Type": "application/a2a+json" if protocol == "1.0" else "application/json",
-        "X-A2A-Notification-Id": nid,
-        "X-A2A-Notification-Seq": str(seq),
-    }
-    if config.token:
-        if _HEADER_UNSAFE.search(config.token) or not config.token.isascii():
-            raise ValueError("the config's token contains control characters or non-ASCII text")
-        headers["X-A2A-Notification-Token"] = config.token
-    explicit = _explicit_authorization(config)
-    if explicit is not None:
-        headers["Authorization"] = explicit
-        headers["X-A2A-Notification-JWT"] = jwt_token
-    else:
-        headers["Authorization"] = f"Bearer {jwt_token}"
-    return headers
-
-
-def _explicit_authorization(config: PushNotificationConfig) -> str | None:
-    auth = config.authentication
-    if auth is None or not auth.credentials:
-        return None
-    credentials = auth.credentials.strip()
-    if _HEADER_UNSAFE.search(credentials) or not credentials.isascii():
-        raise ValueError("the config's credentials contain control characters or non-ASCII text")
-    schemes = {scheme.strip().lower() for scheme in auth.schemes}
-    if "bearer" in schemes:
-        return f"Bearer {credentials}"
-    if "basic" in schemes:
-        if ":" in credentials:  # user:password, not yet encoded
-            credentials = base64.b64encode(credentials.encode()).decode("ascii")
-        return f"Basic {credentials}"
-    return None
-
-
-def _config_id(stored: StoredPushConfig) -> str:
-    return stored.config.id or stored.task_id
-
-
-def _find_letter(record: TaskRecord, notification_id: str) -> DeadLetteredNotification | None:
-    for letter in record.dead_letters:
-        if letter.notification_id == notification_id:
-            return letter
-    return None
-
-
-def _iso_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _moved(cursor: PushCursor, seq: int) -> PushCursor:
-    """`cursor` moved on to `seq`, without the retry state of a notification now done."""
-    retry = cursor.retry
-    if retry is not None and retry.seq <= seq:
-        retry = None
-    return msgspec.structs.replace(cursor, delivered=max(seq, cursor.delivered), retry=retry)
-
-
-def _snapshot(task: Task) -> dict[str, Any] | None:
-    data = task.dump()
-    if len(encode_task(data)) > MAX_INLINE_TASK_BYTES:
-        return None
-    return data
-
-
-def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
+def _host_of(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
