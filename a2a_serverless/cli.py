@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from importlib import metadata
 from pathlib import Path
@@ -38,9 +39,7 @@ TEMPLATE_PATHS = (
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["keys"]:
-        # `keys` has its own parser (push/keys.py): all its arguments, `-h` included, go there.
-        from .push.keys import keys_main
-
+        # `keys` has its own parser (keys_main): all its arguments, `-h` included, go there.
         return keys_main(argv[1:])
     parser = argparse.ArgumentParser(prog="a2a-serverless", description=__doc__.split("\n")[0])
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
@@ -248,6 +247,39 @@ def _print_next_steps(project: Path, context: dict[str, str]) -> None:
         print(f"  a2a-serverless dev {module}.agent:echo")
     if cloud != "none":
         print("Deploying: see README.md.")
+
+
+def keys_main(argv: Sequence[str] | None = None) -> int:
+    """`a2a-serverless keys generate [--alg ES256|RS256] [--add-to FILE]`."""
+    from .push.keys import ALGORITHMS, generate_keys_json
+
+    parser = argparse.ArgumentParser(
+        prog="a2a-serverless keys", description="Manage the keys that sign push notifications."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    generate = commands.add_parser(
+        "generate",
+        help="print a JSON array of private JWKs for A2A_PUSH_SIGNING_KEYS",
+        description="Print a new signing key as the JSON array A2A_PUSH_SIGNING_KEYS takes. "
+        "Keep the output secret (it holds the private key); with --add-to, the keys already in "
+        "FILE are kept so receivers can still verify their signatures (rotation).",
+    )
+    generate.add_argument("--alg", choices=sorted(ALGORITHMS), default="ES256")
+    generate.add_argument(
+        "--add-to", metavar="FILE", help="existing A2A_PUSH_SIGNING_KEYS JSON ('-' for stdin)"
+    )
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    existing = None
+    if args.add_to == "-":
+        existing = sys.stdin.read()
+    elif args.add_to:
+        existing = Path(args.add_to).read_text()
+    try:
+        print(generate_keys_json(args.alg, existing))
+    except (ValueError, ImportError) as exc:
+        print(f"a2a-serverless keys generate: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -179,7 +179,7 @@ class TaskUpdater:
             claim = record.claim
             assert claim is not None  # _not_ours checked it
             if ends_turn:
-                return Change(events=events, claim=None, internal={"doneStep": self._step})
+                return Change(events=events, claim=None, turn_done=self._step)
             renewed = WorkerClaim(
                 claim.step, claim.worker_id, now_ms() + self._lease_ms, claim.attempt
             )
@@ -210,7 +210,7 @@ class TaskUpdater:
             record: TaskRecord | None = self._record
             while not self._turn_over:
                 if record is not None:
-                    if record.internal.get("doneStep") == self._step:
+                    if record.turn_done == self._step:
                         # This turn's end was written (by this updater, or by a give-up).
                         return None
                     refusal = self._not_ours(record)

@@ -11,7 +11,7 @@ again, so decisions are always made on current state and no update is ever lost.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,7 @@ from .store.base import (
     VersionConflict,
     WorkerClaim,
 )
+from .store.bookkeeping import DeadLetteredNotification, PushCursor, TurnInfo, stored_updates
 
 
 class _Keep:
@@ -49,12 +50,41 @@ class TooMuchContention(Exception):
 
 @dataclass
 class Change:
-    """What one write does: messages join the history, then events apply in order."""
+    """What one write does: messages join the history, then events apply in order; the rest
+    is bookkeeping the client never sees (store/bookkeeping.py)."""
 
     events: Sequence[TaskEventPayload] = ()
     messages: Sequence[Message] = ()
     claim: WorkerClaim | _Keep | None = KEEP
+    # A new turn begins.
+    turn: TurnInfo | None = None
+    # The turn of this step has ended.
+    turn_done: str | None = None
+    # Push configs' new cursors, by config id (None forgets the config's).
+    push: Mapping[str, PushCursor | None] | None = None
+    # The task's dead letters as they now are.
+    dead_letters: Sequence[DeadLetteredNotification] | None = None
+    # Stored entries merged as they are: keys no typed field above covers (the kit's own
+    # bookkeeping goes through those).
     internal: dict[str, Any] = field(default_factory=dict)
+
+    def stored_updates(self, internal: Mapping[str, Any]) -> dict[str, Any]:
+        """The entries this change merges into a record's stored `internal`."""
+        if (
+            self.turn is None
+            and self.turn_done is None
+            and not self.push
+            and self.dead_letters is None
+        ):
+            return self.internal
+        typed = stored_updates(
+            internal,
+            turn=self.turn,
+            turn_done=self.turn_done,
+            push=self.push,
+            dead_letters=self.dead_letters,
+        )
+        return {**self.internal, **typed}
 
 
 Decide = Callable[[TaskRecord], Change | None]
@@ -89,10 +119,12 @@ class Journal:
         *,
         owner: str,
         events: Sequence[TaskEventPayload] = (),
+        turn: TurnInfo | None = None,
         internal: dict[str, Any] | None = None,
         idempotency_key: str | None = None,
     ) -> TaskRecord:
-        """Store a new task. `events` are applied to `task` and logged from sequence 1."""
+        """Store a new task. `events` are applied to `task` and logged from sequence 1;
+        `turn` is the turn its message begins; `internal`, stored entries as they are."""
         stamp = now_ms()
         for payload in events:
             task = apply_event(task, payload)
@@ -104,7 +136,7 @@ class Journal:
             created_at_ms=stamp,
             updated_at_ms=stamp,
             expires_at_ms=self._expiry(task, stamp, None),
-            internal=dict(internal or {}),
+            internal={**(internal or {}), **stored_updates({}, turn=turn)},
         )
         logged = [TaskEvent(seq=i, payload=p) for i, p in enumerate(events, start=1)]
         await self.store.create_task(record, logged, idempotency_key=idempotency_key)
@@ -169,7 +201,8 @@ class Journal:
         visible = bool(change.events or change.messages)
         stamp = max(now_ms(), record.updated_at_ms) if visible else record.updated_at_ms
         expires = self._expiry(task, stamp, record.expires_at_ms)
-        internal = {**record.internal, **change.internal} if change.internal else record.internal
+        updates = change.stored_updates(record.internal)
+        internal = {**record.internal, **updates} if updates else record.internal
         claim = record.claim if isinstance(change.claim, _Keep) else change.claim
         new_record = record.next(
             task=task,

@@ -1,6 +1,6 @@
 """Public keys that verify JWTs, for both sides that verify them: bearer tokens sent to the agent
 (auth/bearer.py, auth/oidc.py) and webhooks the agent sent, checked by their receiver
-(push/receiver.py). The key rules, the fetcher and the cache live here once.
+(webhook_receiver.py). The key rules, the fetcher and the cache live here once.
 
 Key rules. Every key is bound to its type: an RSA key only verifies RS*/PS*, a P-256 key only
 ES256, an Ed25519 key only EdDSA, and a JWK's own "alg" (when it has one) must be the token's.

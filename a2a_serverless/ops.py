@@ -34,7 +34,8 @@ from .store import open_store
 from .store.base import Store, StoreError, TaskEvent, TaskQuery, TaskRecord
 
 if TYPE_CHECKING:
-    from .push.notifier import DeadLetteredNotification, PushNotifier
+    from .push.notifier import PushNotifier
+    from .store.bookkeeping import DeadLetteredNotification
 
 STATES = [state.value for state in TaskState]
 PAGE = 100
@@ -210,7 +211,7 @@ async def tasks_show(
     record = await _get(store, args.task_id)
     events = await store.read_events(record.task_id)
     configs = await store.list_push_configs(record.task_id)
-    letters = _letters(record)
+    letters = record.dead_letters
     if args.json:
         console.json(
             {
@@ -218,8 +219,14 @@ async def tasks_show(
                 "task": record.task.dump(),
                 "events": [{"seq": e.seq, "event": e.payload.dump()} for e in events],
                 "pushConfigs": [{"owner": c.owner, **c.config.dump()} for c in configs],
-                "deliveries": record.internal.get("push", {}),
-                "retrying": record.internal.get("pushAttempts", {}),
+                "deliveries": {
+                    cid: c.delivered for cid, c in record.push_cursors.items() if c.delivered
+                },
+                "retrying": {
+                    cid: c.retry.to_stored()
+                    for cid, c in record.push_cursors.items()
+                    if c.retry is not None
+                },
                 "deadLetters": [letter.to_dict() for letter in letters],
             }
         )
@@ -257,11 +264,10 @@ async def tasks_show(
     console.print()
     console.print(f"Push configs ({len(configs)})")
     if configs:
-        cursors = record.internal.get("push", {})
         console.table(
             ["ID", "URL", "DELIVERED UP TO SEQ"],
             [
-                [cid, c.config.url, str(cursors.get(cid, 0))]
+                [cid, c.config.url, str(record.push_cursor(cid).delivered)]
                 for c in configs
                 for cid in [c.config.id or c.task_id]
             ],
@@ -313,7 +319,7 @@ async def dead_letters_list(
     found = [
         (record.task_id, letter)
         async for record in _letter_records(store, args, console)
-        for letter in _letters(record)
+        for letter in record.dead_letters
         if args.all or not letter.redriven_at
     ]
     console.clear_progress()
@@ -334,7 +340,7 @@ async def dead_letters_redrive(
     pending = [
         (record.task_id, letter)
         async for record in _letter_records(store, args, console)
-        for letter in _letters(record)
+        for letter in record.dead_letters
         if not letter.redriven_at
         and (args.notification is None or letter.notification_id == args.notification)
     ]
@@ -430,16 +436,8 @@ def _letter_status(letter: DeadLetteredNotification) -> str:
     return "pending"
 
 
-def _letters(record: TaskRecord) -> list[DeadLetteredNotification]:
-    from .push.notifier import DeadLetteredNotification
-
-    return [
-        DeadLetteredNotification.from_dict(d) for d in record.internal.get("pushDeadLetters", [])
-    ]
-
-
 def _pending_letters(record: TaskRecord) -> int:
-    return sum(1 for d in record.internal.get("pushDeadLetters", []) if not d.get("redrivenAt"))
+    return sum(1 for letter in record.dead_letters if not letter.redriven_at)
 
 
 # --- shared ---------------------------------------------------------------------------------------

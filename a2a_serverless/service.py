@@ -67,6 +67,7 @@ from .store.base import (
     TaskRecord,
     message_digest,
 )
+from .store.bookkeeping import TurnInfo
 from .turn import DirectContext
 
 if TYPE_CHECKING:
@@ -289,7 +290,7 @@ class TaskService:
             task,
             owner=caller.owner,
             events=[status_event(task, TaskState.SUBMITTED)],
-            internal={"step": self._step_info(params, caller, skill_id, 1), "skillId": skill_id},
+            turn=self._turn_info(params, caller, skill_id, 1),
             idempotency_key=key,
         )
 
@@ -326,15 +327,15 @@ class TaskService:
                     "input (input-required or auth-required)",
                     data={"taskId": task_id, "state": state.value},
                 )
+            current = record.turn
             skill_id = self.skill_gate.resolve(
-                params, caller.identity, current=record.internal.get("skillId")
+                params, caller.identity, current=None if current is None else current.skill_id
             )
             accepted = message.model_copy(update={"context_id": record.context_id})
-            step = self._step_info(params, caller, skill_id, len(history) + 1)
             return Change(
                 messages=[accepted],
                 events=[status_event(record.task, TaskState.SUBMITTED)],
-                internal={"step": step, "skillId": skill_id},
+                turn=self._turn_info(params, caller, skill_id, len(history) + 1),
             )
 
         try:
@@ -344,16 +345,16 @@ class TaskService:
         except _AlreadyAccepted:
             return await self._retried(task_id, message, caller)
 
-    def _step_info(
+    def _turn_info(
         self, params: MessageSendParams, caller: Caller, skill_id: str | None, position: int
-    ) -> dict[str, Any]:
+    ) -> TurnInfo:
         """What the worker needs to run the turn this message begins. A turn is named by its
         messageId; without deduplication an id may come again (in the same task too), so its
         place in the history makes the name unique."""
         turn = None
         if not self.settings.dedupe_message_ids:
             turn = f"{params.message.message_id}#{position}"
-        return _step_info(params, caller, skill_id, turn)
+        return _turn_info(params, caller, skill_id, turn)
 
     async def _retried(self, task_id: str, message: Message, caller: Caller) -> TaskRecord:
         """A message seen before: answer with its task, never run the turn twice."""
@@ -754,15 +755,15 @@ def _stream_ends(
     return payload.status.state.is_terminal or (last and not until_terminal)
 
 
-def _step_info(
+def _turn_info(
     params: MessageSendParams, caller: Caller, skill_id: str | None, turn: str | None
-) -> dict[str, Any]:
+) -> TurnInfo:
     config = params.configuration
-    return {
-        "messageId": params.message.message_id,
-        **({"turn": turn} if turn is not None else {}),
-        "skillId": skill_id,
-        "metadata": params.metadata or {},
-        "acceptedOutputModes": config.accepted_output_modes if config else None,
-        "extensions": list(caller.extensions),
-    }
+    return TurnInfo(
+        message_id=params.message.message_id,
+        skill_id=skill_id,
+        metadata=params.metadata or {},
+        accepted_output_modes=config.accepted_output_modes if config else None,
+        extensions=tuple(caller.extensions),
+        turn=turn,
+    )

@@ -32,6 +32,7 @@ from .models import Message, TaskState
 from .observability import correlated
 from .queue.base import RUN_AGENT, WEBHOOK_JOB, Job, RetryJob
 from .store.base import StoreUnavailable, TaskRecord, WorkerClaim
+from .store.bookkeeping import TurnInfo
 from .turn import Context, TurnOutcome, agent_message
 
 if TYPE_CHECKING:
@@ -113,11 +114,11 @@ class Worker:
                 return None
             if record.step != step:
                 return None
-            if record.internal.get("doneStep") == step:
+            if record.turn_done == step:
                 return None
             message = agent_message(f"The task could not be run: {reason}", task=record.task)
             event = status_event(record.task, TaskState.FAILED, message)
-            return Change(events=[event], claim=None, internal={"doneStep": step})
+            return Change(events=[event], claim=None, turn_done=step)
 
         log.error("task %s step %s abandoned by the queue: %s", task_id, step, reason)
         with contextlib.suppress(TaskGone):
@@ -152,7 +153,7 @@ class Worker:
         except TaskGone:
             log.info("task %s step %s not run: the task is gone", task_id, step)
             return
-        if record.internal.get("doneStep") == step:
+        if record.turn_done == step:
             log.error("task %s step %s failed: started %d times", task_id, step, self.max_attempts)
             return
         context = self._context(record, step)
@@ -176,7 +177,7 @@ class Worker:
             raise _Skip(f"task is {record.state}")
         if record.step != step:
             raise _Skip("a newer turn has started")
-        if record.internal.get("doneStep") == step:
+        if record.turn_done == step:
             raise _Skip("turn already done")
         claim = record.claim
         now = now_ms()
@@ -215,12 +216,12 @@ class Worker:
             "it is not run again."
         )
         event = status_event(record.task, TaskState.FAILED, agent_message(reason, task=record.task))
-        return Change(events=[event], claim=None, internal={"doneStep": step})
+        return Change(events=[event], claim=None, turn_done=step)
 
     def _context(self, record: TaskRecord, step: str) -> Context:
-        step_info = record.internal.get("step", {})
+        turn = record.turn or TurnInfo(message_id=step)
         history = record.task.history or []
-        index = _find_message(history, step_info.get("messageId", step))
+        index = _find_message(history, turn.message_id or step)
         # A taken-over turn may find the dead worker's progress messages after its message;
         # the agent sees the task as it was when the turn began.
         task = record.task.model_copy(update={"history": history[: index + 1]})
@@ -229,10 +230,10 @@ class Worker:
             context_id=record.context_id,
             message=history[index],
             task=task,
-            metadata=step_info.get("metadata") or {},
-            accepted_output_modes=step_info.get("acceptedOutputModes"),
-            extensions=tuple(step_info.get("extensions") or ()),
-            skill_id=step_info.get("skillId"),
+            metadata=turn.metadata,
+            accepted_output_modes=turn.accepted_output_modes,
+            extensions=turn.extensions,
+            skill_id=turn.skill_id,
         )
 
     async def _execute(self, context: Context, updater: TaskUpdater) -> None:

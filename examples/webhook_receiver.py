@@ -40,7 +40,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from a2a_serverless.push.receiver import (
+from a2a_serverless.webhook_receiver import (
     KeySetUnavailable,
     NotificationRejected,
     VerifiedNotification,

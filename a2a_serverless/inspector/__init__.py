@@ -140,17 +140,13 @@ class Inspector:
         record = await store.get_task(task_id)
         if record is None or record.owner != caller.owner:
             return json_response(404, {"error": "no such task", "taskId": task_id})
-        internal = record.internal
-        cursors = internal.get("push", {})
-        floors = internal.get("pushFloor", {})
-        retrying = internal.get("pushAttempts", {})
-        letters = list(internal.get("pushDeadLetters", []))
+        letters = record.dead_letters
         notifier = self.runtime.notifier
         qualifying: list[int] = []
         if notifier is not None:
             events = await store.read_events(task_id)
             qualifying = [e.seq for e in events if notifier.qualifies(e.payload)]
-        dead = {(d["configId"], int(d["seq"])): d for d in letters}
+        dead = {(d.config_id, d.seq): d for d in letters}
         configs: list[dict[str, Any]] = []
         for stored in await store.list_push_configs(task_id):
             config = stored.config.dump()
@@ -160,34 +156,38 @@ class Inspector:
             auth = config.get("authentication")
             if isinstance(auth, dict) and auth.get("credentials"):
                 auth["credentials"] = "•" * 8
-            cursor = int(cursors.get(config_id, 0))
-            floor = int(floors.get(config_id, 0))
-            state = retrying.get(config_id)
+            cursor = record.push_cursor(config_id)
+            retry = cursor.retry
             deliveries = []
             for seq in qualifying:
-                if seq <= floor:
+                if seq <= (cursor.floor or 0):
                     continue
                 letter = dead.get((config_id, seq))
                 if letter is not None:
-                    status = "redriven" if letter.get("redrivenAt") else "dead-lettered"
-                elif seq <= cursor:
+                    status = "redriven" if letter.redriven_at else "dead-lettered"
+                elif seq <= cursor.delivered:
                     status = "delivered"
-                elif state is not None and int(state.get("seq", 0)) == seq:
+                elif retry is not None and retry.seq == seq:
                     status = "retrying"
                 else:
                     status = "pending"
                 entry: dict[str, Any] = {"seq": seq, "status": status}
-                if status == "retrying" and state is not None:
+                if status == "retrying" and retry is not None:
                     entry.update(
-                        attempts=state.get("attempts"),
-                        nextAt=state.get("nextAt"),
-                        lastError=state.get("lastError"),
+                        attempts=retry.attempts,
+                        nextAt=retry.next_at_ms,
+                        lastError=retry.last_error,
                     )
                 if letter is not None:
-                    entry.update(attempts=letter.get("attempts"), reason=letter.get("reason"))
+                    entry.update(attempts=letter.attempts, reason=letter.reason)
                 deliveries.append(entry)
             configs.append(
-                {"id": config_id, "config": config, "cursor": cursor, "deliveries": deliveries}
+                {
+                    "id": config_id,
+                    "config": config,
+                    "cursor": cursor.delivered,
+                    "deliveries": deliveries,
+                }
             )
         return json_response(
             200,
@@ -197,7 +197,7 @@ class Inspector:
                 "pushNotifications": notifier is not None,
                 "notifyOn": self.runtime.settings.push_notify_on,
                 "configs": configs,
-                "deadLetters": letters,
+                "deadLetters": [letter.to_dict() for letter in letters],
             },
         )
 

@@ -25,7 +25,6 @@ import base64
 import hashlib
 import json
 import logging
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -239,36 +238,3 @@ def generate_keys_json(alg: str = "ES256", existing: str | None = None) -> str:
         new["iat"] = int(newest) + 1  # the new key must be the one that signs
     keys.append(new)
     return json.dumps(keys, indent=2)
-
-
-def keys_main(argv: Sequence[str] | None = None) -> int:
-    """`a2a-serverless keys generate [--alg ES256|RS256] [--add-to FILE]`."""
-    import argparse  # the CLI only: not on a function's cold start
-
-    parser = argparse.ArgumentParser(
-        prog="a2a-serverless keys", description="Manage the keys that sign push notifications."
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-    generate = commands.add_parser(
-        "generate",
-        help="print a JSON array of private JWKs for A2A_PUSH_SIGNING_KEYS",
-        description="Print a new signing key as the JSON array A2A_PUSH_SIGNING_KEYS takes. "
-        "Keep the output secret (it holds the private key); with --add-to, the keys already in "
-        "FILE are kept so receivers can still verify their signatures (rotation).",
-    )
-    generate.add_argument("--alg", choices=sorted(ALGORITHMS), default="ES256")
-    generate.add_argument(
-        "--add-to", metavar="FILE", help="existing A2A_PUSH_SIGNING_KEYS JSON ('-' for stdin)"
-    )
-    args = parser.parse_args(list(argv) if argv is not None else None)
-    existing = None
-    if args.add_to == "-":
-        existing = sys.stdin.read()
-    elif args.add_to:
-        existing = Path(args.add_to).read_text()
-    try:
-        print(generate_keys_json(args.alg, existing))
-    except (ValueError, ImportError) as exc:
-        print(f"a2a-serverless keys generate: {exc}", file=sys.stderr)
-        return 1
-    return 0

@@ -3,47 +3,32 @@
 The flow, and where each guarantee comes from:
 
 1. `on_commit(record, events)` runs after every journal write that logged events (a commit
-   hook). For each push config of the task and each qualifying event — a final status
-   (input-required, auth-required, terminal) or, with `push_notify_on="all"`, every event — it
-   puts one job on the Queue: the outbox. The job carries the Task exactly as that write left
-   it and a notification id derived from (task, config, seq), so a job enqueued twice (a
-   redelivered worker job, `reschedule`) is the same notification.
+   hook) and puts a delivery job on the Queue per config and qualifying event (`outbox.py`).
 2. `handle(job)`, the job handler, delivers one notification. Per (task, config) the record
-   keeps a delivery cursor (`internal["push"]`: the last seq delivered or dead-lettered); a
+   keeps a delivery cursor (`cursors.py`: the last seq delivered or dead-lettered); a
    notification is sent only when every earlier qualifying one is done, so receivers see them
    in order, and one already behind the cursor is dropped. The URL is checked by the SSRF
-   guard again, the request goes to the checked address, and a failure is retried with
-   exponential back-off and full jitter (or the receiver's Retry-After) until
-   `push_max_attempts` or `push_deadline_s`; then, or on a permanent failure (a 4xx, a refused
-   URL), the notification is dead-lettered — recorded in `internal["pushDeadLetters"]`, see
-   `dead_letters(task_id)` — and the cursor moves on so later notifications flow.
+   guard again, the request goes to the checked address (`delivery.py`), signed, with the body
+   and headers of `payload.py`, and a failure is retried with exponential back-off and full
+   jitter (or the receiver's Retry-After) until `push_max_attempts` or `push_deadline_s`; then,
+   or on a permanent failure (a 4xx, a refused URL), the notification is dead-lettered
+   (`deadletters.py`; see `dead_letters(task_id)`) and the cursor moves on so later
+   notifications flow. Each receiving host gets at most its rate (`ratelimit.py`).
 3. Delivery is at least once: a crash after the POST but before the cursor write sends the
    notification again, with the same X-A2A-Notification-Id, for receivers to de-duplicate.
 
-Bookkeeping in the task record (never shown to clients):
-    internal["push"]            {config id: cursor seq}
-    internal["pushFloor"]       {config id: last seq before the config existed}
-    internal["pushAttempts"]    {config id: {"seq", "attempts", "nextAt", "lastError"}} of the
-                                notification at the head of the line, while it is retried
-    internal["pushDeadLetters"] the last 100 dead letters
+This module is that flow, and the notifier the runtime wires: the set-time URL check (with the
+optional ownership challenge), the JWKS, the handler and the redrive of a dead letter.
 """
 
 from __future__ import annotations
 
-import base64
-import contextlib
-import dataclasses
-import json
 import logging
 import random
-import re
 import secrets
 import ssl
 import time
-import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from importlib.util import find_spec
 from typing import Any
 from urllib.parse import urlsplit
@@ -51,15 +36,18 @@ from urllib.parse import urlsplit
 from ..config import Settings
 from ..errors import InvalidParamsError
 from ..extras import require_crypto
-from ..journal import Change, Journal, TaskGone
-from ..models import PushNotificationConfig, Task, TaskStatusUpdateEvent
+from ..journal import Journal
 from ..observability import Signal, Signals
 from ..queue.base import WEBHOOK_JOB as WEBHOOK_JOB  # re-exported: the push package names it
 from ..queue.base import Job, Queue, RetryJob
 from ..store.base import StoredPushConfig, TaskEvent, TaskEventPayload, TaskRecord
-from . import delivery
+from ..store.bookkeeping import DeadLetteredNotification
+from . import cursors, delivery, outbox
+from .deadletters import RedriveResult, dead_letter, find_letter, record_redrive
 from .delivery import DeliveryResult, loggable_url
 from .keys import KeyRing, PushUnavailable
+from .outbox import Outbox
+from .payload import bounded_body, notification_headers
 from .ratelimit import HostRateLimiter
 from .signing import JwtSigner
 from .ssrf import HostUnresolvable, UrlGuard, UrlRefused
@@ -67,127 +55,6 @@ from .ssrf import HostUnresolvable, UrlGuard, UrlRefused
 log = logging.getLogger("a2a_serverless.push")
 
 NOTIFY_ON = ("final", "all")
-# Notification ids are uuid5(NOTIFICATION_NAMESPACE, "<task id>/<config id>/<seq>").
-NOTIFICATION_NAMESPACE = uuid.UUID("5d0f4c1e-2f7b-5a57-9a0e-6b1d3c2a8e41")
-MAX_DEAD_LETTERS = 100
-# A snapshot larger than this is not put on the queue (SQS takes 256 KiB per message): the
-# notification then carries the task as it is when it is sent.
-MAX_INLINE_TASK_BYTES = 192 * 1024
-
-_HEADER_UNSAFE = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def notification_id(task_id: str, config_id: str, seq: int) -> str:
-    """The stable id of the notification of event `seq` to config `config_id`."""
-    return str(uuid.uuid5(NOTIFICATION_NAMESPACE, f"{task_id}/{config_id}/{seq}"))
-
-
-def encode_task(task: dict[str, Any]) -> bytes:
-    """The request body: the Task as JSON with sorted keys (the A2A samples' canonical form)."""
-    return json.dumps(task, ensure_ascii=False, sort_keys=True).encode("utf-8")
-
-
-def bounded_body(task: dict[str, Any], limit: int, protocol: str = "0.3") -> bytes:
-    """The notification body of `task` (its v0.3 JSON), at most about `limit` bytes: a larger
-    task goes without its history and artifacts, then without anything but its id, context and
-    status state (the receiver reads the rest with tasks/get).
-
-    In the version the config was registered in: v0.3, the Task; v1.0, a StreamResponse
-    `{"task": ...}` in v1.0's shapes (spec v1.0 §4.3.3).
-    """
-    if protocol == "1.0":
-        from ..models import Task
-        from ..v1.convert import task_out
-
-        task = task_out(Task.model_validate(task))
-
-    def encoded(body: dict[str, Any]) -> bytes:
-        return encode_task({"task": body} if protocol == "1.0" else body)
-
-    body = encoded(task)
-    if len(body) <= limit:
-        return body
-    trimmed = {k: v for k, v in task.items() if k not in ("history", "artifacts")}
-    body = encoded(trimmed)
-    if len(body) <= limit:
-        return body
-    status = task.get("status") or {}
-    bare = {
-        "id": task.get("id"),
-        "contextId": task.get("contextId"),
-        "status": {k: status[k] for k in ("state", "timestamp") if k in status},
-    }
-    return encoded(bare if protocol == "1.0" else {"kind": "task", **bare})
-
-
-def _host_of(url: str) -> str:
-    try:
-        return (urlsplit(url).hostname or "").lower()
-    except ValueError:
-        return ""
-
-
-@dataclass(frozen=True, slots=True)
-class DeadLetteredNotification:
-    """A notification that was given up on, and why."""
-
-    notification_id: str
-    config_id: str
-    seq: int
-    url: str
-    reason: str
-    attempts: int
-    at: str  # ISO 8601 UTC
-    # Set by `PushNotifier.redrive`: when a redrive delivered it (ISO 8601 UTC), how many
-    # redrives were tried, and the last one's error while it is not delivered.
-    redriven_at: str | None = None
-    redrive_attempts: int = 0
-    redrive_error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "notificationId": self.notification_id,
-            "configId": self.config_id,
-            "seq": self.seq,
-            "url": self.url,
-            "reason": self.reason,
-            "attempts": self.attempts,
-            "at": self.at,
-        }
-        if self.redrive_attempts:
-            data["redriveAttempts"] = self.redrive_attempts
-            data["redrivenAt"] = self.redriven_at
-            data["redriveError"] = self.redrive_error
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DeadLetteredNotification:
-        return cls(
-            notification_id=data["notificationId"],
-            config_id=data["configId"],
-            seq=int(data["seq"]),
-            url=data.get("url", ""),
-            reason=data.get("reason", ""),
-            attempts=int(data.get("attempts", 0)),
-            at=data.get("at", ""),
-            redriven_at=data.get("redrivenAt"),
-            redrive_attempts=int(data.get("redriveAttempts", 0)),
-            redrive_error=data.get("redriveError"),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class RedriveResult:
-    """What `PushNotifier.redrive` did with one dead letter.
-
-    outcome: "delivered" (sent now), "already" (a redrive delivered it before: nothing sent),
-    "failed" (sent and refused or unreachable; the letter stays pending) or "missing" (no such
-    dead letter, or its task or push config is gone: nothing to send).
-    """
-
-    outcome: str
-    reason: str = ""
-    letter: DeadLetteredNotification | None = None
 
 
 class PushNotifier:
@@ -230,7 +97,7 @@ class PushNotifier:
         )
         # For receivers with a private CA (and tests); None verifies against public CAs.
         self.ssl_context = ssl_context
-        self._notify_all = settings.push_notify_on == "all"
+        self.outbox = Outbox(journal, queue, notify_all=settings.push_notify_on == "all")
         self.host_limiter = HostRateLimiter(settings.push_max_per_host_per_s)
         # How often a notification waiting for an earlier one looks again, at most.
         self.wait_s = min(1.0, max(0.05, settings.push_backoff_base_s))
@@ -263,31 +130,11 @@ class PushNotifier:
         Notifications of events up to `seen_seq` were never queued for this config, so later
         ones must not wait for them.
         """
-
-        def decide(record: TaskRecord) -> Change | None:
-            floors = dict(record.internal.get("pushFloor", {}))
-            floor = min(floors.get(config_id, seen_seq), seen_seq)
-            if floors.get(config_id) == floor:
-                return None
-            floors[config_id] = floor
-            return Change(internal={"pushFloor": floors})
-
-        with contextlib.suppress(TaskGone):
-            await self.journal.write(task_id, decide)
+        await cursors.set_floor(self.journal, task_id, config_id, seen_seq)
 
     async def on_config_deleted(self, task_id: str, config_id: str) -> None:
         """Call after deleting a config: forgets its cursor, so a new one starts afresh."""
-
-        def decide(record: TaskRecord) -> Change | None:
-            change: dict[str, Any] = {}
-            for key in ("push", "pushFloor", "pushAttempts"):
-                entries = record.internal.get(key, {})
-                if config_id in entries:
-                    change[key] = {k: v for k, v in entries.items() if k != config_id}
-            return Change(internal=change) if change else None
-
-        with contextlib.suppress(TaskGone):
-            await self.journal.write(task_id, decide)
+        await cursors.forget(self.journal, task_id, config_id)
 
     async def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
         """The journal commit hook: queue a notification per config and qualifying event.
@@ -295,50 +142,25 @@ class PushNotifier:
         A failure to enqueue propagates to the writer (the write itself is done): a worker's
         run-agent job then fails and is redelivered, and its duplicate run calls `reschedule`.
         """
-        wanted = [event for event in events if self.qualifies(event.payload)]
-        if not wanted:
-            return
-        configs = await self.store.list_push_configs(record.task_id)
-        if not configs:
-            return
-        snapshot = _snapshot(record.task)
-        created = _now_ms()
-        for stored in configs:
-            config_id = _config_id(stored)
-            for event in wanted:
-                await self._enqueue(record.task_id, config_id, event.seq, snapshot, created)
+        await self.outbox.on_commit(record, events)
 
     async def reschedule(self, record: TaskRecord) -> None:
         """Queue again every qualifying notification not yet delivered or dead-lettered.
 
         For a worker that finds its turn already done: the worker that did it may have died
         between a commit and its enqueue. Duplicates are harmless (stable ids, the cursor).
-        The Task sent is the current one (the snapshot of the original write is gone).
         """
-        configs = await self.store.list_push_configs(record.task_id)
-        if not configs:
-            return
-        lowers = {_config_id(s): self._lower(record, _config_id(s)) for s in configs}
-        start = min(lowers.values())
-        if start >= record.last_seq:
-            return
-        events = await self.store.read_events(record.task_id, start)
-        snapshot = _snapshot(record.task)
-        created = _now_ms()
-        for config_id, lower in lowers.items():
-            for event in events:
-                if event.seq > lower and self.qualifies(event.payload):
-                    await self._enqueue(record.task_id, config_id, event.seq, snapshot, created)
+        await self.outbox.reschedule(record)
+
+    def qualifies(self, payload: TaskEventPayload) -> bool:
+        return self.outbox.qualifies(payload)
 
     async def dead_letters(self, task_id: str) -> list[DeadLetteredNotification]:
         """The notifications of a task that were given up on, oldest first (the last 100)."""
         record = await self.store.get_task(task_id)
         if record is None:
             return []
-        return [
-            DeadLetteredNotification.from_dict(d)
-            for d in record.internal.get("pushDeadLetters", [])
-        ]
+        return record.dead_letters
 
     async def redrive(self, task_id: str, notification_id: str) -> RedriveResult:
         """Send a dead-lettered notification again, once, now; safe to repeat.
@@ -354,7 +176,7 @@ class PushNotifier:
         record = await self.store.get_task(task_id)
         if record is None:
             return RedriveResult("missing", f"task {task_id} is gone")
-        letter = _find_letter(record, notification_id)
+        letter = find_letter(record, notification_id)
         if letter is None:
             return RedriveResult("missing", f"task {task_id} has no dead letter {notification_id}")
         if letter.redriven_at:
@@ -364,7 +186,6 @@ class PushNotifier:
             return RedriveResult("missing", f"push config {letter.config_id} was deleted", letter)
         result = await self._attempt(record, stored, letter.seq, notification_id, {})
         delivered = result.outcome == "delivered"
-        at = _iso_now()
         log.info(
             "redrive of notification %s (task %s seq %d) to %s: %s",
             notification_id,
@@ -373,36 +194,13 @@ class PushNotifier:
             loggable_url(stored.config.url),
             result.outcome if delivered else result.reason,
         )
-
-        def decide(fresh: TaskRecord) -> Change | None:
-            letters = list(fresh.internal.get("pushDeadLetters", []))
-            for index, data in enumerate(letters):
-                if data.get("notificationId") != notification_id or data.get("redrivenAt"):
-                    continue
-                current = DeadLetteredNotification.from_dict(data)
-                letters[index] = dataclasses.replace(
-                    current,
-                    redriven_at=at if delivered else None,
-                    redrive_attempts=current.redrive_attempts + 1,
-                    redrive_error=None if delivered else result.reason[:500],
-                ).to_dict()
-                return Change(internal={"pushDeadLetters": letters})
-            return None
-
-        with contextlib.suppress(TaskGone):
-            record = await self.journal.write(task_id, decide)
-        updated = _find_letter(record, notification_id) or letter
+        written = await record_redrive(
+            self.journal, task_id, notification_id, delivered=delivered, error=result.reason
+        )
+        updated = (None if written is None else find_letter(written, notification_id)) or letter
         if delivered:
             return RedriveResult("delivered", "", updated)
         return RedriveResult("failed", result.reason, updated)
-
-    def qualifies(self, payload: TaskEventPayload) -> bool:
-        if self._notify_all:
-            return True
-        if not isinstance(payload, TaskStatusUpdateEvent):
-            return False
-        state = payload.status.state
-        return state.is_terminal or state.is_interrupted
 
     # --- the job handler ------------------------------------------------------------------------
 
@@ -413,7 +211,7 @@ class PushNotifier:
         config_id = str(payload["configId"])
         seq = int(payload["seq"])
         nid = str(payload["notificationId"])
-        created_s = float(payload.get("firstAttemptAt") or _now_ms()) / 1000
+        created_s = float(payload.get("firstAttemptAt") or outbox.now_ms()) / 1000
         record = await self.store.get_task(task_id)
         if record is None:
             log.info("notification %s dropped: task %s is gone", nid, task_id)
@@ -422,7 +220,7 @@ class PushNotifier:
         if stored is None:
             log.info("notification %s dropped: config %s was deleted", nid, config_id)
             return
-        if _cursor(record, config_id) >= seq:
+        if record.push_cursor(config_id).delivered >= seq:
             return  # delivered (or dead-lettered) already: a duplicate
         # Waiting for an earlier notification never dead-letters this one: the earlier one is
         # older, so it is delivered or dead-lettered first, and then this one's turn comes.
@@ -430,8 +228,9 @@ class PushNotifier:
 
         url = loggable_url(stored.config.url)
         deadline_at = created_s + self.settings.push_deadline_s
-        prior = _attempts(record, config_id, seq)
-        last_error = _last_error(record, config_id, seq)
+        retry = record.push_cursor(config_id).retry_of(seq)
+        prior = 0 if retry is None else retry.attempts
+        last_error = (retry.last_error or None) if retry is not None else None
         if time.time() >= deadline_at or prior >= self.settings.push_max_attempts:
             because = f"; last error: {last_error}" if last_error else ""
             reason = (
@@ -453,7 +252,7 @@ class PushNotifier:
         if result.outcome == "delivered":
             self.signals.emit(Signal("webhook.delivered", task_id, attempt_s))
             log.info("notification %s (task %s seq %d) delivered to %s", nid, task_id, seq, url)
-            await self._advance(task_id, config_id, seq)
+            await cursors.advance(self.journal, task_id, config_id, seq)
             return
         if result.outcome == "permanent":
             await self._dead_letter(record, stored, seq, nid, result.reason, attempt)
@@ -478,7 +277,8 @@ class PushNotifier:
             result.reason,
             delay,
         )
-        await self._record_attempt(task_id, config_id, seq, delay, result.reason)
+        next_at = outbox.now_ms() + int(delay * 1000)
+        await cursors.record_attempt(self.journal, task_id, config_id, seq, next_at, result.reason)
         self.signals.emit(Signal("webhook.retrying", task_id, attempt_s))
         raise RetryJob(f"notification {nid}: {result.reason}", delay_s=delay)
 
@@ -489,9 +289,13 @@ class PushNotifier:
         seq = int(job.payload["seq"])
         record = await self.store.get_task(job.task_id)
         stored = await self.store.get_push_config(job.task_id, config_id)
-        if record is None or stored is None or _cursor(record, config_id) >= seq:
+        if record is None or stored is None:
             return
-        attempts = _attempts(record, config_id, seq)
+        cursor = record.push_cursor(config_id)
+        if cursor.delivered >= seq:
+            return
+        retry = cursor.retry_of(seq)
+        attempts = 0 if retry is None else retry.attempts
         why = f"the queue gave up on the delivery job: {reason}"
         await self._dead_letter(
             record, stored, seq, str(job.payload["notificationId"]), why, attempts
@@ -505,15 +309,12 @@ class PushNotifier:
 
     # --- steps ------------------------------------------------------------------------------------
 
-    def _lower(self, record: TaskRecord, config_id: str) -> int:
-        floor = int(record.internal.get("pushFloor", {}).get(config_id, 0))
-        return max(_cursor(record, config_id), floor)
-
     async def _wait_for_earlier(
         self, record: TaskRecord, config_id: str, seq: int, created_s: float
     ) -> None:
         """RetryJob while an earlier notification for this config is not done yet."""
-        lower = self._lower(record, config_id)
+        cursor = record.push_cursor(config_id)
+        lower = cursor.lower
         if seq - 1 <= lower:
             return
         earlier = await self.store.read_events(record.task_id, lower, limit=seq - 1 - lower)
@@ -522,12 +323,9 @@ class PushNotifier:
             return
         head = pending[0]
         now = time.time()
-        state = record.internal.get("pushAttempts", {}).get(config_id)
+        retry = cursor.retry_of(head)
         # When the head of the line is expected to make its next attempt.
-        if state is not None and state.get("seq") == head:
-            expected_at = float(state.get("nextAt", 0)) / 1000
-        else:
-            expected_at = created_s
+        expected_at = created_s if retry is None else retry.next_at_ms / 1000
         if now - expected_at > self.stall_s:
             log.warning(
                 "task %s config %s: notification of seq %d looks lost; queueing it again",
@@ -535,35 +333,10 @@ class PushNotifier:
                 config_id,
                 head,
             )
-            await self._requeue(record, config_id, pending, created_s)
+            await self.outbox.requeue(record, config_id, pending, created_s)
             expected_at = now
         delay = max(self.wait_s, expected_at - now + self.wait_s)
         raise RetryJob(f"waiting for the notification of seq {head}", delay_s=delay)
-
-    async def _requeue(
-        self, record: TaskRecord, config_id: str, seqs: Sequence[int], created_s: float
-    ) -> None:
-        head = seqs[0]
-        now = _now_ms()
-
-        def decide(fresh: TaskRecord) -> Change | None:
-            if _cursor(fresh, config_id) >= head:
-                return None
-            states = dict(fresh.internal.get("pushAttempts", {}))
-            state = dict(states.get(config_id) or {})
-            if state.get("seq") != head:
-                state = {"seq": head, "attempts": 0}
-            state["nextAt"] = now
-            states[config_id] = state
-            return Change(internal={"pushAttempts": states})
-
-        try:
-            await self.journal.write(record.task_id, decide)
-        except TaskGone:
-            return
-        snapshot = _snapshot(record.task)
-        for s in seqs:
-            await self._enqueue(record.task_id, config_id, s, snapshot, int(created_s * 1000))
 
     async def _attempt(
         self,
@@ -597,54 +370,6 @@ class PushNotifier:
             ssl_context=self.ssl_context,
         )
 
-    async def _enqueue(
-        self,
-        task_id: str,
-        config_id: str,
-        seq: int,
-        snapshot: dict[str, Any] | None,
-        created_ms: int,
-    ) -> None:
-        nid = notification_id(task_id, config_id, seq)
-        payload: dict[str, Any] = {
-            "notificationId": nid,
-            "configId": config_id,
-            "seq": seq,
-            "task": snapshot,
-            "firstAttemptAt": created_ms,
-        }
-        await self.queue.enqueue(Job(kind=WEBHOOK_JOB, task_id=task_id, payload=payload, id=nid))
-
-    async def _advance(self, task_id: str, config_id: str, seq: int) -> None:
-        def decide(record: TaskRecord) -> Change | None:
-            if _cursor(record, config_id) >= seq:
-                return None
-            return Change(internal=_moved_cursor(record, config_id, seq))
-
-        with contextlib.suppress(TaskGone):
-            await self.journal.write(task_id, decide)
-
-    async def _record_attempt(
-        self, task_id: str, config_id: str, seq: int, delay_s: float, error: str
-    ) -> None:
-        next_at = _now_ms() + int(delay_s * 1000)
-
-        def decide(record: TaskRecord) -> Change | None:
-            if _cursor(record, config_id) >= seq:
-                return None
-            states = dict(record.internal.get("pushAttempts", {}))
-            attempts = _attempts(record, config_id, seq) + 1
-            states[config_id] = {
-                "seq": seq,
-                "attempts": attempts,
-                "nextAt": next_at,
-                "lastError": error[:500],
-            }
-            return Change(internal={"pushAttempts": states})
-
-        with contextlib.suppress(TaskGone):
-            await self.journal.write(task_id, decide)
-
     async def _dead_letter(
         self,
         record: TaskRecord,
@@ -654,37 +379,7 @@ class PushNotifier:
         reason: str,
         attempts: int,
     ) -> None:
-        config_id = _config_id(stored)
-        letter = DeadLetteredNotification(
-            notification_id=nid,
-            config_id=config_id,
-            seq=seq,
-            url=stored.config.url,
-            reason=reason[:1000],
-            attempts=attempts,
-            at=_iso_now(),
-        )
-        self.signals.emit(Signal("webhook.dead-lettered", record.task_id))
-        log.warning(
-            "notification %s (task %s seq %d) to %s dead-lettered after %d attempt(s): %s",
-            nid,
-            record.task_id,
-            seq,
-            loggable_url(stored.config.url),
-            attempts,
-            reason,
-        )
-
-        def decide(fresh: TaskRecord) -> Change | None:
-            if _cursor(fresh, config_id) >= seq:
-                return None
-            letters = [*fresh.internal.get("pushDeadLetters", []), letter.to_dict()]
-            internal = _moved_cursor(fresh, config_id, seq)
-            internal["pushDeadLetters"] = letters[-MAX_DEAD_LETTERS:]
-            return Change(internal=internal)
-
-        with contextlib.suppress(TaskGone):
-            await self.journal.write(record.task_id, decide)
+        await dead_letter(self.journal, self.signals, record, stored, seq, nid, reason, attempts)
 
     async def _challenge(self, url: str) -> None:
         """Ownership check: GET url?validationToken=<random>; the body must echo the token."""
@@ -716,102 +411,8 @@ class PushNotifier:
             raise refuse("the response did not echo the validationToken")
 
 
-def notification_headers(
-    config: PushNotificationConfig, nid: str, seq: int, jwt_token: str, protocol: str = "0.3"
-) -> dict[str, str]:
-    """The headers of one notification POST (ValueError if the config's values are unusable).
-
-    Our JWT goes in `Authorization: Bearer`, unless the config carries credentials for a Bearer
-    or Basic scheme: those then go in Authorization and the JWT in X-A2A-Notification-JWT. A
-    v1.0 config's body is `application/a2a+json`.
-    """
-    headers = {
-        "Content-Type": "application/a2a+json" if protocol == "1.0" else "application/json",
-        "X-A2A-Notification-Id": nid,
-        "X-A2A-Notification-Seq": str(seq),
-    }
-    if config.token:
-        if _HEADER_UNSAFE.search(config.token) or not config.token.isascii():
-            raise ValueError("the config's token contains control characters or non-ASCII text")
-        headers["X-A2A-Notification-Token"] = config.token
-    explicit = _explicit_authorization(config)
-    if explicit is not None:
-        headers["Authorization"] = explicit
-        headers["X-A2A-Notification-JWT"] = jwt_token
-    else:
-        headers["Authorization"] = f"Bearer {jwt_token}"
-    return headers
-
-
-def _explicit_authorization(config: PushNotificationConfig) -> str | None:
-    auth = config.authentication
-    if auth is None or not auth.credentials:
-        return None
-    credentials = auth.credentials.strip()
-    if _HEADER_UNSAFE.search(credentials) or not credentials.isascii():
-        raise ValueError("the config's credentials contain control characters or non-ASCII text")
-    schemes = {scheme.strip().lower() for scheme in auth.schemes}
-    if "bearer" in schemes:
-        return f"Bearer {credentials}"
-    if "basic" in schemes:
-        if ":" in credentials:  # user:password, not yet encoded
-            credentials = base64.b64encode(credentials.encode()).decode("ascii")
-        return f"Basic {credentials}"
-    return None
-
-
-def _config_id(stored: StoredPushConfig) -> str:
-    return stored.config.id or stored.task_id
-
-
-def _cursor(record: TaskRecord, config_id: str) -> int:
-    return int(record.internal.get("push", {}).get(config_id, 0))
-
-
-def _attempts(record: TaskRecord, config_id: str, seq: int) -> int:
-    state = record.internal.get("pushAttempts", {}).get(config_id)
-    if state is None or state.get("seq") != seq:
-        return 0
-    return int(state.get("attempts", 0))
-
-
-def _last_error(record: TaskRecord, config_id: str, seq: int) -> str | None:
-    state = record.internal.get("pushAttempts", {}).get(config_id)
-    if state is None or state.get("seq") != seq:
-        return None
-    error = state.get("lastError")
-    return str(error) if error else None
-
-
-def _find_letter(record: TaskRecord, notification_id: str) -> DeadLetteredNotification | None:
-    for data in record.internal.get("pushDeadLetters", []):
-        if data.get("notificationId") == notification_id:
-            return DeadLetteredNotification.from_dict(data)
-    return None
-
-
-def _iso_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _moved_cursor(record: TaskRecord, config_id: str, seq: int) -> dict[str, Any]:
-    """The internal entries that move the cursor to `seq` and drop finished attempt state."""
-    cursors = dict(record.internal.get("push", {}))
-    cursors[config_id] = max(seq, int(cursors.get(config_id, 0)))
-    internal: dict[str, Any] = {"push": cursors}
-    states = record.internal.get("pushAttempts", {})
-    state = states.get(config_id)
-    if state is not None and int(state.get("seq", 0)) <= seq:
-        internal["pushAttempts"] = {k: v for k, v in states.items() if k != config_id}
-    return internal
-
-
-def _snapshot(task: Task) -> dict[str, Any] | None:
-    data = task.dump()
-    if len(encode_task(data)) > MAX_INLINE_TASK_BYTES:
-        return None
-    return data
-
-
-def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
+def _host_of(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""

@@ -40,6 +40,17 @@ from ..models import (
     TaskStatusUpdateEvent,
 )
 from ..sentinel import Sentinel
+from .bookkeeping import (
+    DeadLetteredNotification,
+    PushCursor,
+    TurnInfo,
+    dead_letters_of,
+    push_cursor_of,
+    push_cursors_of,
+    step_of,
+    turn_done_of,
+    turn_of,
+)
 
 TaskEventPayload = TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 
@@ -111,7 +122,9 @@ class TaskRecord:
     claim: WorkerClaim | None = None
     # Set once the task is terminal, when the deployment keeps finished tasks for a limited time.
     expires_at_ms: int | None = None
-    # Free-form state the kit keeps with a task but never shows to clients.
+    # What the kit keeps with the task but never shows to clients, as stored (a JSON object,
+    # kept as it is): read it through the typed views below, write it through the journal's
+    # Change (`bookkeeping.py` knows its keys).
     internal: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -128,11 +141,33 @@ class TaskRecord:
 
     @property
     def step(self) -> str | None:
-        """The id of the current turn: the messageId of the message that began it, made
-        unique by its place in the history where messageIds are not deduplicated (`turn`)."""
-        info = self.internal.get("step", {})
-        step: str | None = info.get("turn") or info.get("messageId")
-        return step
+        """The current turn's step: the messageId of the message that began it, made unique
+        by its place in the history where messageIds are not deduplicated (`TurnInfo.step`)."""
+        return step_of(self.internal)
+
+    @property
+    def turn(self) -> TurnInfo | None:
+        """What started the current turn (None before any)."""
+        return turn_of(self.internal)
+
+    @property
+    def turn_done(self) -> str | None:
+        """The step of the last turn whose end was written."""
+        return turn_done_of(self.internal)
+
+    def push_cursor(self, config_id: str) -> PushCursor:
+        """Where the notifications to push config `config_id` stand."""
+        return push_cursor_of(self.internal, config_id)
+
+    @property
+    def push_cursors(self) -> dict[str, PushCursor]:
+        """The cursor of every push config the task keeps delivery bookkeeping for."""
+        return push_cursors_of(self.internal)
+
+    @property
+    def dead_letters(self) -> list[DeadLetteredNotification]:
+        """The task's notifications that were given up on, oldest first."""
+        return dead_letters_of(self.internal)
 
     def next(
         self,

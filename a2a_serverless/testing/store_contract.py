@@ -55,6 +55,7 @@ from ..store.base import (
     VersionConflict,
     WorkerClaim,
 )
+from ..store.bookkeeping import DeadLetteredNotification, PushCursor, PushRetry, TurnInfo
 
 # A fixed instant for `updated_at_ms`, so orderings in the tests do not depend on the clock.
 BASE_MS = 1_700_000_000_000
@@ -276,6 +277,86 @@ class StoreContract:
         assert got == record
         assert got is not None and got.claim is None and got.expires_at_ms is None
         assert got.internal == {}
+
+    async def test_bookkeeping_in_its_stored_form_reads_back_typed(self, store: Store) -> None:
+        # The task's bookkeeping exactly as the kit has always stored it: the typed views read
+        # it, and the stored JSON is kept as it is.
+        internal = {
+            "step": {
+                "messageId": "m-2",
+                "turn": "m-2#3",
+                "skillId": "research",
+                "metadata": {"k": [1, None]},
+                "acceptedOutputModes": ["text/plain"],
+                "extensions": ["https://example.com/ext"],
+            },
+            "skillId": "research",
+            "doneStep": "m-1",
+            "push": {"cfg-1": 4, "cfg-2": 2},
+            "pushFloor": {"cfg-2": 1, "cfg-3": 5},
+            "pushAttempts": {
+                "cfg-2": {"seq": 3, "attempts": 2, "nextAt": BASE_MS, "lastError": "HTTP 500"}
+            },
+            "pushDeadLetters": [
+                {
+                    "notificationId": "n-1",
+                    "configId": "cfg-1",
+                    "seq": 4,
+                    "url": "https://hooks.example.com/a2a",
+                    "reason": "HTTP 410",
+                    "attempts": 1,
+                    "at": "2026-01-01T00:00:00.000Z",
+                    "redriveAttempts": 1,
+                    "redrivenAt": None,
+                    "redriveError": "HTTP 410",
+                }
+            ],
+        }
+        record = make_record(internal=internal)
+        await store.create_task(record)
+        got = await store.get_task(record.task_id)
+        assert got is not None
+        assert got.internal == internal
+        assert got.turn == TurnInfo(
+            message_id="m-2",
+            skill_id="research",
+            metadata={"k": [1, None]},
+            accepted_output_modes=["text/plain"],
+            extensions=("https://example.com/ext",),
+            turn="m-2#3",
+        )
+        assert got.step == "m-2#3"
+        assert got.turn_done == "m-1"
+        assert got.push_cursor("cfg-1") == PushCursor(delivered=4)
+        assert got.push_cursor("cfg-2") == PushCursor(
+            delivered=2,
+            floor=1,
+            retry=PushRetry(seq=3, attempts=2, next_at_ms=BASE_MS, last_error="HTTP 500"),
+        )
+        assert got.push_cursor("cfg-3") == PushCursor(floor=5)
+        assert got.push_cursor("cfg-4") == PushCursor()
+        assert list(got.push_cursors) == ["cfg-1", "cfg-2", "cfg-3"]
+        assert got.dead_letters == [
+            DeadLetteredNotification(
+                notification_id="n-1",
+                config_id="cfg-1",
+                seq=4,
+                url="https://hooks.example.com/a2a",
+                reason="HTTP 410",
+                attempts=1,
+                at="2026-01-01T00:00:00.000Z",
+                redrive_attempts=1,
+                redrive_error="HTTP 410",
+            )
+        ]
+
+    async def test_a_record_without_bookkeeping_reads_as_empty(self, store: Store) -> None:
+        record = make_record()
+        await store.create_task(record)
+        got = await store.get_task(record.task_id)
+        assert got is not None
+        assert (got.turn, got.step, got.turn_done) == (None, None, None)
+        assert got.push_cursors == {} and got.dead_letters == []
 
     async def test_get_unknown_task_is_none(self, store: Store) -> None:
         assert await store.get_task(new_id("missing")) is None

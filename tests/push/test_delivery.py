@@ -86,7 +86,7 @@ async def test_a_v10_config_gets_a_stream_response_as_a2a_json(
 
 
 def test_a_v10_body_over_the_limit_keeps_the_stream_response_shape() -> None:
-    from a2a_serverless.push.notifier import bounded_body
+    from a2a_serverless.push.payload import bounded_body
 
     task = {
         "kind": "task",

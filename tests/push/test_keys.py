@@ -13,12 +13,12 @@ import jwt
 import pytest
 
 from a2a_serverless import Settings
+from a2a_serverless.cli import keys_main
 from a2a_serverless.push import (
     KeyRing,
     PushUnavailable,
     generate_key,
     generate_keys_json,
-    keys_main,
     push_available,
 )
 from a2a_serverless.push.keys import PRIVATE_MEMBERS, parse_signing_keys
@@ -167,7 +167,7 @@ def test_importing_the_package_imports_no_jwt_cryptography_or_httpx() -> None:
         "from a2a_serverless.push import PushNotifier, WebhookVerifier, UrlGuard, push_available\n"
         "from a2a_serverless.push import KeyRing, WEBHOOK_JOB\n"
         "from a2a_serverless import Settings\n"
-        "import a2a_serverless.push.receiver, a2a_serverless.push.delivery\n"
+        "import a2a_serverless.webhook_receiver, a2a_serverless.push.delivery\n"
         "print(json.dumps([m for m in ('jwt', 'cryptography', 'httpx') if m in sys.modules]))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

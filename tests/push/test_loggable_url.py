@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from a2a_serverless.push.notifier import loggable_url
+from a2a_serverless.push.delivery import loggable_url
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import pytest
 from a2a_serverless.models import PushNotificationAuthenticationInfo, PushNotificationConfig
 from a2a_serverless.push import notification_id
 from a2a_serverless.push.delivery import classify_status, parse_retry_after
-from a2a_serverless.push.notifier import notification_headers
+from a2a_serverless.push.payload import notification_headers
 
 from .conftest import HarnessFactory
 

@@ -29,7 +29,7 @@ from a2a_serverless.push import (
     generate_key,
 )
 from a2a_serverless.push.keys import parse_signing_keys
-from a2a_serverless.push.notifier import encode_task
+from a2a_serverless.push.payload import encode_task
 from a2a_serverless.push.signing import JwtSigner
 
 from .conftest import HarnessFactory

@@ -34,10 +34,11 @@ from a2a_serverless import Context, InputRequired, Settings, agent, create_app, 
 from a2a_serverless.asgi import A2AApplication
 from a2a_serverless.observability import Signal
 from a2a_serverless.push import PushNotifier
-from a2a_serverless.push.notifier import DeadLetteredNotification, loggable_url
+from a2a_serverless.push.delivery import loggable_url
 from a2a_serverless.queue.base import WEBHOOK_JOB, Job, RetryJob
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless.store.base import TaskRecord
+from a2a_serverless.store.bookkeeping import DeadLetteredNotification
 
 from .webhook_server import DedupingEndpoint, Received, Reply
 

@@ -588,7 +588,7 @@ async def test_push_configs_per_task_are_capped_and_urls_unique(make_client: Any
 
 
 def test_a_notification_body_is_bounded() -> None:
-    from a2a_serverless.push.notifier import bounded_body
+    from a2a_serverless.push.payload import bounded_body
 
     task = {
         "kind": "task",

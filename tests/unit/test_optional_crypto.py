@@ -19,8 +19,9 @@ import pytest
 
 from a2a_serverless import Settings, agent, create_app
 from a2a_serverless.auth import BearerJWTAuthenticator, OpenIdConnectAuthenticator
+from a2a_serverless.cli import keys_main
 from a2a_serverless.extras import MissingExtra, crypto_available, require_crypto
-from a2a_serverless.push import KeyRing, WebhookVerifier, generate_key, keys_main, push_available
+from a2a_serverless.push import KeyRing, WebhookVerifier, generate_key, push_available
 from a2a_serverless.push.keys import parse_signing_keys
 from a2a_serverless.push.signing import JwtSigner
 from a2a_serverless.runtime import Runtime

@@ -31,9 +31,10 @@ from typing import Any
 import pytest
 
 from a2a_serverless.models import TaskStatusUpdateEvent
-from a2a_serverless.push.notifier import DeadLetteredNotification, loggable_url
+from a2a_serverless.push.delivery import loggable_url
 from a2a_serverless.store import open_store
 from a2a_serverless.store.base import TaskEvent, TaskRecord
+from a2a_serverless.store.bookkeeping import DeadLetteredNotification
 from tests.aws.runtime.conftest import Queues
 from tests.aws.runtime.events import SqsTrigger, http_api_event, response_json
 from tests.aws.runtime.runtime_api import LambdaFunction

@@ -1,6 +1,11 @@
 """For those who receive our webhooks: check that a notification is genuine, fresh and new.
 
-    from a2a_serverless.push import WebhookVerifier, NotificationRejected, KeySetUnavailable
+The receiving side of push notifications, for the client's webhook server: it needs none of the
+agent's server side (`a2a_serverless.push` is the sending side, and re-exports these names).
+
+    from a2a_serverless.webhook_receiver import (
+        KeySetUnavailable, NotificationRejected, WebhookVerifier,
+    )
 
     verifier = WebhookVerifier(
         "https://agent.example.com/.well-known/jwks.json",
@@ -49,8 +54,8 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..extras import require_crypto
-from ..jwks import KeySet, KeySetUnavailable, VerificationKey, check_algorithms, keys_from_jwks
+from .extras import require_crypto
+from .jwks import KeySet, KeySetUnavailable, VerificationKey, check_algorithms, keys_from_jwks
 
 __all__ = [
     "DEFAULT_ALGORITHMS",

@@ -1,0 +1,117 @@
+"""What one notification is: its stable id, its body (the Task, bounded) and its headers.
+
+Pure functions of the task and the config, shared by the outbox (the snapshot a job carries),
+the delivery (the body and headers of the POST) and the tests.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import uuid
+from typing import Any
+
+from ..models import PushNotificationConfig, Task
+
+# Notification ids are uuid5(NOTIFICATION_NAMESPACE, "<task id>/<config id>/<seq>").
+NOTIFICATION_NAMESPACE = uuid.UUID("5d0f4c1e-2f7b-5a57-9a0e-6b1d3c2a8e41")
+# A snapshot larger than this is not put on the queue (SQS takes 256 KiB per message): the
+# notification then carries the task as it is when it is sent.
+MAX_INLINE_TASK_BYTES = 192 * 1024
+
+_HEADER_UNSAFE = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def notification_id(task_id: str, config_id: str, seq: int) -> str:
+    """The stable id of the notification of event `seq` to config `config_id`."""
+    return str(uuid.uuid5(NOTIFICATION_NAMESPACE, f"{task_id}/{config_id}/{seq}"))
+
+
+def encode_task(task: dict[str, Any]) -> bytes:
+    """The request body: the Task as JSON with sorted keys (the A2A samples' canonical form)."""
+    return json.dumps(task, ensure_ascii=False, sort_keys=True).encode("utf-8")
+
+
+def bounded_body(task: dict[str, Any], limit: int, protocol: str = "0.3") -> bytes:
+    """The notification body of `task` (its v0.3 JSON), at most about `limit` bytes: a larger
+    task goes without its history and artifacts, then without anything but its id, context and
+    status state (the receiver reads the rest with tasks/get).
+
+    In the version the config was registered in: v0.3, the Task; v1.0, a StreamResponse
+    `{"task": ...}` in v1.0's shapes (spec v1.0 §4.3.3).
+    """
+    if protocol == "1.0":
+        from ..v1.convert import task_out
+
+        task = task_out(Task.model_validate(task))
+
+    def encoded(body: dict[str, Any]) -> bytes:
+        return encode_task({"task": body} if protocol == "1.0" else body)
+
+    body = encoded(task)
+    if len(body) <= limit:
+        return body
+    trimmed = {k: v for k, v in task.items() if k not in ("history", "artifacts")}
+    body = encoded(trimmed)
+    if len(body) <= limit:
+        return body
+    status = task.get("status") or {}
+    bare = {
+        "id": task.get("id"),
+        "contextId": task.get("contextId"),
+        "status": {k: status[k] for k in ("state", "timestamp") if k in status},
+    }
+    return encoded(bare if protocol == "1.0" else {"kind": "task", **bare})
+
+
+def notification_headers(
+    config: PushNotificationConfig, nid: str, seq: int, jwt_token: str, protocol: str = "0.3"
+) -> dict[str, str]:
+    """The headers of one notification POST (ValueError if the config's values are unusable).
+
+    Our JWT goes in `Authorization: Bearer`, unless the config carries credentials for a Bearer
+    or Basic scheme: those then go in Authorization and the JWT in X-A2A-Notification-JWT. A
+    v1.0 config's body is `application/a2a+json`.
+    """
+    headers = {
+        "Content-Type": "application/a2a+json" if protocol == "1.0" else "application/json",
+        "X-A2A-Notification-Id": nid,
+        "X-A2A-Notification-Seq": str(seq),
+    }
+    if config.token:
+        if _HEADER_UNSAFE.search(config.token) or not config.token.isascii():
+            raise ValueError("the config's token contains control characters or non-ASCII text")
+        headers["X-A2A-Notification-Token"] = config.token
+    explicit = _explicit_authorization(config)
+    if explicit is not None:
+        headers["Authorization"] = explicit
+        headers["X-A2A-Notification-JWT"] = jwt_token
+    else:
+        headers["Authorization"] = f"Bearer {jwt_token}"
+    return headers
+
+
+def _explicit_authorization(config: PushNotificationConfig) -> str | None:
+    auth = config.authentication
+    if auth is None or not auth.credentials:
+        return None
+    credentials = auth.credentials.strip()
+    if _HEADER_UNSAFE.search(credentials) or not credentials.isascii():
+        raise ValueError("the config's credentials contain control characters or non-ASCII text")
+    schemes = {scheme.strip().lower() for scheme in auth.schemes}
+    if "bearer" in schemes:
+        return f"Bearer {credentials}"
+    if "basic" in schemes:
+        if ":" in credentials:  # user:password, not yet encoded
+            credentials = base64.b64encode(credentials.encode()).decode("ascii")
+        return f"Basic {credentials}"
+    return None
+
+
+def snapshot(task: Task) -> dict[str, Any] | None:
+    """The Task a notification job carries, or None if it is too large to queue."""
+    data = task.dump()
+    if len(encode_task(data)) > MAX_INLINE_TASK_BYTES:
+        return None
+    return data
