@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any, cast
 from a2a_serverless import tracing
 from a2a_serverless.agent import Agent
 from a2a_serverless.asgi import A2AApplication
-from a2a_serverless.http import Request
 from a2a_serverless.config import Settings
+from a2a_serverless.http import Request
 from a2a_serverless.observability import Observer
 
 from .config import AwsSettings, check_http_timing, invocation_seconds
