@@ -484,7 +484,7 @@ class Instance:
             queue=self.outbox,
             push_notifications=False,
         )
-        self.inbox = InProcessQueue(self.app.runtime.worker.handle, concurrency=WORKER_CONCURRENCY)
+        self.inbox = InProcessQueue(self.app.runtime.jobs, concurrency=WORKER_CONCURRENCY)
         transport = httpx.ASGITransport(app=self.app)
         self.client = httpx.AsyncClient(transport=transport, base_url=f"http://{self.name}")
 

@@ -84,6 +84,9 @@ def region_of(queue_url: str) -> str | None:
 
 
 class SqsQueue:
+    # DelaySeconds up to 900 s; longer delays are forwarded by the worker (`notBefore`).
+    supports_delay = True
+
     def __init__(
         self,
         queue_url: str,
