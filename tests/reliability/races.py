@@ -417,6 +417,8 @@ class HandOff:
 
     Every run-agent job is kept, so it can be delivered again later."""
 
+    supports_delay = True
+
     def __init__(self, deliver: Callable[[Job, float], Awaitable[None]] | None = None) -> None:
         self.deliver = deliver
         self.jobs: list[Job] = []
