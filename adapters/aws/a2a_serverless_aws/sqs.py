@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from a2a_serverless import tracing
+from a2a_serverless.config import ConfigurationError
 from a2a_serverless.queue.base import WEBHOOK_JOB, Job
 
 # messaging.system of its spans (the messaging semantic conventions' name for SQS).
@@ -46,7 +47,7 @@ _clients: dict[str | None, Any] = {}
 _clients_lock = threading.Lock()
 
 
-class QueueConfigurationError(ValueError):
+class QueueConfigurationError(ConfigurationError):
     """The queue URL cannot be used (e.g. a FIFO queue)."""
 
 
