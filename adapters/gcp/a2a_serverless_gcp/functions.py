@@ -29,10 +29,12 @@ The worker function takes every way a job arrives and answers as the sender expe
 - a Cloud Tasks request: 2xx done, 500 retried by Cloud Tasks; the last attempt
   (A2A_CLOUD_TASKS_MAX_ATTEMPTS) abandons the job instead of failing.
 
-A webhook job that asks to come again later (`RetryJob`: back-off, waiting for an earlier
-notification) is queued again with its delay on Cloud Tasks when a queue is configured, and
-acked. Other jobs asking for that (a turn leased by another worker) are nacked, so the queue's
-back-off brings them back and its attempt limit bounds them (see `_later`).
+What comes of each delivery is the core's delivery policy (`a2a_serverless.queue.disposition`),
+run by the runtime's job router (`Runtime.jobs`). A job that asks to come again later
+(`RetryJob`: a webhook's back-off, a turn leased by another worker) is queued again with its
+delay on Cloud Tasks when a queue is configured, and acked; without one it is nacked (see
+`_later`). A failure on the last attempt abandons the job with a reason that carries no
+exception text (the log has it).
 
 Nothing connects to Google Cloud at import or when the function is built: the runtime (store,
 queue clients) is made by the first request of each process, after functions-framework's
