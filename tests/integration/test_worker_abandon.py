@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
 from typing import Any
 
 from a2a_serverless.queue.base import RUN_AGENT, WEBHOOK_JOB, Job
 from a2a_serverless.queue.inprocess import InProcessQueue
-from a2a_serverless.store.base import TaskEvent, TaskRecord
 from a2a_serverless.store.memory import MemoryStore
+from tests.aws.runtime.functions import ClaimRefusingStore
 from tests.integration.agent_fixtures import RecordingQueue
 from tests.integration.jsonrpc_agents import result_of, scripted, user_message
 
@@ -94,26 +93,14 @@ async def test_unknown_job_kinds_are_logged_not_raised(make_client: Any, caplog:
     assert "abandoned job" in caplog.text
 
 
-class ClaimsFail(MemoryStore):
-    """A store that refuses every write claiming a turn with an error that is not an outage (a
-    bug, a corrupt row): the run-agent job fails on each delivery."""
-
-    async def update_task(
-        self,
-        record: TaskRecord,
-        events: Sequence[TaskEvent] = (),
-        *,
-        idempotency_key: str | None = None,
-    ) -> None:
-        if record.claim is not None:
-            raise RuntimeError("corrupt row 17")
-        await super().update_task(record, events, idempotency_key=idempotency_key)
-
-
 async def test_the_dev_queue_fails_the_task_of_a_job_it_gives_up_on(make_client: Any) -> None:
     # The in-process queue (what `dev` runs on a memory store) retried a failing job five
-    # times and then only logged it: its task stayed `submitted` forever.
-    async with make_client(scripted, store=ClaimsFail(), **FAST) as (client, app):
+    # times and then only logged it: its task stayed `submitted` forever. Here every claim of
+    # the turn is refused (an error that is no outage), so each delivery fails.
+    async with make_client(scripted, store=ClaimRefusingStore(MemoryStore()), **FAST) as (
+        client,
+        app,
+    ):
         queue = app.runtime.queue
         assert isinstance(queue, InProcessQueue)
         task_id = await send_without_running(client)
@@ -129,4 +116,6 @@ async def test_the_dev_queue_fails_the_task_of_a_job_it_gives_up_on(make_client:
         "the dead-letter queue"
     )
     [letter] = queue.dead_letters
-    assert letter.job.kind == RUN_AGENT and letter.reason == "RuntimeError: corrupt row 17"
+    assert letter.job.kind == RUN_AGENT and letter.reason == (
+        "StoreError: the table refused the write (simulated)"
+    )
