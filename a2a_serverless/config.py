@@ -25,13 +25,96 @@ _OTHER_NAMES: set[str] = set()
 _REPORTED: set[str] = set()
 
 
-class SettingsError(ValueError):
+class ConfigurationError(ValueError):
+    """A deployment's settings are missing, malformed or contradict each other (the message
+    names the variable and what it must be). The adapters' settings raise it too."""
+
+
+class SettingsError(ConfigurationError):
     """A setting's value makes no sense (the message names the setting and what it must be)."""
 
 
 def register_environment_names(*names: str) -> None:
     """Declare `A2A_*` variables that something other than `Settings` reads."""
     _OTHER_NAMES.update(names)
+
+
+# --- reading `A2A_*` variables: `Settings` and the adapters' settings share these -------------
+
+
+def env_name(field_name: str) -> str:
+    """The variable of a settings field: `store_url` -> A2A_STORE_URL."""
+    return f"{PREFIX}{field_name.upper()}"
+
+
+def fields_from_env(
+    cls: type, environ: Mapping[str, str], *, blank_is_default: bool = False
+) -> dict[str, Any]:
+    """The values of dataclass `cls`'s fields set in `environ` (as `A2A_<FIELD_NAME>`), parsed
+    by the field's type; `ConfigurationError` names a variable that does not parse. A blank
+    value is None for an optional field; with `blank_is_default` any blank value is left out
+    (the field keeps its default) and values are stripped."""
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        name = env_name(f.name)
+        raw = environ.get(name)
+        if raw is None:
+            continue
+        if blank_is_default:
+            raw = raw.strip()
+            if not raw:
+                continue
+        values[f.name] = parse_env_value(name, str(f.type), raw)
+    return values
+
+
+def parse_env_value(name: str, type_name: str, raw: str) -> Any:
+    """Variable `name`'s text as the type named `type_name` (bool, int, float, optional, str)."""
+    if type_name.startswith("bool"):
+        return _flag(name, raw)
+    if "None" in type_name and raw.strip() == "":
+        return None
+    try:
+        if type_name.startswith("float"):
+            return float(raw)
+        if type_name.startswith("int"):
+            return int(raw)
+    except ValueError:
+        raise ConfigurationError(f"{name}={raw!r} is not a number") from None
+    return raw
+
+
+def env_text(environ: Mapping[str, str], name: str) -> str | None:
+    """A variable's stripped text; None when unset or blank."""
+    return environ.get(name, "").strip() or None
+
+
+def env_flag(environ: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env_text(environ, name)
+    return default if raw is None else _flag(name, raw)
+
+
+def env_int(environ: Mapping[str, str], name: str, default: int, *, minimum: int) -> int:
+    """A whole number of at least `minimum`; `default` when unset or blank."""
+    raw = env_text(environ, name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigurationError(f"{name}={raw!r} is not a whole number") from None
+    if value < minimum:
+        raise ConfigurationError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def _flag(name: str, raw: str) -> bool:
+    lowered = raw.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ConfigurationError(f"{name}={raw!r} is not a boolean (true or false)")
 
 
 @dataclass(frozen=True)
@@ -169,14 +252,14 @@ class Settings:
             if value is None:  # an optional setting left unset
                 continue
             if isinstance(value, float) and not math.isfinite(value):
-                raise SettingsError(f"{_env(name)}={value}: must be a finite number")
+                raise SettingsError(f"{env_name(name)}={value}: must be a finite number")
             if value < lowest or (value == lowest and not allowed):
                 need = f"at least {lowest}" if allowed else f"more than {lowest}"
-                raise SettingsError(f"{_env(name)}={value}: must be {need}")
+                raise SettingsError(f"{env_name(name)}={value}: must be {need}")
         if self.push_backoff_max_s < self.push_backoff_base_s:
             raise SettingsError(
-                f"{_env('push_backoff_max_s')}={self.push_backoff_max_s} is below "
-                f"{_env('push_backoff_base_s')}={self.push_backoff_base_s}: the cap of the "
+                f"{env_name('push_backoff_max_s')}={self.push_backoff_max_s} is below "
+                f"{env_name('push_backoff_base_s')}={self.push_backoff_base_s}: the cap of the "
                 "back-off must be at least its base"
             )
 
@@ -188,18 +271,10 @@ class Settings:
         closest setting; a value out of range is a `SettingsError` naming the variable.
         """
         environ = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            raw = environ.get(_env(f.name))
-            if raw is not None:
-                values[f.name] = _parse(f.name, str(f.type), raw)
+        values = fields_from_env(cls, environ)
         values.update(overrides)
         _report_unknown(environ)
         return cls(**values)
-
-
-def _env(name: str) -> str:
-    return f"{PREFIX}{name.upper()}"
 
 
 # The lowest value of each number setting, and whether that value itself is allowed; checked
@@ -232,7 +307,7 @@ _RANGES: dict[str, tuple[float, bool]] = {
 
 
 def _report_unknown(environ: Mapping[str, str]) -> None:
-    known = {_env(f.name) for f in fields(Settings)} | _OTHER_NAMES
+    known = {env_name(f.name) for f in fields(Settings)} | _OTHER_NAMES
     for name in environ:
         if not name.startswith(PREFIX) or name in known or name in _REPORTED:
             continue
@@ -244,23 +319,3 @@ def _report_unknown(environ: Mapping[str, str]) -> None:
             else "no setting is close to it (docs/configuration.md lists them)"
         )
         logger.warning("%s is set but nothing in this process reads it: %s", name, hint)
-
-
-def _parse(name: str, type_name: str, raw: str) -> Any:
-    if type_name.startswith("bool"):
-        lowered = raw.strip().lower()
-        if lowered in ("1", "true", "yes", "on"):
-            return True
-        if lowered in ("0", "false", "no", "off"):
-            return False
-        raise ValueError(f"A2A_{name.upper()}={raw!r} is not a boolean")
-    if "None" in type_name and raw.strip() == "":
-        return None
-    try:
-        if type_name.startswith("float"):
-            return float(raw)
-        if type_name.startswith("int"):
-            return int(raw)
-    except ValueError:
-        raise ValueError(f"A2A_{name.upper()}={raw!r} is not a number") from None
-    return raw

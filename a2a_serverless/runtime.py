@@ -1,4 +1,7 @@
-"""Wires one deployment together: settings -> store, journal, queue, worker, service.
+"""Wires one deployment together: settings -> store, journal, queue, notifier, worker, the job
+router, service. Each object gets what it uses when it is made; the one loop (the in-process
+queue runs its jobs through the router, whose webhook route is the notifier that queues on it)
+is closed by binding the queue to the router last.
 
 Every entry point (the dev server, a Lambda handler, a Cloud Function) builds one `Runtime` per
 process (per container) and reuses it across invocations, so connections are made once.
@@ -20,7 +23,8 @@ from .extras import crypto_available
 from .holders import local_holder_id
 from .journal import Journal
 from .observability import Observer, Signals
-from .queue.base import Queue
+from .queue.base import RUN_AGENT, WEBHOOK_JOB, Queue
+from .queue.router import JobRoute, JobRouter
 from .service import TaskService
 from .skills import SkillGate
 from .store import open_store
@@ -30,6 +34,7 @@ from .worker import Worker
 if TYPE_CHECKING:
     from .direct import DirectHook
     from .push.notifier import PushNotifier
+    from .queue.inprocess import InProcessQueue
 
 log = logging.getLogger("a2a_serverless.runtime")
 
@@ -75,6 +80,26 @@ class Runtime:
             and isinstance(self.store, sqlite.SqliteStore)
             and sqlite_path != ":memory:"
         )
+        built_queue: InProcessQueue | None = None
+        if queue is None:
+            if durable:
+                from .queue.sqlite import SqliteQueue
+
+                built_queue = SqliteQueue(sqlite_path)
+            else:
+                from .queue.inprocess import InProcessQueue
+
+                built_queue = InProcessQueue()
+            queue = built_queue
+        self.queue = queue
+        # Push is offered only where it can be delivered and signed: the card, the service's
+        # answers (-32003 otherwise) and the JWKS endpoint all follow `notifier`.
+        self.notifier: PushNotifier | None = None
+        if push_notifications:
+            self.notifier = _make_notifier(self.settings, self.journal, queue)
+        if self.notifier is not None:
+            self.notifier.signals = self.signals
+            self.journal.commit_hooks.append(self.notifier.on_commit)
         self.worker = Worker(
             agent,
             self.journal,
@@ -82,22 +107,17 @@ class Runtime:
             max_attempts=self.settings.worker_max_attempts,
             worker_id=local_holder_id() if durable else None,
             local_liveness=durable,
+            notifier=self.notifier,
         )
-        if queue is None:
-            if durable:
-                from .queue.sqlite import SqliteQueue
-
-                queue = SqliteQueue(sqlite_path, self.worker.handle)
-            else:
-                from .queue.inprocess import InProcessQueue
-
-                queue = InProcessQueue(self.worker.handle)
-        self.queue = queue
-        # Push is offered only where it can be delivered and signed: the card, the service's
-        # answers (-32003 otherwise) and the JWKS endpoint all follow `notifier`.
-        self.notifier: PushNotifier | None = None
-        if push_notifications:
-            self.notifier = _make_notifier(self)
+        # What runs each kind of job the queue delivers, and what ends one it gives up on.
+        routes = {RUN_AGENT: JobRoute(self.worker.handle, self.worker.abandon)}
+        if self.notifier is not None:
+            routes[WEBHOOK_JOB] = JobRoute(self.notifier.handle, self.notifier.abandon)
+        self.jobs = JobRouter(routes)
+        if built_queue is not None:
+            # Our own queue runs its jobs in this process: the router is its consumer. (It is
+            # made before the router, which needs the notifier, which queues on it.)
+            built_queue.bind(self.jobs)
         skills = agent.skills
         self.service = TaskService(
             self.journal,
@@ -141,10 +161,9 @@ def _modes(default: list[str], per_skill: Iterable[list[str] | None]) -> list[st
     return modes
 
 
-def _make_notifier(runtime: Runtime) -> PushNotifier | None:
+def _make_notifier(settings: Settings, journal: Journal, queue: Queue) -> PushNotifier | None:
     """The notifier, None when push is off (said in a warning). Keys configured without the
     `crypto` extra raise `MissingExtra`: a deployment meant to push must not start without."""
-    settings = runtime.settings
     if not settings.push_signing_keys:
         # Decided before importing the push package (JWT, crypto, httpx): a deployment without
         # keys does not pay for them on its cold start.
@@ -160,17 +179,10 @@ def _make_notifier(runtime: Runtime) -> PushNotifier | None:
                 "needs the 'crypto' extra: pip install 'a2a-serverless[crypto]'"
             )
             return None
-    from .push import WEBHOOK_JOB, PushNotifier, PushUnavailable
+    from .push import PushNotifier, PushUnavailable
 
     try:
-        notifier = PushNotifier(
-            runtime.journal, runtime.queue, settings, issuer=settings.public_url
-        )
+        return PushNotifier(journal, queue, settings, issuer=settings.public_url)
     except PushUnavailable as exc:
         log.warning("push notifications are off: %s", exc)
         return None
-    notifier.signals = runtime.signals
-    runtime.journal.commit_hooks.append(notifier.on_commit)
-    runtime.worker.handlers[WEBHOOK_JOB] = notifier.handle
-    runtime.worker.notifier = notifier
-    return notifier

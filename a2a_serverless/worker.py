@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from . import tracing
@@ -30,7 +29,7 @@ from .journal import Change, Journal, TaskGone, now_ms
 from .lifecycle import status_event
 from .models import Message, TaskState
 from .observability import correlated
-from .queue.base import RUN_AGENT, WEBHOOK_JOB, Job, RetryJob
+from .queue.base import Job, RetryJob
 from .store.base import StoreUnavailable, TaskRecord, WorkerClaim
 from .store.bookkeeping import TurnInfo
 from .turn import Context, TurnOutcome, agent_message
@@ -60,6 +59,7 @@ class Worker:
         worker_id: str | None = None,
         max_attempts: int = 5,
         local_liveness: bool = False,
+        notifier: PushNotifier | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("a turn needs at least one attempt (max_attempts >= 1)")
@@ -71,9 +71,9 @@ class Worker:
         # Every worker is on this machine (a SQLite store): a claim whose holder process has
         # exited is taken over at once rather than when its lease runs out (holders.py).
         self.local_liveness = local_liveness
-        # Handlers of other job kinds sharing the queue (e.g. webhook deliveries), by kind.
-        self.handlers: dict[str, Callable[[Job], Awaitable[None]]] = {}
-        self.notifier: PushNotifier | None = None
+        # Where a redelivered turn's undelivered notifications are queued again (None: push
+        # is off).
+        self.notifier = notifier
         # Turns this process is claiming or running now: one delivery of a turn at a time gets
         # in (run_turn), so a claim of ours found while claiming is a leftover of a run that
         # stopped (the store failed under it), which may be taken over at once.
@@ -83,30 +83,16 @@ class Worker:
         self.duplicate_wait_s = DUPLICATE_WAIT_S
 
     async def handle(self, job: Job) -> None:
-        """The Queue's job handler."""
+        """A `run-agent` job: run its turn (the job router's route for that kind)."""
         with correlated(task_id=job.task_id):
-            if job.kind == RUN_AGENT:
-                await self.run_turn(job.task_id, job.payload["step"])
-                return
-            handler = self.handlers.get(job.kind)
-            if handler is None:
-                raise ValueError(f"unknown job kind {job.kind!r}")
-            await handler(job)
+            await self.run_turn(job.task_id, job.payload["step"])
 
     async def abandon(self, job: Job, reason: str) -> None:
-        """A queue gave up on `job` (its retries are spent; it went to a dead-letter queue).
-
-        End what the job was for, so nobody waits for it forever: a run-agent job fails its task
-        with `reason` (unless that turn is over or superseded already); a webhook job's
-        notification is dead-lettered so later ones flow. Safe to call more than once.
-        """
+        """A queue gave up on a `run-agent` job (its retries are spent; it went to a dead-letter
+        queue): fail its task with `reason` (unless that turn is over or superseded already), so
+        nobody waits for it forever. Safe to call more than once."""
         with correlated(task_id=job.task_id):
-            if job.kind == RUN_AGENT:
-                await self._fail_abandoned_turn(job.task_id, str(job.payload["step"]), reason)
-            elif job.kind == WEBHOOK_JOB and self.notifier is not None:
-                await self.notifier.abandon(job, reason)
-            else:
-                log.error("abandoned job %s of kind %r: %s", job.id, job.kind, reason)
+            await self._fail_abandoned_turn(job.task_id, str(job.payload["step"]), reason)
 
     async def _fail_abandoned_turn(self, task_id: str, step: str, reason: str) -> None:
         def decide(record: TaskRecord) -> Change | None:

@@ -83,6 +83,15 @@ class RetryJob(Exception):
 
 @runtime_checkable
 class Queue(Protocol):
+    @property
+    def supports_delay(self) -> bool:
+        """Whether a job enqueued with `delay_s` really waits that long before a worker gets it.
+        A queue that cannot delay (Pub/Sub) only approximates it: its consumer nacks an early
+        delivery and its back-off brings the job back, a delivery attempt spent each time. The
+        job-delivery policy (queue/disposition.py) re-enqueues a planned retry only where
+        this is True."""
+        ...
+
     async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
         """Hand `job` to a worker; it runs at least once, not before `delay_s` seconds."""
         ...

@@ -2,11 +2,14 @@
 
 Jobs run as asyncio tasks in the running event loop, at most `concurrency` at once, and apart
 from them at most `concurrency` webhook deliveries (a slow receiver holds a delivery for up to
-A2A_PUSH_TIMEOUT_S; it must never keep a task's turn waiting for a slot). A handler
-that raises `RetryJob` is run again after its delay, as often as it asks (the handler owns that
-policy, e.g. webhook back-off with its own attempt limit); any other exception is retried with
-exponential back-off up to `max_attempts`, then the job is dead-lettered (kept in `dead_letters`
-and logged), except `StoreUnavailable`, retried with back-off (capped at 30 s) while it lasts.
+A2A_PUSH_TIMEOUT_S; it must never keep a task's turn waiting for a slot). What comes of each
+delivery is the core's queue-delivery policy (queue/disposition.py), mapped here: a handler that
+raises `RetryJob` is run again after its delay, as often as it asks (not counted as a failure:
+the handler owns that policy, e.g. webhook back-off with its own attempt limit); any other
+exception is retried with exponential back-off up to `max_attempts` failed deliveries in a row,
+then the job is abandoned — the job router's `abandon` ends what it was for (a task fails with a
+reason instead of waiting forever) — and dead-lettered (kept in `dead_letters` and logged);
+`StoreUnavailable` is retried with back-off (capped at 30 s) while it lasts, never abandoned.
 Nothing survives a restart of the process: `SqliteQueue` (queue/sqlite.py) keeps the jobs in the
 store's SQLite file, and a cloud queue keeps them in the cloud.
 """
@@ -18,18 +21,24 @@ import logging
 from dataclasses import dataclass, replace
 
 from .. import tracing
-from ..store.base import StoreUnavailable
-from .base import WEBHOOK_JOB, Job, JobHandler, RetryJob
+from .base import WEBHOOK_JOB, Job, JobHandler
+from .disposition import (
+    Abandon,
+    Done,
+    RetryAfter,
+    RetryPolicy,
+    deliver,
+    error_text,
+)
+from .router import AbandonHandler, JobRouter
 
 log = logging.getLogger("a2a_serverless.queue")
-
-# The longest pause between two tries of a job while the store is unavailable.
-MAX_STORE_WAIT_S = 30.0
 
 
 @dataclass(frozen=True, slots=True)
 class DeadLetteredJob:
     job: Job
+    # What failed (the exception's type and text), for the operator.
     reason: str
 
 
@@ -37,26 +46,37 @@ class InProcessQueue:
     # What the messaging conventions call the queue system and the destination (tracing.py).
     messaging_system = "a2a_inprocess"
     destination = "jobs"
+    supports_delay = True
 
     def __init__(
         self,
-        handler: JobHandler | None = None,
+        handler: JobRouter | JobHandler | None = None,
         *,
         concurrency: int = 32,
         max_attempts: int = 5,
         base_backoff_s: float = 0.2,
     ) -> None:
-        self._handler = handler
+        """`handler` runs the jobs: a Runtime's job router (`runtime.jobs`), whose `abandon`
+        ends a job given up on, or a bare job handler (then such a job is only dead-lettered)."""
+        self._handler: JobHandler | None = None
+        self._abandon: AbandonHandler | None = None
+        if handler is not None:
+            self.bind(handler)
         self._slots = asyncio.Semaphore(concurrency)
         self._webhook_slots = asyncio.Semaphore(concurrency)
         self._max_attempts = max_attempts
-        self._base_backoff_s = base_backoff_s
+        self._policy = RetryPolicy(base_backoff_s=base_backoff_s)
+        # Failed deliveries in a row of each job now retrying (planned retries do not count).
+        self._failures: dict[str, int] = {}
         self._running: set[asyncio.Task[None]] = set()
         self.dead_letters: list[DeadLetteredJob] = []
 
-    def bind(self, handler: JobHandler) -> None:
-        """Set the worker's job handler (the app wires it once everything is built)."""
-        self._handler = handler
+    def bind(self, handler: JobRouter | JobHandler) -> None:
+        """Set what runs the jobs (the Runtime binds its job router once everything is built)."""
+        if isinstance(handler, JobRouter):
+            self._handler, self._abandon = handler.handle, handler.abandon
+        else:
+            self._handler, self._abandon = handler, None
 
     async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
         if self._handler is None:
@@ -73,6 +93,7 @@ class InProcessQueue:
         if delay_s > 0:
             await asyncio.sleep(delay_s)
         assert self._handler is not None
+        failures = self._failures.get(job.id, 0)
         slots = self._webhook_slots if job.kind == WEBHOOK_JOB else self._slots
         async with slots:
             consuming = tracing.consuming(
@@ -83,38 +104,40 @@ class InProcessQueue:
                 delivery_attempt=job.attempt,
             )
             with consuming:
-                try:
-                    await self._handler(job)
-                    await self._finished(job)
-                    return
-                except RetryJob as retry:
-                    next_job = replace(job, attempt=job.attempt + 1)
-                    await self.enqueue(next_job, delay_s=retry.delay_s)
-                    return
-                except StoreUnavailable as exc:
-                    # The store failed, not the job (a full disk, a locked file): try again for
-                    # as long as it lasts, never dead-lettering work that could not be recorded.
-                    log.warning("job %s (%s) waits for the store: %s", job.id, job.kind, exc)
-                    tracing.failed(f"the store is unavailable: {exc}")
-                    delay = min(
-                        self._base_backoff_s * 2 ** min(job.attempt - 1, 16), MAX_STORE_WAIT_S
-                    )
-                    await self.enqueue(replace(job, attempt=job.attempt + 1), delay_s=delay)
-                    return
-                except Exception as exc:  # a worker must survive any handler failure
-                    log.exception("job %s (%s) failed on attempt %d", job.id, job.kind, job.attempt)
-                    reason = f"{type(exc).__name__}: {exc}"
-                    tracing.failed(reason)
-                    delay = self._base_backoff_s * 2 ** (job.attempt - 1)
-        if job.attempt >= self._max_attempts:
-            log.error("job %s (%s) dead-lettered: %s", job.id, job.kind, reason)
-            self.dead_letters.append(DeadLetteredJob(job, reason))
-            await self._finished(job)
-            return
-        await self.enqueue(replace(job, attempt=job.attempt + 1), delay_s=delay)
+                disposition = await deliver(
+                    self._handler,
+                    job,
+                    delivery=failures + 1,
+                    last_attempt=failures + 1 >= self._max_attempts,
+                    policy=self._policy,
+                )
+                # A retry is queued from the delivery that asked for it (its span's child).
+                match disposition:
+                    case Done():
+                        await self._finished(job)
+                    case RetryAfter():
+                        if not disposition.planned:
+                            self._failures[job.id] = failures + 1
+                        again = replace(job, attempt=job.attempt + 1)
+                        await self.enqueue(again, delay_s=disposition.delay_s)
+                    case Abandon():
+                        await self._give_up(job, disposition)
+
+    async def _give_up(self, job: Job, abandoned: Abandon) -> None:
+        error = error_text(abandoned.error)
+        log.error("job %s (%s) dead-lettered: %s", job.id, job.kind, error)
+        self.dead_letters.append(DeadLetteredJob(job, error))
+        if self._abandon is not None:
+            try:
+                await self._abandon(job, abandoned.reason)
+            except Exception:
+                # Kept in `dead_letters` all the same; the operator redrives it from there.
+                log.exception("could not abandon job %s of task %s", job.id, job.task_id)
+        await self._finished(job)
 
     async def _finished(self, job: Job) -> None:
         """`job` is done (handled, or dead-lettered): a durable queue forgets it here."""
+        self._failures.pop(job.id, None)
 
     async def drain(self) -> None:
         """Wait until no job is queued or running (tests use this)."""

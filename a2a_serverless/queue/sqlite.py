@@ -2,14 +2,15 @@
 
 What `a2a-serverless dev` (and any app on a SQLite store) runs: jobs run in this process as with
 `InProcessQueue`, but each is first written to the `a2a_jobs` table of the same file, and is
-deleted only once handled (or dead-lettered). A job being run is leased to this process
-(`holder`, `lease_until`), the lease renewed while it runs. So:
+deleted only once handled (or abandoned and dead-lettered). A job being run is leased to this
+process (`holder`, `lease_until`), the lease renewed while it runs. So:
 
 - a process killed mid-job (the dev server stopped with Ctrl-C twice, a crash, `kill -9`) leaves
   its jobs in the table; the next process on the file takes them over as soon as it starts (a
   holder whose process has exited is known dead at once, holders.py), or when their lease runs
   out — and the worker resumes the interrupted turn from its start (worker.py);
-- a job waiting for a retry survives too (its `run_at` is kept);
+- a job waiting for a retry survives too (its `run_at` is kept; its count of failed deliveries,
+  kept in memory, starts again in the process that takes it over);
 - several processes on one file share the work: whichever claims a job first runs it.
 
 Every process polls the table every `poll_s` for jobs it does not run yet whose time has come
@@ -29,6 +30,7 @@ from pathlib import Path
 from ..holders import holder_is_dead, local_holder_id
 from .base import Job, JobHandler
 from .inprocess import InProcessQueue
+from .router import JobRouter
 
 log = logging.getLogger("a2a_serverless.queue")
 
@@ -54,7 +56,7 @@ class SqliteQueue(InProcessQueue):
     def __init__(
         self,
         path: str | Path,
-        handler: JobHandler | None = None,
+        handler: JobRouter | JobHandler | None = None,
         *,
         lease_s: float = 30.0,
         poll_s: float = 1.0,
@@ -114,6 +116,7 @@ class SqliteQueue(InProcessQueue):
                 await renewing
 
     async def _finished(self, job: Job) -> None:
+        await super()._finished(job)
         self._local.discard(job.id)
         with self._lock:
             self._db.execute(

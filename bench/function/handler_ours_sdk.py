@@ -16,4 +16,4 @@ from a2a_serverless_aws import make_http_handler
 
 queue = InProcessQueue()
 handler = make_http_handler(echo, Settings.from_env(), queue=queue)
-queue.bind(handler.container.runtime.worker.handle)
+queue.bind(handler.container.runtime.jobs)

@@ -163,6 +163,8 @@ def status_text(task: dict[str, Any]) -> str:
 class RecordingQueue:
     """A Queue that keeps jobs instead of running them, so a test delivers them by hand."""
 
+    supports_delay = True
+
     def __init__(self) -> None:
         self.jobs: list[Job] = []
 

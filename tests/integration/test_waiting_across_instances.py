@@ -68,8 +68,8 @@ async def two_instances(tmp_path: Path, *, poll_interval_s: float) -> AsyncItera
     queue_here, queue_there = InProcessQueue(), InProcessQueue()
     here = Runtime(agent, settings, queue=queue_here, push_notifications=False)
     there = Runtime(agent, settings, queue=queue_there, push_notifications=False)
-    queue_here.bind(there.worker.handle)  # the turns of "here"'s tasks run in the other one
-    queue_there.bind(there.worker.handle)
+    queue_here.bind(there.jobs)  # the turns of "here"'s tasks run in the other one
+    queue_there.bind(there.jobs)
     try:
         yield Instances(here, there, gates)
     finally:

@@ -225,7 +225,7 @@ async def test_unknown_job_kind(make_client: Any) -> None:
     counted = Counted()
     async with make_client(counted.agent, queue=RecordingQueue(), **FAST) as (_, app):
         with pytest.raises(ValueError, match="unknown job kind"):
-            await app.runtime.worker.handle(Job(kind="mystery", task_id="t"))
+            await app.runtime.jobs.handle(Job(kind="mystery", task_id="t"))
 
 
 # --- leases ---------------------------------------------------------------------------------

@@ -35,7 +35,8 @@ from a2a_serverless.asgi import A2AApplication
 from a2a_serverless.observability import Signal
 from a2a_serverless.push import PushNotifier
 from a2a_serverless.push.delivery import loggable_url
-from a2a_serverless.queue.base import WEBHOOK_JOB, Job, RetryJob
+from a2a_serverless.queue import JobRoute, JobRouter
+from a2a_serverless.queue.base import RUN_AGENT, WEBHOOK_JOB, Job, RetryJob
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless.store.base import TaskRecord
 from a2a_serverless.store.bookkeeping import DeadLetteredNotification
@@ -129,7 +130,18 @@ class Deployment:
         assert notifier is not None, "dev mode offers push"
         self.notifier: PushNotifier = notifier
         self.jobs = JobCounter(notifier.handle)
-        app.runtime.worker.handlers[WEBHOOK_JOB] = self.jobs
+        # The runtime's routes, with the webhook deliveries counted.
+        worker = app.runtime.worker
+        queue = app.runtime.queue
+        assert isinstance(queue, InProcessQueue)
+        queue.bind(
+            JobRouter(
+                {
+                    RUN_AGENT: JobRoute(worker.handle, worker.abandon),
+                    WEBHOOK_JOB: JobRoute(self.jobs, notifier.abandon),
+                }
+            )
+        )
         self._ids = 0
 
     async def rpc(self, method: str, params: dict[str, Any]) -> Any:
@@ -229,7 +241,7 @@ async def deploy(tmp_path: Path) -> AsyncIterator[DeploymentFactory]:
             options["queue"] = queue
         app = create_app(steps_agent, settings, **options)
         if queue is not None:
-            queue.bind(app.runtime.worker.handle)
+            queue.bind(app.runtime.jobs)
         client = httpx.AsyncClient(
             transport=httpx.ASGITransport(app=app), base_url="http://testserver", timeout=30
         )

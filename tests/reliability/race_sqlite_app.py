@@ -49,7 +49,7 @@ def app() -> Any:
         queue=outbox,
         push_notifications=False,
     )
-    inbox = InProcessQueue(a2a.runtime.worker.handle, concurrency=WORKER_CONCURRENCY)
+    inbox = InProcessQueue(a2a.runtime.jobs, concurrency=WORKER_CONCURRENCY)
 
     async def jobs(request: Request) -> Response:
         sent = await request.json()

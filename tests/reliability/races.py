@@ -417,6 +417,8 @@ class HandOff:
 
     Every run-agent job is kept, so it can be delivered again later."""
 
+    supports_delay = True
+
     def __init__(self, deliver: Callable[[Job, float], Awaitable[None]] | None = None) -> None:
         self.deliver = deliver
         self.jobs: list[Job] = []
@@ -484,7 +486,7 @@ class Instance:
             queue=self.outbox,
             push_notifications=False,
         )
-        self.inbox = InProcessQueue(self.app.runtime.worker.handle, concurrency=WORKER_CONCURRENCY)
+        self.inbox = InProcessQueue(self.app.runtime.jobs, concurrency=WORKER_CONCURRENCY)
         transport = httpx.ASGITransport(app=self.app)
         self.client = httpx.AsyncClient(transport=transport, base_url=f"http://{self.name}")
 

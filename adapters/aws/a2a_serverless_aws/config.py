@@ -16,6 +16,9 @@ function's timeout. When it is set the rules are checked when a handler is built
 `ConfigurationError` at init, before any invocation). Every invocation also checks what Lambda
 actually grants (`context.get_remaining_time_in_millis()` at the start of the invocation), so a
 function whose timeout was changed without the setting is still caught.
+
+The variables are read with the core's helpers (`a2a_serverless.config.fields_from_env`), and
+every error is the core's `ConfigurationError`, re-exported here.
 """
 
 from __future__ import annotations
@@ -26,14 +29,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from a2a_serverless.config import Settings, register_environment_names
+from a2a_serverless.config import (
+    ConfigurationError,
+    Settings,
+    fields_from_env,
+    register_environment_names,
+)
+
+__all__ = ["AwsSettings", "ConfigurationError"]
 
 # AWS's recommendation for SQS event sources: visibility timeout at least 6x the function's.
 RECOMMENDED_VISIBILITY_FACTOR = 6
-
-
-class ConfigurationError(ValueError):
-    """The deployment's settings contradict each other (the message says which and how)."""
 
 
 @dataclass(frozen=True)
@@ -65,12 +71,7 @@ class AwsSettings:
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> AwsSettings:
         """Settings from `A2A_<FIELD_NAME>` variables (e.g. A2A_SQS_QUEUE_URL), then `overrides`."""
         environ = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            name = f"A2A_{f.name.upper()}"
-            raw = environ.get(name)
-            if raw is not None and raw.strip() != "":
-                values[f.name] = _parse(name, str(f.type), raw.strip())
+        values = fields_from_env(cls, environ, blank_is_default=True)
         values.update(overrides)
         settings = cls(**values)
         settings.validate()
@@ -93,24 +94,6 @@ class AwsSettings:
 
 
 register_environment_names(*(f"A2A_{f.name.upper()}" for f in fields(AwsSettings)))
-
-
-def _parse(name: str, type_name: str, raw: str) -> Any:
-    if type_name.startswith("bool"):
-        lowered = raw.lower()
-        if lowered in ("1", "true", "yes", "on"):
-            return True
-        if lowered in ("0", "false", "no", "off"):
-            return False
-        raise ConfigurationError(f"{name}={raw!r} is not a boolean")
-    try:
-        if type_name.startswith("float"):
-            return float(raw)
-        if type_name.startswith("int"):
-            return int(raw)
-    except ValueError:
-        raise ConfigurationError(f"{name}={raw!r} is not a number") from None
-    return raw
 
 
 # --- the timing rules ----------------------------------------------------------------------------

@@ -8,20 +8,25 @@
 Configure the event source mapping with `ReportBatchItemFailures`: the handler answers
 `{"batchItemFailures": [...]}` (powertools' batch processing), so only the records that failed
 come back. The records of a batch run concurrently on the container's event loop. Each record is
-one Job (`Job.from_json(body)`) given to the core's `Worker.handle`:
+one Job (`Job.from_json(body)`) run by the runtime's job router (`Runtime.jobs`) under the core's
+queue-delivery policy (`a2a_serverless.queue.disposition`), whose disposition maps onto SQS:
 
-- it returns: the record succeeded and SQS deletes the message;
-- it raises `RetryJob(reason, delay_s)` (a webhook back-off, or a turn another worker holds a
-  lease on): a copy of the job is sent again with that delay and the record succeeds. Sending a
-  copy, rather than stretching this message's visibility timeout and failing it, keeps
-  ApproximateReceiveCount meaning "deliveries that failed": planned retries never push a job
-  towards the dead-letter queue, and a delay is not bounded by the 12-hour visibility limit;
-- it raises anything else: the record fails, SQS redelivers it after the visibility timeout.
-  On the delivery where ApproximateReceiveCount reaches A2A_SQS_MAX_RECEIVE_COUNT (the redrive
-  policy's maxReceiveCount) the handler first calls `Worker.abandon(job, reason)`, which fails
-  the task with that reason (or dead-letters the notification), then still fails the record, so
+- done: the record succeeded and SQS deletes the message;
+- a planned retry (the job raised `RetryJob(reason, delay_s)`: a webhook back-off, or a turn
+  another worker holds a lease on): a copy of the job is sent again with that delay and the
+  record succeeds. Sending a copy, rather than stretching this message's visibility timeout and
+  failing it, keeps ApproximateReceiveCount meaning "deliveries that failed": planned retries
+  never push a job towards the dead-letter queue, and a delay is not bounded by the 12-hour
+  visibility limit. A turn is bounded all the same: the worker fails it after
+  A2A_WORKER_MAX_ATTEMPTS starts;
+- a failure: the record fails, SQS redelivers it after the visibility timeout. On the delivery
+  where ApproximateReceiveCount reaches A2A_SQS_MAX_RECEIVE_COUNT (the redrive policy's
+  maxReceiveCount) the job is abandoned first (`Runtime.jobs.abandon(job, reason)`: the task
+  fails with that reason, or the notification is dead-lettered), then the record still fails, so
   SQS moves the message to the dead-letter queue for an operator to see. `abandon` is
-  idempotent, and a later redelivery of a job whose task already ended is simply dropped.
+  idempotent, and a later redelivery of a job whose task already ended is simply dropped. A
+  store that cannot be reached is never abandoned for (that would need the store): its job goes
+  to the dead-letter queue, whose consumer abandons it once the store answers.
 
 Duplicate deliveries are safe: the core's worker claims each turn once (a second copy finds it
 done, or running under a lease and comes back later). A job with a `notBefore` attribute (a
@@ -55,7 +60,8 @@ from a2a_serverless import tracing
 from a2a_serverless.agent import Agent
 from a2a_serverless.config import Settings
 from a2a_serverless.observability import Observer
-from a2a_serverless.queue.base import Job, RetryJob
+from a2a_serverless.queue.base import Job, JobHandler
+from a2a_serverless.queue.disposition import Abandon, Done, RetryAfter, abandon_reason, deliver
 
 from .config import (
     AwsSettings,
@@ -189,7 +195,7 @@ class WorkerHandler:
                 job.task_id,
                 record.body,
             )
-            await self._abandon(job, None)
+            await self._abandon(job, abandon_reason(None))
             return
         due = not_before_ms(record.raw_event.get("messageAttributes") or {})
         now = _now_ms()
@@ -197,30 +203,32 @@ class WorkerHandler:
             # Longer than SQS's 900 s cap: the message arrived early, send it on.
             await self._send_again(job, (due - now) / 1000)
             return
-        try:
-            if problem is not None:
-                raise ConfigurationError(problem)
-            await self.runtime.worker.handle(job)
-        except RetryJob as retry:
-            log.info(
-                "job %s (%s) comes again in %.3g s: %s",
-                job.id,
-                job.kind,
-                retry.delay_s,
-                retry.reason,
-            )
-            await self._send_again(dataclasses.replace(job, attempt=job.attempt + 1), retry.delay_s)
-        except Exception:
-            log.exception(
-                "job %s (%s) of task %s failed on delivery %d",
-                job.id,
-                job.kind,
-                job.task_id,
-                receive_count,
-            )
-            if receive_count >= self.aws.sqs_max_receive_count:
-                await self._abandon(job, receive_count)
-            raise
+        handler = self.runtime.jobs.handle if problem is None else _refusing(problem)
+        last = receive_count >= self.aws.sqs_max_receive_count
+        disposition = await deliver(handler, job, delivery=receive_count, last_attempt=last)
+        match disposition:
+            case Done():
+                return
+            case RetryAfter(planned=True):
+                log.info(
+                    "job %s (%s) comes again in %.3g s: %s",
+                    job.id,
+                    job.kind,
+                    disposition.delay_s,
+                    disposition.reason,
+                )
+                again = dataclasses.replace(job, attempt=job.attempt + 1)
+                await self._send_again(again, disposition.delay_s)
+            case RetryAfter():
+                # The record fails: SQS delivers it again after the visibility timeout (and,
+                # after the last receive, moves it to the dead-letter queue, whose consumer
+                # abandons it once the store is back).
+                assert disposition.error is not None
+                raise disposition.error
+            case Abandon():
+                await self._abandon(job, disposition.reason)
+                # Still failed, so SQS moves the message to the dead-letter queue.
+                raise disposition.error
 
     async def _send_again(self, job: Job, delay_s: float) -> None:
         try:
@@ -230,14 +238,9 @@ class WorkerHandler:
             log.exception("could not send job %s (%s) again", job.id, job.kind)
             raise
 
-    async def _abandon(self, job: Job, receive_count: int | None) -> None:
-        # The reason reaches the task's client: no exception text (it stays in the logs).
-        failed = (
-            "repeatedly" if receive_count is None else f"on {receive_count} deliveries in a row"
-        )
-        reason = f"its job failed {failed} and was moved to the dead-letter queue"
+    async def _abandon(self, job: Job, reason: str) -> None:
         try:
-            await self.runtime.worker.abandon(job, reason)
+            await self.runtime.jobs.abandon(job, reason)
         except Exception:
             log.exception("could not abandon job %s of task %s", job.id, job.task_id)
 
@@ -317,6 +320,15 @@ def make_dead_letter_handler(
     (its task fails with a reason), so a job whose worker died on every delivery does not leave
     its task `working` forever. Same settings as the worker."""
     return WorkerHandler(agent, settings, aws, dead_letters=True, **runtime_options)
+
+
+def _refusing(problem: str) -> JobHandler:
+    """The handler of an invocation that must run no job: each fails with `problem`."""
+
+    async def refuse(job: Job) -> None:
+        raise ConfigurationError(problem)
+
+    return refuse
 
 
 def _now_ms() -> int:

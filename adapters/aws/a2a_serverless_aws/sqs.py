@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from a2a_serverless import tracing
+from a2a_serverless.config import ConfigurationError
 from a2a_serverless.queue.base import WEBHOOK_JOB, Job
 
 # messaging.system of its spans (the messaging semantic conventions' name for SQS).
@@ -46,7 +47,7 @@ _clients: dict[str | None, Any] = {}
 _clients_lock = threading.Lock()
 
 
-class QueueConfigurationError(ValueError):
+class QueueConfigurationError(ConfigurationError):
     """The queue URL cannot be used (e.g. a FIFO queue)."""
 
 
@@ -84,6 +85,9 @@ def region_of(queue_url: str) -> str | None:
 
 
 class SqsQueue:
+    # DelaySeconds up to 900 s; longer delays are forwarded by the worker (`notBefore`).
+    supports_delay = True
+
     def __init__(
         self,
         queue_url: str,

@@ -47,6 +47,9 @@ def task_id(job: Job) -> str:
 class CloudTasksQueue:
     """A Queue that turns each job into an HTTP task on one Cloud Tasks queue."""
 
+    # A task's schedule_time.
+    supports_delay = True
+
     def __init__(
         self,
         queue: str,

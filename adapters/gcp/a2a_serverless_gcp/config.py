@@ -36,7 +36,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
-from a2a_serverless.config import register_environment_names
+from a2a_serverless.config import (
+    ConfigurationError,
+    env_flag,
+    env_int,
+    env_text,
+    register_environment_names,
+)
 
 GOOGLE_JWKS_URL = "https://www.googleapis.com/oauth2/v3/certs"
 WORKER_AUTH_MODES = ("oidc", "secret", "none")
@@ -45,8 +51,8 @@ _TOPIC = re.compile(r"^projects/[^/]+/topics/[^/]+$")
 _QUEUE = re.compile(r"^projects/[^/]+/locations/[^/]+/queues/[^/]+$")
 
 
-class ConfigError(ValueError):
-    """A setting of the Google Cloud adapter is missing or malformed."""
+# The core's configuration error, under the name this adapter has always raised (public API).
+ConfigError = ConfigurationError
 
 
 @dataclass(frozen=True)
@@ -73,8 +79,7 @@ class GcpConfig:
         env = os.environ if environ is None else environ
 
         def get(name: str) -> str | None:
-            value = env.get(name, "").strip()
-            return value or None
+            return env_text(env, name)
 
         project = get("A2A_GCP_PROJECT") or get("GOOGLE_CLOUD_PROJECT") or get("GCP_PROJECT")
         topic = get("A2A_PUBSUB_TOPIC")
@@ -112,12 +117,14 @@ class GcpConfig:
         return cls(
             project=project,
             pubsub_topic=topic,
-            pubsub_max_delivery_attempts=_positive(env, "A2A_PUBSUB_MAX_DELIVERY_ATTEMPTS", 5),
+            pubsub_max_delivery_attempts=env_int(
+                env, "A2A_PUBSUB_MAX_DELIVERY_ATTEMPTS", 5, minimum=1
+            ),
             cloud_tasks_queue=queue,
             cloud_tasks_url=url,
             cloud_tasks_service_account=get("A2A_CLOUD_TASKS_SERVICE_ACCOUNT"),
             cloud_tasks_audience=get("A2A_CLOUD_TASKS_AUDIENCE"),
-            cloud_tasks_max_attempts=_positive(env, "A2A_CLOUD_TASKS_MAX_ATTEMPTS", 10),
+            cloud_tasks_max_attempts=env_int(env, "A2A_CLOUD_TASKS_MAX_ATTEMPTS", 10, minimum=1),
             cloud_tasks_emulator_host=get("A2A_CLOUD_TASKS_EMULATOR_HOST"),
             worker_auth=auth.lower() if auth else None,
             worker_secret=get("A2A_WORKER_SECRET"),
@@ -125,7 +132,7 @@ class GcpConfig:
             worker_oidc_emails=emails,
             worker_oidc_jwks_url=get("A2A_WORKER_OIDC_JWKS_URL") or GOOGLE_JWKS_URL,
             log_level=get("A2A_LOG_LEVEL") or "INFO",
-            prime=_flag(env, "A2A_PRIME", True),
+            prime=env_flag(env, "A2A_PRIME", True),
         )
 
 
@@ -150,27 +157,3 @@ def _full_name(
             f"GOOGLE_CLOUD_PROJECT), or give projects/P/{kind}/{value}"
         )
     return f"projects/{project}/{kind}/{value}"
-
-
-def _positive(env: Mapping[str, str], name: str, default: int) -> int:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a whole number") from None
-    if value < 1:
-        raise ConfigError(f"{name} must be at least 1, got {value}")
-    return value
-
-
-def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
-    raw = env.get(name, "").strip().lower()
-    if not raw:
-        return default
-    if raw in ("1", "true", "yes", "on"):
-        return True
-    if raw in ("0", "false", "no", "off"):
-        return False
-    raise ConfigError(f"{name}={raw!r} is not a boolean (true or false)")

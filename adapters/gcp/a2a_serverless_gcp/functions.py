@@ -29,10 +29,12 @@ The worker function takes every way a job arrives and answers as the sender expe
 - a Cloud Tasks request: 2xx done, 500 retried by Cloud Tasks; the last attempt
   (A2A_CLOUD_TASKS_MAX_ATTEMPTS) abandons the job instead of failing.
 
-A webhook job that asks to come again later (`RetryJob`: back-off, waiting for an earlier
-notification) is queued again with its delay on Cloud Tasks when a queue is configured, and
-acked. Other jobs asking for that (a turn leased by another worker) are nacked, so the queue's
-back-off brings them back and its attempt limit bounds them (see `_later`).
+What comes of each delivery is the core's delivery policy (`a2a_serverless.queue.disposition`),
+run by the runtime's job router (`Runtime.jobs`). A job that asks to come again later
+(`RetryJob`: a webhook's back-off, a turn leased by another worker) is queued again with its
+delay on Cloud Tasks when a queue is configured, and acked; without one it is nacked (see
+`_later`). A failure on the last attempt abandons the job with a reason that carries no
+exception text (the log has it).
 
 Nothing connects to Google Cloud at import or when the function is built: the runtime (store,
 queue clients) is made by the first request of each process, after functions-framework's
@@ -54,7 +56,14 @@ from a2a_serverless import tracing
 from a2a_serverless.agent import Agent
 from a2a_serverless.config import Settings
 from a2a_serverless.observability import Observer, correlated
-from a2a_serverless.queue.base import RUN_AGENT, Job, Queue, RetryJob
+from a2a_serverless.queue.base import Job, Queue
+from a2a_serverless.queue.disposition import (
+    Abandon,
+    Done,
+    RetryAfter,
+    deliver,
+    error_text,
+)
 
 from .cloud_logging import TraceContext, install_logging, trace_from_headers, traced
 from .config import ConfigError, GcpConfig
@@ -81,6 +90,9 @@ HttpFunction = Callable[["Request"], Awaitable[Any]]
 ACK = 204
 RETRY_LATER = 503
 FAILED = 500
+# What became of a job given up on, as its task's client reads it: it is acked, so no queue
+# keeps it.
+GIVEN_UP = "was given up"
 
 
 def build_queue(config: GcpConfig) -> RoutedQueue:
@@ -151,16 +163,11 @@ class Deployment:
             tracing.enable()
         if self.config.prime:
             prime(self.settings, self.config)
-        self.queue = runtime_options.pop("queue", None) or build_queue(self.config)
+        self.queue: Queue = runtime_options.pop("queue", None) or build_queue(self.config)
         self.observers = list(observers)
         self.runtime_options = runtime_options
         self._runtime: Runtime | None = None
         self._app: A2AApplication | None = None
-
-    @property
-    def delays_work(self) -> bool:
-        """Whether a job queued with a delay really waits (Cloud Tasks is configured)."""
-        return bool(getattr(self.queue, "supports_delay", False))
 
     def runtime(self) -> Runtime:
         # Built synchronously within one event loop: two first requests cannot both build it.
@@ -270,6 +277,8 @@ def worker_function(
     # no worker settings. Elsewhere a missing one fails now, at start-up.
     target = os.environ.get("FUNCTION_TARGET")
     auth = None if target and target != name else WorkerAuth(deployment.config)
+    if auth is not None:
+        _check_turn_bound(deployment)
 
     async def work(request: Request) -> Response:
         from starlette.responses import PlainTextResponse, Response
@@ -287,6 +296,24 @@ def worker_function(
         return Response(status_code=status)
 
     return _register(work, name)
+
+
+def _check_turn_bound(deployment: Deployment) -> None:
+    """Warn when a turn whose worker dies on every Cloud Tasks dispatch could be dropped before
+    the worker fails its task: Cloud Tasks has no dead-letter queue, so only the worker's own
+    limit of starts (A2A_WORKER_MAX_ATTEMPTS) ends such a turn, and a task gets as many
+    dispatches as A2A_CLOUD_TASKS_MAX_ATTEMPTS says."""
+    config, settings = deployment.config, deployment.settings
+    if config.cloud_tasks_queue is None:
+        return
+    if config.cloud_tasks_max_attempts <= settings.worker_max_attempts:
+        log.warning(
+            "A2A_CLOUD_TASKS_MAX_ATTEMPTS=%d is not above A2A_WORKER_MAX_ATTEMPTS=%d: a job "
+            "whose worker dies on every Cloud Tasks dispatch may be dropped before its task is "
+            "failed (Cloud Tasks keeps no dead letters); keep it higher",
+            config.cloud_tasks_max_attempts,
+            settings.worker_max_attempts,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,57 +392,69 @@ async def handle_delivery(deployment: Deployment, body: bytes, headers: dict[str
 
 async def _run(deployment: Deployment, delivery: Delivery) -> int:
     job = delivery.job
-    worker = deployment.runtime().worker
+    jobs = deployment.runtime().jobs
     if delivery.dead_letter_reason is not None:
         log.error("job %s (%s) abandoned: %s", job.id, job.kind, delivery.dead_letter_reason)
-        await worker.abandon(job, delivery.dead_letter_reason)
+        await jobs.abandon(job, delivery.dead_letter_reason)
         return ACK
     if delivery.not_before_ms is not None:
         wait_s = delivery.not_before_ms / 1000 - time.time()
         if wait_s > 0:
             return await _later(deployment, delivery, wait_s, "not due yet")
     started = time.monotonic()
-    try:
-        await worker.handle(job)
-    except RetryJob as retry:
-        return await _later(deployment, delivery, retry.delay_s, retry.reason)
-    except Exception as exc:
-        reason = f"{type(exc).__name__}: {exc}"
-        if delivery.last_attempt:
-            log.exception(
-                "job %s (%s) failed on its last attempt (%s), abandoned", job.id, job.kind, reason
-            )
-            await worker.abandon(job, f"it failed {delivery.attempt} times; last: {reason}")
-            return ACK
-        log.exception(
-            "job %s (%s) failed on attempt %s from %s; the queue will retry it",
-            job.id,
-            job.kind,
-            delivery.attempt or "?",
-            delivery.source,
-        )
-        return FAILED
-    log.info(
-        "job %s (%s) from %s done in %.0f ms",
-        job.id,
-        job.kind,
-        delivery.source,
-        (time.monotonic() - started) * 1000,
+    disposition = await deliver(
+        jobs.handle,
+        job,
+        delivery=delivery.attempt or 1,
+        last_attempt=delivery.last_attempt,
+        # Acked after the abandonment: the queue keeps nothing of it.
+        fate=GIVEN_UP,
     )
-    return ACK
+    match disposition:
+        case Done():
+            log.info(
+                "job %s (%s) from %s done in %.0f ms",
+                job.id,
+                job.kind,
+                delivery.source,
+                (time.monotonic() - started) * 1000,
+            )
+            return ACK
+        case RetryAfter(planned=True):
+            return await _later(deployment, delivery, disposition.delay_s, disposition.reason)
+        case RetryAfter():
+            log.warning(
+                "job %s (%s) failed on attempt %s from %s; the queue will retry it: %s",
+                job.id,
+                job.kind,
+                delivery.attempt or "?",
+                delivery.source,
+                disposition.reason,
+            )
+            return FAILED
+        case Abandon():
+            log.error(
+                "job %s (%s) failed on its last attempt (%s), abandoned",
+                job.id,
+                job.kind,
+                error_text(disposition.error),
+            )
+            await jobs.abandon(job, disposition.reason)
+            return ACK
 
 
 async def _later(deployment: Deployment, delivery: Delivery, delay_s: float, why: str) -> int:
-    """The job must come again in `delay_s`.
+    """The job must come again in `delay_s` (a planned retry, or an early delivery).
 
-    A webhook job is queued again with that delay where the queue can wait (Cloud Tasks) and
-    this delivery acked: the notifier bounds its own attempts. Anything else is nacked, so the
-    delivering queue's retry policy brings it back and its attempt limit still holds: an
-    agent-run job whose worker keeps dying mid-turn ends in the dead-letter topic (or on Cloud
-    Tasks' last attempt) and its task fails, instead of being handed on forever.
+    Where the deployment's queue can wait (Cloud Tasks is configured) a copy is queued with that
+    delay and this delivery acked, so a planned retry never spends one of the delivering
+    queue's attempts — the rule of every queue (queue/disposition.py), for every kind of job: a
+    webhook job is bounded by the notifier's own attempts, a turn by the worker's
+    A2A_WORKER_MAX_ATTEMPTS starts. Without Cloud Tasks (Pub/Sub alone cannot delay a message)
+    it is nacked: the subscription's back-off brings it back, an attempt spent each time.
     """
     job = delivery.job
-    if deployment.delays_work and job.kind != RUN_AGENT:
+    if deployment.queue.supports_delay:
         again = replace(job, attempt=job.attempt + 1)
         await deployment.queue.enqueue(again, delay_s=max(delay_s, 0.0))
         log.info("job %s (%s) queued again in %.3g s: %s", job.id, job.kind, delay_s, why)

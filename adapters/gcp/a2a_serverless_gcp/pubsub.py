@@ -68,6 +68,10 @@ def _publisher() -> PublisherClient:
 class PubSubQueue:
     """A Queue that publishes each job to one Pub/Sub topic (``projects/P/topics/T``)."""
 
+    # Pub/Sub has no per-message delay: a delayed job carries `notBefore`, and its consumer
+    # nacks an early delivery (the subscription's back-off brings it back).
+    supports_delay = False
+
     def __init__(self, topic: str) -> None:
         self.topic = topic
 

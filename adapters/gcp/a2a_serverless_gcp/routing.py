@@ -33,8 +33,11 @@ class RoutedQueue:
 
     @property
     def supports_delay(self) -> bool:
-        """Whether a delayed job really waits (Pub/Sub can only approximate it)."""
-        return self.delayed is not None
+        """Whether a delayed job really waits: as its delayed route does (Pub/Sub alone can
+        only approximate it)."""
+        if self.delayed is not None:
+            return self.delayed.supports_delay
+        return all(queue.supports_delay for queue in (self.default, *self.routes.values()))
 
     async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
         await self.route(job, delay_s).enqueue(job, delay_s=delay_s)

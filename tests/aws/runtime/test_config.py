@@ -141,3 +141,20 @@ def test_a_default_stream_timeout_is_lowered_to_fit_the_function() -> None:
 def test_an_invocation_sees_the_timeout_in_whole_seconds() -> None:
     assert invocation_seconds(59_987) == 60
     assert invocation_seconds(60_000) == 60
+
+
+def test_every_settings_error_is_the_cores_configuration_error() -> None:
+    from a2a_serverless.config import ConfigurationError as Core
+    from a2a_serverless.config import Settings, SettingsError
+    from a2a_serverless_aws.sqs import QueueConfigurationError
+    from a2a_serverless_gcp.config import ConfigError, GcpConfig
+
+    assert ConfigurationError is Core and ConfigError is Core
+    assert issubclass(SettingsError, Core) and issubclass(QueueConfigurationError, Core)
+    # One parser: the same message for the same mistake, whoever reads the variable.
+    with pytest.raises(Core, match=r"A2A_TRACING='maybe' is not a boolean"):
+        AwsSettings.from_env({"A2A_TRACING": "maybe"})
+    with pytest.raises(Core, match=r"A2A_STREAMING='maybe' is not a boolean"):
+        Settings.from_env({"A2A_STREAMING": "maybe"})
+    with pytest.raises(Core, match=r"A2A_PRIME='maybe' is not a boolean"):
+        GcpConfig.from_env({"A2A_PRIME": "maybe"})

@@ -38,6 +38,10 @@ class PublishedJobs:
         self.topic = topic
         self.file = JsonLines(directory, PUBLISHED_SUFFIX)
 
+    @property
+    def supports_delay(self) -> bool:
+        return self.inner.supports_delay
+
     async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
         await self.inner.enqueue(job, delay_s=delay_s)
         self.file.append({"topic": self.topic, "job": job.to_json()})

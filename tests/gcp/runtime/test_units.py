@@ -154,7 +154,8 @@ def test_task_names_follow_the_job_and_its_attempt() -> None:
 
 
 class Recorder:
-    def __init__(self) -> None:
+    def __init__(self, *, supports_delay: bool) -> None:
+        self.supports_delay = supports_delay
         self.jobs: list[tuple[Job, float]] = []
         self.closed = 0
 
@@ -166,7 +167,7 @@ class Recorder:
 
 
 async def test_routing_by_kind_and_delay() -> None:
-    pubsub, tasks = Recorder(), Recorder()
+    pubsub, tasks = Recorder(supports_delay=False), Recorder(supports_delay=True)
     queue = RoutedQueue(pubsub, routes={WEBHOOK_JOB: tasks}, delayed=tasks)
     webhook = Job(kind=WEBHOOK_JOB, task_id="t")
     await queue.enqueue(JOB)
