@@ -3,17 +3,17 @@
 Inline events: a write's events go into the task item itself (`events`, a list of compressed
 events: the newest of the log), so a write with events and no key is one conditional
 UpdateItem (PutItem on create), which costs half as much as a transaction and writes one item
-instead of two. A write that carries a key is one TransactWriteItems call (all or nothing):
-the key item and the task item. The task item is kept small: events join it only while it stays
-within `INLINE_ITEM_BYTES` and `MAX_INLINE_EVENTS` (the write's condition checks the stored
-`events_bytes` and the list's length). When they would not fit, the stored inline events are
-first moved out to event items of their own (`spill`: one transaction, which changes nothing a
-reader sees), and the write tries again; events that do not fit even in an empty list are
-written as event items, in a transaction with the task, as they all were before inline events
-existed. Event items always hold the log's beginning and the task item its end, so the task
-item says where each event is (`last_seq`, and how many events it holds). Task items written
-before inline events existed have no `events`: all their events are items, and their next
-write with events starts the list.
+instead of two. A write that carries a key is one TransactWriteItems call (all or nothing): the
+key item and the task item (and event items when the events do not go inline). The task item
+is kept small: events join it only while it stays within `INLINE_ITEM_BYTES` and
+`MAX_INLINE_EVENTS` (the write's condition checks the stored `events_bytes` and the list's
+length). When they would not fit, the stored inline events are first moved out to event items
+of their own (`spill`: one transaction, which changes nothing a reader sees), and the write
+tries again; events that do not fit even in an empty list are written as event items, in a
+transaction with the task, as they all were before inline events existed. Event items always
+hold the log's beginning and the task item its end, so the task item says where each event is
+(`last_seq`, and how many events it holds). Task items written before inline events existed
+have no `events`: all their events are items, and their next write with events starts the list.
 
 Conditions:
 
@@ -26,7 +26,8 @@ A direct reply (`put_reply`) is a key item of kind "reply" carrying the reply's 
 a task id: one conditional PutItem, under the same condition as any claim of the key.
 
 Which condition failed comes from the transaction's cancellation reasons (one per item, in order)
-and the item DynamoDB returns with them, so no extra read is needed to tell the cases apart.
+and the item DynamoDB returns with them, so no extra read is needed to tell the cases apart; a
+refused single-item write is followed by one consistent read of the task item instead.
 When DynamoDB cancels because another transaction held one of the items (TransactionConflict),
 the write is retried a few times: the retry then fails or succeeds on its conditions.
 """
