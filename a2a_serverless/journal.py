@@ -17,7 +17,7 @@ from typing import Any
 
 from .bus import TaskBus
 from .lifecycle import add_to_history, apply_event
-from .models import Message, Task
+from .models import Message, Task, TaskStatusUpdateEvent
 from .store.base import (
     Store,
     TaskEvent,
@@ -196,9 +196,14 @@ class Journal:
             task = apply_event(task, payload)
             seq += 1
             logged.append(TaskEvent(seq=seq, payload=payload))
-        # Bookkeeping-only writes (a claim, a delivery cursor) leave the task's update time alone:
-        # `tasks/list` orders by what clients can see change.
-        visible = bool(change.events or change.messages)
+        # `updated_at_ms` is the task's status time: what `tasks/list` orders by and
+        # `lastUpdatedAfter` filters on (A2A 1.0: "sorted by their status timestamp"). A status
+        # event or a message (which comes with its status change) advances it; an artifact or a
+        # bookkeeping write (a claim, a delivery cursor) leaves it alone, so it does not move the
+        # task in a store's listing index.
+        visible = bool(change.messages) or any(
+            isinstance(payload, TaskStatusUpdateEvent) for payload in change.events
+        )
         stamp = max(now_ms(), record.updated_at_ms) if visible else record.updated_at_ms
         expires = self._expiry(task, stamp, record.expires_at_ms)
         updates = change.stored_updates(record.internal)

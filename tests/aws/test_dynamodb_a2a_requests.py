@@ -27,13 +27,13 @@ pytestmark = pytest.mark.aws
 # A2A method (and case) -> the DynamoDB calls it makes, in order.
 EXPECTED: dict[str, list[str]] = {
     "message/send (new task, non-blocking)": ["GetItem", "TransactWriteItems"],
+    # Events go inline in the task item: the worker's writes are single-item UpdateItems.
     "  its turn in the worker (completes; TTL sweep)": [
         "GetItem",
         "UpdateItem",
-        "TransactWriteItems",
-        "TransactWriteItems",
+        "UpdateItem",
+        "UpdateItem",
         "Query",
-        "BatchWriteItem",
         "UpdateItem",
         "UpdateItem",
         "Query",
@@ -42,8 +42,8 @@ EXPECTED: dict[str, list[str]] = {
     "  its turn in the worker (input-required)": [
         "GetItem",
         "UpdateItem",
-        "TransactWriteItems",
-        "TransactWriteItems",
+        "UpdateItem",
+        "UpdateItem",
         "Query",
     ],
     "message/send (continues the task)": ["GetItem", "GetItem", "TransactWriteItems"],
@@ -56,9 +56,8 @@ EXPECTED: dict[str, list[str]] = {
     ],
     "tasks/cancel (input-required task; TTL sweep)": [
         "GetItem",
-        "TransactWriteItems",
+        "UpdateItem",
         "Query",
-        "BatchWriteItem",
         "UpdateItem",
         "UpdateItem",
         "Query",

@@ -60,11 +60,12 @@ async def test_a_conflicting_transaction_is_retried(
     assert await store.get_task(record.task_id) == record
 
     # The retry meets the real conditions: here the version another writer already moved on.
+    # (Writes with a key are transactions; without one they are single-item writes.)
     following, events = step(record, 1)
     await store.update_task(following, events)
     conflicting.attempts, conflicting.failures = 0, 1
     with pytest.raises(VersionConflict):
-        await store.update_task(*step(record, 1))
+        await store.update_task(*step(record, 1), idempotency_key=new_id("k"))
     assert conflicting.attempts == 2
 
 
@@ -74,7 +75,9 @@ async def test_endless_conflicts_give_up_with_a_clear_error(
     record = make_record(last_seq=1)
     conflicting.failures = 1000
     with pytest.raises(StoreUnavailable, match="concurrent transactions kept conflicting"):
-        await dynamodb_store.create_task(record, [status_event(record, 1)])
+        await dynamodb_store.create_task(
+            record, [status_event(record, 1)], idempotency_key=new_id("k")
+        )
     assert conflicting.attempts == writes.CONFLICT_ATTEMPTS
     assert await dynamodb_store.get_task(record.task_id) is None
 

@@ -43,6 +43,7 @@ from a2a_serverless_aws.dynamodb.codec import (
 )
 from a2a_serverless_aws.dynamodb.errors import MAX_ITEM_BYTES
 from a2a_serverless_aws.dynamodb.models import TableItem
+from a2a_serverless_aws.dynamodb.writes import MAX_INLINE_EVENTS
 from tests.aws.conftest import new_table_name
 
 pytestmark = pytest.mark.aws
@@ -178,8 +179,9 @@ async def test_live_tasks_have_no_ttl(dynamodb_store: DynamoDBStore) -> None:
     await store.create_task(record, [status_event(record, 1)], idempotency_key=key)
     await store.put_push_config(push_config(record.task_id, "cfg"))
     pk = task_pk(record.task_id)
-    assert ttl_of(store, pk, TASK_SK) is None
-    assert ttl_of(store, pk, event_sk(1)) is None
+    task = raw(store, pk, TASK_SK)
+    assert task.ttl is None
+    assert len(task.events or []) == 1  # the event is inline, in the task item
     assert ttl_of(store, pk, push_sk("cfg")) is None
     assert ttl_of(store, key_pk(key), KEY_SK) is None
 
@@ -195,7 +197,7 @@ async def test_a_task_created_finished_carries_its_ttl_everywhere(
     pk = task_pk(record.task_id)
     task = raw(store, pk, TASK_SK)
     assert (task.ttl, task.expires_ms, task.swept) == (seconds(expires), expires, seconds(expires))
-    assert ttl_of(store, pk, event_sk(1)) == seconds(expires)
+    assert len(task.events or []) == 1  # inline: it goes with the task item
     key_item = raw(store, key_pk(key), KEY_SK)
     assert (key_item.ttl, key_item.expires_ms) == (seconds(expires), expires)
     # A config set on a finished task gets the task's ttl.
@@ -208,10 +210,11 @@ async def test_finishing_a_task_gives_its_earlier_items_the_ttl(
 ) -> None:
     store = dynamodb_store
     first_key, second_key = new_id("key"), new_id("key")
-    record = make_record(last_seq=2)
-    await store.create_task(
-        record, [status_event(record, 1), status_event(record, 2)], idempotency_key=first_key
-    )
+    # More events than a task item holds inline: they are event items, which the sweep stamps.
+    first = MAX_INLINE_EVENTS + 1
+    record = make_record(last_seq=first)
+    created = [status_event(record, seq) for seq in range(1, first + 1)]
+    await store.create_task(record, created, idempotency_key=first_key)
     await store.put_push_config(push_config(record.task_id, "cfg-a"))
     await store.put_push_config(push_config(record.task_id, "cfg-b"))
     working, events = step(record, 2, task=with_state(record, TaskState.WORKING))
@@ -224,7 +227,8 @@ async def test_finishing_a_task_gives_its_earlier_items_the_ttl(
 
     ttl = seconds(expires)
     pk = task_pk(record.task_id)
-    assert [ttl_of(store, pk, event_sk(seq)) for seq in range(1, 6)] == [ttl] * 5
+    assert [ttl_of(store, pk, event_sk(seq)) for seq in range(1, first + 1)] == [ttl] * first
+    assert len(raw(store, pk, TASK_SK).events or []) == 3  # the two later writes' events
     assert ttl_of(store, pk, push_sk("cfg-a")) == ttl_of(store, pk, push_sk("cfg-b")) == ttl
     for key in (first_key, second_key):
         key_item = raw(store, key_pk(key), KEY_SK)
@@ -236,7 +240,8 @@ async def test_finishing_a_task_gives_its_earlier_items_the_ttl(
     task = raw(store, pk, TASK_SK)
     assert (task.ttl, task.swept, task.idempotency_keys) == (ttl, ttl, {first_key, second_key})
     # The events read back unchanged after being put again with their ttl.
-    assert [event.seq for event in await store.read_events(record.task_id)] == [1, 2, 3, 4, 5]
+    read = await store.read_events(record.task_id)
+    assert [event.seq for event in read] == list(range(1, first + 4))
     assert await store.get_task(record.task_id) == done
 
 
@@ -246,8 +251,10 @@ async def test_a_failed_sweep_is_logged_and_the_next_write_finishes_it(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     store = dynamodb_store
-    record = make_record(last_seq=1)
-    await store.create_task(record, [status_event(record, 1)])
+    # Event items (too many to go inline), which the sweep re-puts with a BatchWriteItem.
+    record = make_record(last_seq=MAX_INLINE_EVENTS + 1)
+    events = [status_event(record, seq) for seq in range(1, MAX_INLINE_EVENTS + 2)]
+    await store.create_task(record, events)
     expires = now_ms() + HOUR_MS
     done, events = step(
         record, 1, task=with_state(record, TaskState.COMPLETED), expires_at_ms=expires

@@ -19,7 +19,7 @@ from a2a_serverless.testing.store_contract import (
     step,
     with_state,
 )
-from a2a_serverless_aws.dynamodb import DynamoDBStore
+from a2a_serverless_aws.dynamodb import DynamoDBStore, writes
 from tests.aws.dynamodb_support import counting
 
 pytestmark = pytest.mark.aws
@@ -36,6 +36,13 @@ async def test_task_writes(dynamodb_store: DynamoDBStore) -> None:
         await store.create_task(bare)
     assert calls == ["PutItem"]
 
+    # Events go inline, in the task item: a write without a key is one single-item write.
+    with counting(store) as calls:
+        alone = make_record(last_seq=1)
+        await store.create_task(alone, [status_event(alone, 1)])
+    assert calls == ["PutItem"]
+
+    # With a key: the task item and the key item in one transaction.
     with counting(store) as calls:
         record = make_record(last_seq=1)
         await store.create_task(record, [status_event(record, 1)], idempotency_key=new_id("k"))
@@ -50,15 +57,46 @@ async def test_task_writes(dynamodb_store: DynamoDBStore) -> None:
     with counting(store) as calls:
         working, events = step(claimed, 2, task=with_state(claimed, TaskState.WORKING))
         await store.update_task(working, events)
+    assert calls == ["UpdateItem"]
+
+    with counting(store) as calls:
+        told, events = step(working, 1)
+        await store.update_task(told, events, idempotency_key=new_id("k"))
     assert calls == ["TransactWriteItems"]
 
-    # A refused write costs the same request and nothing more.
+    # A refused write costs one request, and a read that tells a stale version from a bad log
+    # (or from inline events in the way); a refused transaction returns the item instead.
     with counting(store) as calls, pytest.raises(Exception, match="version"):
         await store.update_task(*step(claimed, 1))
-    assert calls == ["TransactWriteItems"]
+    assert calls == ["UpdateItem", "GetItem"]
     with counting(store) as calls, pytest.raises(Exception, match="version"):
         await store.update_task(step(claimed, 0)[0])
-    assert calls == ["UpdateItem", "GetItem"]  # the read tells a stale version from a bad log
+    assert calls == ["UpdateItem", "GetItem"]
+    with counting(store) as calls, pytest.raises(Exception, match="version"):
+        await store.update_task(*step(claimed, 1), idempotency_key=new_id("k"))
+    assert calls == ["TransactWriteItems"]
+
+
+async def test_a_full_task_item_spills_its_events_once(dynamodb_store: DynamoDBStore) -> None:
+    store = dynamodb_store
+    record = make_record(last_seq=writes.MAX_INLINE_EVENTS)
+    events = [status_event(record, seq) for seq in range(1, writes.MAX_INLINE_EVENTS + 1)]
+    await store.create_task(record, events)
+    # The list is full: the write is refused, the item read, its events moved out to event
+    # items (one transaction), and the write made again, inline.
+    with counting(store) as calls:
+        following, more = step(record, 1)
+        await store.update_task(following, more)
+    assert calls == ["UpdateItem", "GetItem", "TransactWriteItems", "UpdateItem"]
+    # Then the log is read from the task item and the event items.
+    with counting(store) as calls:
+        read = await store.read_events(record.task_id)
+    assert [e.seq for e in read] == list(range(1, writes.MAX_INLINE_EVENTS + 2))
+    assert calls == ["GetItem", "Query"]
+    # From the task item alone when the range starts inside it.
+    with counting(store) as calls:
+        assert [e.seq for e in await store.read_events(record.task_id, 25)] == [26]
+    assert calls == ["GetItem"]
 
 
 async def test_the_write_that_finishes_a_task_sweeps_its_items(
@@ -76,16 +114,9 @@ async def test_the_write_that_finishes_a_task_sweeps_its_items(
             expires_at_ms=now_ms() + 3_600_000,
         )
         await store.update_task(done, events)
-    # The write, then the sweep: read the partition, re-put 1 event, stamp the config and the
-    # key, mark the task swept.
-    assert calls == [
-        "TransactWriteItems",
-        "Query",
-        "BatchWriteItem",
-        "UpdateItem",
-        "UpdateItem",
-        "UpdateItem",
-    ]
+    # The write, then the sweep: read the partition, stamp the config and the key, mark the
+    # task swept (the events are in the task item, which the write gave its ttl).
+    assert calls == ["UpdateItem", "Query", "UpdateItem", "UpdateItem", "UpdateItem"]
     # Later bookkeeping writes see the task swept and send nothing more.
     with counting(store) as calls:
         await store.update_task(step(done, 0, internal={"push": 1})[0])
@@ -101,7 +132,7 @@ async def test_reads_and_push_configs(dynamodb_store: DynamoDBStore) -> None:
     )
     expected = {
         "get_task": ["GetItem"],
-        "read_events": ["Query"],
+        "read_events": ["GetItem"],
         "find_idempotency_key": ["GetItem"],
         "put_push_config": ["GetItem", "PutItem"],
         "get_push_config": ["GetItem"],

@@ -181,6 +181,27 @@ async def test_write_changes_claim_and_internal(store: CountingStore, created: T
     assert released.claim is None
 
 
+async def test_status_time_moves_with_status_and_messages_only(
+    store: CountingStore, created: TaskRecord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`updated_at_ms` is the status time `tasks/list` orders by: artifacts and bookkeeping
+    leave it alone (so a store's listing index does not move), status events and messages
+    advance it."""
+    journal = Journal(store)
+    clock = iter(range(created.updated_at_ms + 1000, created.updated_at_ms + 10_000, 1000))
+    monkeypatch.setattr("a2a_serverless.journal.now_ms", lambda: next(clock))
+    claim = WorkerClaim(step="u1", worker_id="w1", lease_until_ms=123, attempt=1)
+    claimed = await journal.write("t1", lambda r: Change(claim=claim))
+    assert claimed.updated_at_ms == created.updated_at_ms
+    chunked = await journal.write("t1", lambda r: Change(events=[chunk(r, "x")]))
+    assert chunked.updated_at_ms == created.updated_at_ms
+    working = await journal.write("t1", lambda r: Change(events=[to(r, S.WORKING), chunk(r, "y")]))
+    assert working.updated_at_ms > created.updated_at_ms
+    answer = Message(role="user", message_id="u2", parts=[TextPart(text="more")])
+    told = await journal.write("t1", lambda r: Change(messages=[answer]))
+    assert told.updated_at_ms > working.updated_at_ms
+
+
 async def test_decide_that_raises_aborts_without_writing(
     store: CountingStore, created: TaskRecord
 ) -> None:

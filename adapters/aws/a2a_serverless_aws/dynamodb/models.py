@@ -6,9 +6,9 @@ adapters/aws/README.md, "DynamoDB store", for the whole design):
 =========== ======================= ================= ========================================
 kind        PK                      SK                other attributes
 =========== ======================= ================= ========================================
-task        ``T#<task id>``         ``T``             body, owner, owner_ctx, order_key, state,
-                                                      version, last_seq, keys, expires_ms,
-                                                      ttl, swept
+task        ``T#<task id>``         ``T``             body, events, events_bytes, owner,
+                                                      owner_ctx, order_key, state, version,
+                                                      last_seq, keys, expires_ms, ttl, swept
 event       ``T#<task id>``         ``E#<seq:010d>``  body, ttl
 push        ``T#<task id>``         ``P#<config id>`` body, ttl
 key         ``K#<idempotency key>`` ``K``             task_id, created_ms, expires_ms, ttl
@@ -26,7 +26,13 @@ from __future__ import annotations
 import threading
 from typing import Any, cast
 
-from pynamodb.attributes import Attribute, BinaryAttribute, UnicodeAttribute, UnicodeSetAttribute
+from pynamodb.attributes import (
+    Attribute,
+    BinaryAttribute,
+    ListAttribute,
+    UnicodeAttribute,
+    UnicodeSetAttribute,
+)
 from pynamodb.constants import NUMBER, PAY_PER_REQUEST_BILLING_MODE, STRING
 from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection, KeysOnlyProjection
 from pynamodb.models import Model
@@ -124,6 +130,12 @@ class TableItem(Model):
     kind = UnicodeAttribute()
     # The stored JSON shape (store.base), zlib-compressed: task, event, push and reply items.
     body = OptionalBinaryAttribute(legacy_encoding=False)
+
+    # Task items: the newest events of the log, each compressed as `body` is: the events
+    # `last_seq - len(events) + 1 .. last_seq` (older ones are event items), and their size, which
+    # a write's condition checks before appending more (writes.py, "Inline events").
+    events = ListAttribute[bytes](of=BinaryAttribute, null=True)  # type: ignore[arg-type]
+    events_bytes = OptionalIntegerAttribute()
 
     # Task items: the columns the listing indexes and the conditional writes need.
     owner = OptionalUnicodeAttribute()

@@ -179,12 +179,33 @@ class DynamoDBStore:
         return await self._run(partial(self._read_events, task_id, first, limit))
 
     def _read_events(self, task_id: str, first: int, limit: int | None) -> list[TaskEvent]:
+        """The log's end is in the task item (`events`), its beginning in event items
+        (writes.py, "Inline events"): read the task item first, then the event items only if
+        the range asked for starts before its inline events. Both reads are consistent, and
+        events only ever move from the task item to event items, so nothing is missed."""
+        task = self._get(codec.task_pk(task_id), codec.TASK_SK)
+        if task is None or task.last_seq is None:
+            # No task item (gone, or expired and deleted first): whatever event items are left.
+            return self._query_events(task_id, first, codec.MAX_SEQ, limit)
+        inline = task.events or []
+        inline_first = task.last_seq - len(inline) + 1
+        events = []
+        if first < inline_first:
+            events = self._query_events(task_id, first, inline_first - 1, limit)
+        context_id = codec.context_of(task.owner_ctx) if inline and task.owner_ctx else ""
+        for seq, blob in enumerate(inline, start=inline_first):
+            if seq >= first and (limit is None or len(events) < limit):
+                text = codec.unpack_event(blob, task_id, context_id)
+                events.append(event_from_json(seq, text))
+        return events
+
+    def _query_events(
+        self, task_id: str, first: int, last: int, limit: int | None
+    ) -> list[TaskEvent]:
         items = self._items
         found = items.query(
             codec.task_pk(task_id),
-            range_key_condition=items.sk.between(
-                codec.event_sk(first), codec.event_sk(codec.MAX_SEQ)
-            ),
+            range_key_condition=items.sk.between(codec.event_sk(first), codec.event_sk(last)),
             consistent_read=True,
             limit=limit,
         )

@@ -1,7 +1,21 @@
 """Task writes: a task, its new events and an idempotency key in one conditional step.
 
-A write that carries events or a key is one TransactWriteItems call (all or nothing); a write of
-the task alone is one conditional PutItem/UpdateItem, which costs half as much. Conditions:
+Inline events: a write's events go into the task item itself (`events`, a list of compressed
+events: the newest of the log), so a write with events and no key is one conditional
+UpdateItem (PutItem on create), which costs half as much as a transaction and writes one item
+instead of two. A write that carries a key is one TransactWriteItems call (all or nothing): the
+key item and the task item (and event items when the events do not go inline). The task item
+is kept small: events join it only while it stays within `INLINE_ITEM_BYTES` and
+`MAX_INLINE_EVENTS` (the write's condition checks the stored `events_bytes` and the list's
+length). When they would not fit, the stored inline events are first moved out to event items
+of their own (`spill`: one transaction, which changes nothing a reader sees), and the write
+tries again; events that do not fit even in an empty list are written as event items, in a
+transaction with the task, as they all were before inline events existed. Event items always
+hold the log's beginning and the task item its end, so the task item says where each event is
+(`last_seq`, and how many events it holds). Task items written before inline events existed
+have no `events`: all their events are items, and their next write with events starts the list.
+
+Conditions:
 
 - create: the task item must not exist (`TaskAlreadyExists`);
 - update: the stored `version` is `record.version - 1` and its `last_seq` is where the new events
@@ -12,7 +26,8 @@ A direct reply (`put_reply`) is a key item of kind "reply" carrying the reply's 
 a task id: one conditional PutItem, under the same condition as any claim of the key.
 
 Which condition failed comes from the transaction's cancellation reasons (one per item, in order)
-and the item DynamoDB returns with them, so no extra read is needed to tell the cases apart.
+and the item DynamoDB returns with them, so no extra read is needed to tell the cases apart; a
+refused single-item write is followed by one consistent read of the task item instead.
 When DynamoDB cancels because another transaction held one of the items (TransactionConflict),
 the write is retried a few times: the retry then fails or succeeds on its conditions.
 """
@@ -35,6 +50,7 @@ from pynamodb.exceptions import (
     UpdateError,
 )
 from pynamodb.expressions.condition import Condition
+from pynamodb.expressions.condition import size as length
 from pynamodb.expressions.update import Action
 from pynamodb.transactions import TransactWrite
 
@@ -67,14 +83,33 @@ from .sweep import sweep_task
 CONDITION_FAILED = "ConditionalCheckFailed"
 TRANSACTION_CONFLICT = "TransactionConflict"
 CONFLICT_ATTEMPTS = 8
-# Room for the attributes an update keeps on the stored item but does not send (keys, swept).
-UPDATE_ALLOWANCE = 2048
+# How large a task item may grow with inline events (DynamoDB's size rules, attributes and
+# all): up to 4 KB a consistent read of it is one read unit, and an UpdateItem of it costs no
+# more write units than a transaction of a smaller task item and one event item.
+INLINE_ITEM_BYTES = 4096
+# At most this many inline events, so that moving them out takes one transaction.
+MAX_INLINE_EVENTS = 25
+# A write whose events found no room runs at most this many times (a spill between two).
+SPILL_ATTEMPTS = 3
+# What the list and its size attribute add to the item beyond the events themselves.
+INLINE_OVERHEAD = len("events") + 3 + len("events_bytes") + 10
+# Room for the attributes an update keeps on the stored item but does not send (keys, swept,
+# inline events).
+UPDATE_ALLOWANCE = 2048 + INLINE_ITEM_BYTES
 
 _T = TypeVar("_T")
 
 
 class _Conflicted(Exception):
     """DynamoDB cancelled a write because a concurrent transaction held one of its items."""
+
+
+class _NoRoom(Exception):
+    """The stored task item has no room for the write's events: spill `stored`, then retry."""
+
+    def __init__(self, stored: TableItem) -> None:
+        super().__init__("no room for inline events")
+        self.stored = stored
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +140,13 @@ class Writer:
         ttl = codec.ttl_seconds(record.expires_at_ms)
         # Everything a new task has is written here, already carrying its ttl: nothing to sweep.
         task = self._task_item(record, keys={key} if key else None, swept=ttl)
-        event_items = [self._event_item(record, event, ttl) for event in events]
+        blobs = _inline(record, events)
+        event_items: list[TableItem] = []
+        if blobs and self._room(task, blobs) >= 0:
+            task.events = blobs
+            task.events_bytes = codec.inline_size(blobs)
+        else:
+            event_items = [self._event_item(record, event, ttl) for event in events]
         not_there = items.pk.does_not_exist()
         if not event_items and key is None:
             self._check_sizes(record, [task], [])
@@ -169,6 +210,26 @@ class Writer:
         # The events must continue the stored log; where it ends is checked by the condition.
         stored_seq = record.last_seq - len(events)
         check_event_sequence(record, stored_seq, events)
+        blobs = _inline(record, events)
+        for _ in range(SPILL_ATTEMPTS):
+            try:
+                self._update(record, events, blobs, key, stored_seq)
+            except _NoRoom as full:
+                self.spill(full.stored)
+                continue
+            return
+        # Each attempt found new inline events after a spill: other writers keep writing.
+        raise VersionConflict(record.task_id, record.version - 1)
+
+    def _update(
+        self,
+        record: TaskRecord,
+        events: Sequence[TaskEvent],
+        blobs: list[bytes],
+        key: str | None,
+        stored_seq: int,
+    ) -> None:
+        """One attempt at `update_task`; `_NoRoom` when the stored inline events are in the way."""
         items = self._items
         ttl = codec.ttl_seconds(record.expires_at_ms)
         task = self._task_item(record, keys=None, swept=None)
@@ -176,7 +237,21 @@ class Writer:
         if key is not None:
             actions.append(items.idempotency_keys.add({key}))
         condition = (items.version == record.version - 1) & (items.last_seq == stored_seq)
-        event_items = [self._event_item(record, event, ttl) for event in events]
+        event_items: list[TableItem] = []
+        room = self._room(task, blobs) if blobs else -1
+        if room >= 0:
+            # Append to the stored list (started here on an item without one) if it leaves room.
+            actions.append(items.events.set((items.events | []).append(blobs)))
+            actions.append(items.events_bytes.add(codec.inline_size(blobs)))
+            fits: Condition = items.events.does_not_exist() | (
+                (items.events_bytes <= room)
+                & (length(items.events) <= MAX_INLINE_EVENTS - len(blobs))  # type: ignore[no-untyped-call]
+            )
+            condition &= fits
+        elif blobs:
+            # Too large to go inline even alone: event items, after any inline ones (spilled).
+            event_items = [self._event_item(record, event, ttl) for event in events]
+            condition &= items.events.does_not_exist()
 
         if not event_items and key is None:
             self._check_sizes(record, [task], [], allowance=UPDATE_ALLOWANCE)
@@ -187,8 +262,8 @@ class Writer:
                 if cause_code(error) == CONDITION_FAILED + "Exception":
                     raise self._update_refused(record, events, self._read_task(record)) from None
                 raise
-            # A bookkeeping write to a task that expires: finish the sweep if it never ran (the
-            # expiry came without events, or an earlier sweep failed half way).
+            # The write that finished the task, or a later one if that one's sweep never ran or
+            # failed half way: the task's earlier items get its ttl too.
             if target.ttl is not None and target.swept != target.ttl:
                 sweep_task(items, record.task_id, target.ttl, record.expires_at_ms)
             return
@@ -203,7 +278,7 @@ class Writer:
         self._check_sizes(record, [item for item, _ in puts], [task], allowance=UPDATE_ALLOWANCE)
         reasons = _retry_conflicts(lambda: self._transact(plan, (task, actions, condition)))
         if reasons is None:
-            if ttl is not None and record.task.status.state.is_terminal:
+            if blobs and ttl is not None and record.task.status.state.is_terminal:
                 # The write that finished the task (a final state comes with events, once): its
                 # earlier items get the ttl too.
                 sweep_task(items, record.task_id, ttl, record.expires_at_ms)
@@ -219,11 +294,59 @@ class Writer:
     def _update_refused(
         self, record: TaskRecord, events: Sequence[TaskEvent], stored: TableItem | None
     ) -> Exception:
-        """Why an update's condition failed: a stale version, or events off the stored log."""
+        """Why an update's condition failed: a stale version, events off the stored log, or
+        inline events in the way (`_NoRoom`)."""
         if stored is not None and stored.version == record.version - 1:
             assert stored.last_seq is not None
             check_event_sequence(record, stored.last_seq, events)  # raises ValueError
+            if events and stored.events:
+                return _NoRoom(stored)
         return VersionConflict(record.task_id, record.version - 1)
+
+    def _room(self, task: TableItem, blobs: list[bytes]) -> int:
+        """How many bytes of stored inline events leave room for `blobs` in the task item `task`
+        (negative: they do not fit even alone)."""
+        if len(blobs) > MAX_INLINE_EVENTS:
+            return -1
+        used = codec.item_size(task.serialize()) + INLINE_OVERHEAD + codec.inline_size(blobs)
+        return INLINE_ITEM_BYTES - used
+
+    # --- spill ----------------------------------------------------------------------------------
+
+    def spill(self, stored: TableItem) -> None:
+        """Move a task item's inline events out to event items, in one transaction conditional
+        on the item being as read. Readers see the same log before and after; a write that
+        changed the item meanwhile makes this a no-op (its writer's next attempt decides)."""
+        items = self._items
+        blobs = stored.events or []
+        last = stored.last_seq
+        if not blobs or last is None:
+            return
+        first = last - len(blobs) + 1
+        task_id = stored.pk[len(codec.TASK_PREFIX) :]
+        context_id = codec.context_of(stored.owner_ctx or "")
+        # Event items hold the plain format (codec.pack), as they always have.
+        puts: list[tuple[TableItem, Condition | None]] = [
+            (
+                self._stored_event_item(
+                    stored.pk,
+                    seq,
+                    codec.pack(codec.unpack_event(blob, task_id, context_id)),
+                    stored.ttl,
+                ),
+                None,
+            )
+            for seq, blob in enumerate(blobs, start=first)
+        ]
+        plan = _Plan(puts=puts, task_index=len(puts), key_index=None)
+        condition = (
+            (items.version == stored.version)
+            & (items.last_seq == last)
+            & (items.events_bytes == stored.events_bytes)
+        )
+        actions: list[Action] = [items.events.remove(), items.events_bytes.remove()]
+        target = items(stored.pk, codec.TASK_SK)
+        _retry_conflicts(lambda: self._transact(plan, (target, actions, condition)))
 
     def _read_task(self, record: TaskRecord) -> TableItem | None:
         try:
@@ -272,13 +395,11 @@ class Writer:
         ]
 
     def _event_item(self, record: TaskRecord, event: TaskEvent, ttl: int | None) -> TableItem:
-        return self._items(
-            codec.task_pk(record.task_id),
-            codec.event_sk(event.seq),
-            kind="event",
-            body=codec.pack(event_to_json(event)),
-            ttl=ttl,
-        )
+        blob = codec.pack(event_to_json(event))
+        return self._stored_event_item(codec.task_pk(record.task_id), event.seq, blob, ttl)
+
+    def _stored_event_item(self, pk: str, seq: int, blob: bytes, ttl: int | None) -> TableItem:
+        return self._items(pk, codec.event_sk(seq), kind="event", body=blob, ttl=ttl)
 
     def _key_item(self, record: TaskRecord, key: str, ttl: int | None) -> TableItem:
         return self._items(
@@ -351,6 +472,14 @@ class Writer:
         total = sum(size for _, size in sized)
         if len(sized) > 1 and (len(sized) > MAX_TRANSACTION_ITEMS or total > MAX_TRANSACTION_BYTES):
             raise TransactionTooLarge(record.task_id, len(sized), total)
+
+
+def _inline(record: TaskRecord, events: Sequence[TaskEvent]) -> list[bytes]:
+    """The events as a task item's `events` hold them."""
+    return [
+        codec.pack_event(event_to_json(event), record.task_id, record.context_id)
+        for event in events
+    ]
 
 
 def set_or_remove(attribute: Attribute[Any], value: Any) -> Action:
