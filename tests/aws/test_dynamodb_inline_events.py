@@ -199,3 +199,15 @@ def test_inline_events_are_packed_with_the_tasks_dictionary() -> None:
     # Another task's dictionary is refused (zlib checks its checksum), never misread.
     with pytest.raises(zlib.error):
         codec.unpack_event(packed, new_id("task"), record.context_id)
+
+
+def test_inline_events_already_stored_stay_readable() -> None:
+    # Bytes written by the first version of the inline layout: the preset dictionary is part of
+    # the stored format, and a change to it would make every stored inline event unreadable.
+    stored = bytes.fromhex(
+        "78bbe980c41dc3692b218d2439cbc84cd7d050d7c834c4d0c0ca0084f40c0c0ca2d01d0b004b1d2b40"
+    )
+    assert codec.unpack_event(stored, "t-1", "c-1") == (
+        '{"kind":"status-update","taskId":"t-1","contextId":"c-1","status":{"state":'
+        '"completed","timestamp":"2026-11-25T10:00:00.000Z"},"final":true}'
+    )
