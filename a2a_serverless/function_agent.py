@@ -36,18 +36,22 @@ class FunctionExecutor:
     def __init__(self, func: Callable[..., Any]) -> None:
         self.func = func
         self._argument = argument_kind(func)
+        # Decided once: inspect's checks unwrap the function on every call.
+        self._async_gen = inspect.isasyncgenfunction(func)
+        self._gen = inspect.isgeneratorfunction(func)
+        self._coroutine = inspect.iscoroutinefunction(func)
 
     async def execute(self, context: Context, updater: TaskUpdater) -> None:
         await updater.start_work()
         argument = self._make_argument(context)
         func = self.func
-        if inspect.isasyncgenfunction(func):
+        if self._async_gen:
             await self._stream(func(*argument), updater)
             return
-        if inspect.isgeneratorfunction(func):
+        if self._gen:
             await self._stream(_in_thread(func(*argument)), updater)
             return
-        if inspect.iscoroutinefunction(func):
+        if self._coroutine:
             result = await func(*argument)
         else:
             result = await asyncio.to_thread(func, *argument)

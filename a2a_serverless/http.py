@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .card import IPNetwork, from_trusted_proxy, request_base_url
+from .codec import ENCODER
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -130,14 +131,14 @@ def json_bytes(payload: Any) -> bytes:
     refused them) goes out escaped as `\\udXXX` rather than failing the whole response.
     """
     try:
-        return _COMPACT.encode(payload).encode()
+        return ENCODER.encode(payload)
     except UnicodeEncodeError:
+        # msgspec has no ASCII-only mode: the standard library's escapes what UTF-8 cannot hold.
         return _COMPACT_ASCII.encode(payload).encode()
 
 
 # Built once: `json.dumps` with any option builds a new encoder object on every call.
 # Responses are trees built by dump(), never circular: no need to track visited containers.
-_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
 _COMPACT_ASCII = json.JSONEncoder(separators=(",", ":"), check_circular=False)
 
 

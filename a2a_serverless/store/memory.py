@@ -51,17 +51,17 @@ class _Stored:
     """A stored task: its JSON, and what listing and the version check read without decoding it."""
 
     __slots__ = (
-        "task_json",
-        "internal_json",
-        "context_id",
-        "state",
-        "owner",
-        "version",
-        "last_seq",
-        "created_at_ms",
-        "updated_at_ms",
         "claim",
+        "context_id",
+        "created_at_ms",
         "expires_at_ms",
+        "internal_json",
+        "last_seq",
+        "owner",
+        "state",
+        "task_json",
+        "updated_at_ms",
+        "version",
     )
 
     def __init__(self, record: TaskRecord) -> None:

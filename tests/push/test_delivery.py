@@ -274,7 +274,9 @@ async def test_a_lost_earlier_notification_is_queued_again_and_order_kept(
 async def test_notifications_of_a_deleted_config_are_dropped(
     harness: HarnessFactory, webhook: WebhookServer
 ) -> None:
-    h = await harness()
+    # A back-off longer than the test's polling, so at most one retry can be in flight when the
+    # config goes (with 10 ms, a loaded machine let two through before the deletion).
+    h = await harness(push_backoff_base_s=0.2, push_backoff_max_s=0.4)
     webhook.behaviour = lambda r: Reply(503)
     task_id = await h.send("hello", webhook.url())
     await webhook.wait_for(1)
