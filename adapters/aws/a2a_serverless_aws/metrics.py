@@ -31,12 +31,12 @@ this. powertools stays for the logs and the SQS batch processing.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 from typing import Any
 
+from a2a_serverless.codec import encode
 from a2a_serverless.observability import Signal
 
 DEFAULT_NAMESPACE = "a2a-serverless"
@@ -57,8 +57,6 @@ COUNTS = {
 }
 UNITS = {name: "Count" for name in COUNTS.values()}
 UNITS.update(TaskDuration="Seconds", WebhookAttemptDuration="Seconds")
-# One encoder for every flush (json.dumps with options builds a new one per call).
-_encode = json.JSONEncoder(separators=(",", ":")).encode
 
 
 def _true(value: str | None) -> bool:
@@ -106,7 +104,7 @@ class MetricsObserver:
             return
         document = self.document()
         self.values = {}
-        sys.stdout.write(_encode(document) + "\n")
+        sys.stdout.write(encode(document).decode() + "\n")
 
     def document(self) -> dict[str, Any]:
         """The EMF document of the values gathered so far."""
