@@ -7,7 +7,6 @@ not in the middle of a request.
 
 from __future__ import annotations
 
-import difflib
 import logging
 import math
 import os
@@ -312,6 +311,8 @@ def _report_unknown(environ: Mapping[str, str]) -> None:
         if not name.startswith(PREFIX) or name in known or name in _REPORTED:
             continue
         _REPORTED.add(name)
+        import difflib  # only to suggest a name for a misspelt variable
+
         close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75)
         hint = (
             f"did you mean {close[0]}?"

@@ -38,7 +38,9 @@ they are made without it; API keys and upstream identities do not.
 
 from __future__ import annotations
 
-from ..jwks import KeySet, VerificationKey
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .apikey import ApiKey, ApiKeyAuthenticator
 from .base import (
     ANONYMOUS,
@@ -53,11 +55,14 @@ from .base import (
     SchemeModel,
     Unauthenticated,
 )
-from .bearer import BearerJWTAuthenticator, bearer_token, scopes_from_claims
 from .config import security_from_settings
-from .oidc import OpenIdConnectAuthenticator
 from .policy import Requirement, Security
-from .upstream import UpstreamIdentityAuthenticator
+
+if TYPE_CHECKING:
+    from ..jwks import KeySet, VerificationKey
+    from .bearer import BearerJWTAuthenticator, bearer_token, scopes_from_claims
+    from .oidc import OpenIdConnectAuthenticator
+    from .upstream import UpstreamIdentityAuthenticator
 
 __all__ = [
     "ANONYMOUS",
@@ -84,3 +89,22 @@ __all__ = [
     "scopes_from_claims",
     "security_from_settings",
 ]
+
+# The schemes a deployment may not use (JWTs, OpenID Connect, upstream identities) and the key
+# sets behind them load when first named: a cold start with API keys or no auth skips them.
+_LAZY = {
+    "KeySet": "..jwks",
+    "VerificationKey": "..jwks",
+    "BearerJWTAuthenticator": ".bearer",
+    "bearer_token": ".bearer",
+    "scopes_from_claims": ".bearer",
+    "OpenIdConnectAuthenticator": ".oidc",
+    "UpstreamIdentityAuthenticator": ".upstream",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)

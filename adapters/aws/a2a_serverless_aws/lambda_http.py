@@ -41,6 +41,7 @@ from a2a_serverless.config import Settings
 from a2a_serverless.http import Request
 from a2a_serverless.observability import Observer
 
+from .collector import paused_during_init
 from .config import AwsSettings, check_http_timing, invocation_seconds
 from .container import Container, service_name
 from .http_api import event_response, is_http_api_event, request_from_event
@@ -60,6 +61,7 @@ class HttpHandler:
     """A Lambda handler `(event, context) -> response` serving one agent over HTTP, alone or
     (`app=`) inside a FastAPI app."""
 
+    @paused_during_init
     def __init__(
         self,
         agent: Agent,

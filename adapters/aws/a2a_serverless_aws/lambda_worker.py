@@ -63,6 +63,7 @@ from a2a_serverless.observability import Observer
 from a2a_serverless.queue.base import Job, JobHandler
 from a2a_serverless.queue.disposition import Abandon, Done, RetryAfter, abandon_reason, deliver
 
+from .collector import paused_during_init
 from .config import (
     AwsSettings,
     ConfigurationError,
@@ -84,6 +85,7 @@ log = logging.getLogger("a2a_serverless_aws.worker")
 class WorkerHandler:
     """A Lambda handler `(sqs_event, context) -> {"batchItemFailures": [...]}` running jobs."""
 
+    @paused_during_init
     def __init__(
         self,
         agent: Agent,
