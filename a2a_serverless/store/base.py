@@ -380,6 +380,11 @@ _PUSH_CONFIG = codec.decoder(_StoredPushConfig)
 
 
 def record_to_json(record: TaskRecord) -> str:
+    return record_json_bytes(record).decode()
+
+
+def record_json_bytes(record: TaskRecord) -> bytes:
+    """A record's JSON as UTF-8 (what `record_to_json` gives, without making it a str)."""
     claim = record.claim
     stored = _StoredRecord(
         task=record.task,
@@ -394,7 +399,7 @@ def record_to_json(record: TaskRecord) -> str:
         expires_at=record.expires_at_ms,
         internal=record.internal,
     )
-    return codec.encode(stored).decode()
+    return codec.encode(stored)
 
 
 def record_from_json(text: str | bytes) -> TaskRecord:

@@ -20,27 +20,22 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-import msgspec
-
-from ..codec import ENCODER, decoder, deep_copy
-from ..models import Task
+from ..codec import ENCODER, deep_copy
 from .base import (
     IdempotencyKeyTaken,
     StoredPushConfig,
     StoredReply,
     TaskAlreadyExists,
     TaskEvent,
-    TaskEventPayload,
     TaskPage,
     TaskQuery,
     TaskRecord,
     VersionConflict,
-    WorkerClaim,
     check_event_sequence,
+    event_from_json,
+    record_from_json,
+    record_json_bytes,
 )
-
-_TASK = decoder(Task)
-_EVENT: msgspec.json.Decoder[TaskEventPayload] = decoder(TaskEventPayload)  # type: ignore[arg-type]
 
 
 def _wall_clock_ms() -> int:
@@ -48,49 +43,32 @@ def _wall_clock_ms() -> int:
 
 
 class _Stored:
-    """A stored task: its JSON, and what listing and the version check read without decoding it."""
+    """A stored task: its record's JSON (the stored format every store writes), and what
+    listing and the version check read without decoding it."""
 
     __slots__ = (
-        "claim",
         "context_id",
-        "created_at_ms",
         "expires_at_ms",
-        "internal_json",
+        "json",
         "last_seq",
         "owner",
         "state",
-        "task_json",
         "updated_at_ms",
         "version",
     )
 
     def __init__(self, record: TaskRecord) -> None:
-        self.task_json = ENCODER.encode(record.task)
-        self.internal_json = ENCODER.encode(record.internal) if record.internal else None
+        self.json = record_json_bytes(record)
         self.context_id = record.context_id
         self.state = record.state
         self.owner = record.owner
         self.version = record.version
         self.last_seq = record.last_seq
-        self.created_at_ms = record.created_at_ms
         self.updated_at_ms = record.updated_at_ms
-        # Frozen: shared, not copied.
-        self.claim: WorkerClaim | None = record.claim
         self.expires_at_ms = record.expires_at_ms
 
     def record(self) -> TaskRecord:
-        internal = self.internal_json
-        return TaskRecord(
-            task=_TASK.decode(self.task_json),
-            owner=self.owner,
-            version=self.version,
-            last_seq=self.last_seq,
-            created_at_ms=self.created_at_ms,
-            updated_at_ms=self.updated_at_ms,
-            claim=self.claim,
-            expires_at_ms=self.expires_at_ms,
-            internal={} if internal is None else msgspec.json.decode(internal),
-        )
+        return record_from_json(self.json)
 
 
 def _visible(record: _Stored, now_ms: int) -> bool:
@@ -210,8 +188,7 @@ class MemoryStore:
             log = self._events.get(task_id, [])
             payloads = log[start:] if limit is None else log[start : start + max(limit, 0)]
         return [
-            TaskEvent(seq=start + offset + 1, payload=_EVENT.decode(payload))
-            for offset, payload in enumerate(payloads)
+            event_from_json(start + offset + 1, payload) for offset, payload in enumerate(payloads)
         ]
 
     async def find_idempotency_key(self, key: str) -> str | None:
