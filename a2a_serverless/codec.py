@@ -131,7 +131,3 @@ def deep_copy(value: T) -> T:
     also refuses what JSON cannot hold, as the stores that write JSON do."""
     return decoder(type(value)).decode(ENCODER.encode(value))
 
-
-def json_copy(value: Any) -> Any:
-    """A copy of a free-form JSON value (`dict[str, Any]`) sharing nothing mutable with it."""
-    return msgspec.json.decode(ENCODER.encode(value))
