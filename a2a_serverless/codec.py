@@ -130,4 +130,3 @@ def deep_copy(value: T) -> T:
     """A copy of a model (or JSON value) sharing nothing mutable with it, through its JSON form:
     also refuses what JSON cannot hold, as the stores that write JSON do."""
     return decoder(type(value)).decode(ENCODER.encode(value))
-

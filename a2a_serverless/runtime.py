@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from . import tracing
 from .agent import Agent
@@ -37,6 +37,12 @@ if TYPE_CHECKING:
     from .queue.inprocess import InProcessQueue
 
 log = logging.getLogger("a2a_serverless.runtime")
+
+
+def _unbound_in_process(queue: Queue) -> bool:
+    # Not imported yet, the queue cannot be one: a deployment on a cloud queue does not load it.
+    module = sys.modules.get("a2a_serverless.queue.inprocess")
+    return module is not None and isinstance(queue, module.InProcessQueue) and not queue.bound
 
 
 class Runtime:
@@ -114,6 +120,10 @@ class Runtime:
         if self.notifier is not None:
             routes[WEBHOOK_JOB] = JobRoute(self.notifier.handle, self.notifier.abandon)
         self.jobs = JobRouter(routes)
+        if built_queue is None and _unbound_in_process(queue):
+            # An in-process queue given unbound (`queue=InProcessQueue()`) runs its jobs here
+            # too: nothing else could.
+            built_queue = cast("InProcessQueue", queue)
         if built_queue is not None:
             # Our own queue runs its jobs in this process: the router is its consumer. (It is
             # made before the router, which needs the notifier, which queues on it.)

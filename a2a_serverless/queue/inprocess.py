@@ -71,8 +71,14 @@ class InProcessQueue:
         self._running: set[asyncio.Task[None]] = set()
         self.dead_letters: list[DeadLetteredJob] = []
 
+    @property
+    def bound(self) -> bool:
+        """Whether something runs the jobs yet."""
+        return self._handler is not None
+
     def bind(self, handler: JobRouter | JobHandler) -> None:
-        """Set what runs the jobs (the Runtime binds its job router once everything is built)."""
+        """Set what runs the jobs (the Runtime binds its job router once everything is built,
+        to a queue it made or one it was given unbound)."""
         if isinstance(handler, JobRouter):
             self._handler, self._abandon = handler.handle, handler.abandon
         else:

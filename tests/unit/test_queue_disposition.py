@@ -4,6 +4,7 @@ with real handlers: what one delivery of a job comes to, and what the queue does
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -158,3 +159,54 @@ async def test_an_unknown_kind_fails_and_is_abandoned_by_the_router(
     [letter] = queue.dead_letters
     assert letter.reason == "ValueError: unknown job kind 'mystery'"
     assert "abandoned job" in caplog.text
+
+
+async def test_a_runtime_runs_the_jobs_of_an_in_process_queue_it_is_given_unbound() -> None:
+    from a2a_serverless import Settings, agent
+    from a2a_serverless.asgi import A2AApplication
+    from a2a_serverless.http import Request
+    from a2a_serverless.runtime import Runtime
+
+    @agent(name="Echo", description="Says it back.")
+    async def echo(text: str) -> str:
+        return text
+
+    given = InProcessQueue()
+    runtime = Runtime(echo, Settings(dev_mode=True, store_url="memory://"), queue=given)
+    assert given.bound
+    # A blocking send completes: the turn ran on the given queue.
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "message/send",
+            "params": {
+                "message": {
+                    "kind": "message",
+                    "messageId": "m1",
+                    "role": "user",
+                    "parts": [{"kind": "text", "text": "hi"}],
+                }
+            },
+        }
+    ).encode()
+    request = Request(
+        {"method": "POST", "path": "/", "headers": [(b"content-type", b"application/json")]},
+        body=body,
+    )
+    response = await A2AApplication(runtime).respond(request)
+    assert json.loads(response.body)["result"]["status"]["state"] == "completed"
+    ran: list[Job] = []
+
+    async def elsewhere(job: Job) -> None:
+        ran.append(job)
+
+    # One already bound stays bound to what its owner chose.
+    owned = InProcessQueue()
+    owned.bind(elsewhere)
+    Runtime(echo, Settings(dev_mode=True, store_url="memory://"), queue=owned)
+    job = Job(kind="run-agent", task_id="t1", payload={"step": "m1"})
+    await owned.enqueue(job)
+    await owned.drain()
+    assert ran == [job]
+    await runtime.aclose()
