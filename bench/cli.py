@@ -36,16 +36,19 @@ from .dynamodb_local import (
     store_url,
 )
 from .environments import (
+    GCP_PROJECT,
     REPO,
     WORK,
     BenchSetupError,
     Bundle,
     ensure_peer_venv,
+    gcp_bundle,
     log,
     ours_bundle,
     peer_bundle,
     with_fastapi,
 )
+from .firestore_emulator import firestore_emulator
 from .processes import ProbeFailed, Variant, run_probe
 from .report import Report, Row, load_average
 
@@ -70,6 +73,8 @@ DYNAMODB = "ours: adapter handler + DynamoDB Local"
 DYNAMODB_FLOOR = "reference: stdlib handler + pynamodb, boto3 imports + one DynamoDB client"
 # Issue 20's goal: the DynamoDB handler's cold start at most this much over its floor.
 DYNAMODB_FLOOR_MARGIN_MS = 30.0
+GCP = "ours: GCP function + Firestore emulator"
+GCP_FLOOR = "reference: functions-framework app + google-cloud-firestore import + one client"
 # Warm message/send calls timed against DynamoDB Local, to tell its latency from a cold start's.
 DYNAMODB_WARM_CALLS = 20
 # References (bench/function/floor_*.py): the least a handler built like ours can cost, and on
@@ -109,6 +114,10 @@ class Context:
     floors: list[Variant] = field(default_factory=list)
     dynamodb_url: str | None = None
     dynamodb_note: str = ""
+    # The GCP rows: the bundle and the variables pointing its processes at the emulator.
+    gcp: Bundle | None = None
+    gcp_env: dict[str, str] = field(default_factory=dict)
+    gcp_note: str = ""
     failed: bool = False
 
 
@@ -231,6 +240,19 @@ def _prepare(context: Context, stack: contextlib.ExitStack) -> None:
             context.dynamodb_url = store_url(table, endpoint)
         except Exception as error:  # whatever stops the emulator or the table: rows left out
             context.dynamodb_note = f"DynamoDB rows left out: {_first_line(error)}"
+    if "cold-start" in sections:
+        try:
+            context.gcp = gcp_bundle()
+            host_port = stack.enter_context(firestore_emulator())
+        except Exception as error:  # a missing emulator or bundle: the GCP rows say why
+            context.gcp = None
+            context.gcp_note = f"GCP rows left out: {_first_line(error)}"
+        else:
+            prefix = f"bench{uuid.uuid4().hex[:8]}"
+            context.gcp_env = {
+                "FIRESTORE_EMULATOR_HOST": host_port,
+                "A2A_STORE_URL": f"firestore://{GCP_PROJECT}/(default)?prefix={prefix}",
+            }
 
 
 def _add_fastapi_variant(context: Context) -> None:
@@ -365,6 +387,8 @@ def _cold_start(context: Context) -> None:
             dynamodb = dynamodb_floor = None
         else:
             variants += [dynamodb, dynamodb_floor]
+    gcp_variants = _gcp_variants(context)
+    variants += gcp_variants
     stats, load = cold.measure(variants, context.options.runs)
     peer = stats[PEER]
     runs = context.options.runs
@@ -482,6 +506,7 @@ def _cold_start(context: Context) -> None:
                 note=context.dynamodb_note or "DynamoDB Local not started",
             )
         )
+    _gcp_rows(context, stats, load, gcp_variants)
     for variant in context.floors:
         floor = stats[variant.label]
         report.add(
@@ -496,6 +521,67 @@ def _cold_start(context: Context) -> None:
         )
     for variant in [context.primary, context.peer_variant]:
         report.details += ["", *cold.import_report(variant.label, cold.import_times(variant))]
+
+
+def _gcp_variants(context: Context) -> list[Variant]:
+    """The GCP function on Firestore and its floor, once each served a probe (which also
+    warms the emulator up: its first request takes a second); none, with a note, otherwise."""
+    if context.gcp is None:
+        return []
+    found = [
+        Variant(GCP, context.gcp, "handler_gcp.py", context.gcp_env, probe="probe_gcp.py"),
+        Variant(GCP_FLOOR, context.gcp, "floor_firestore.py", context.gcp_env, "probe_gcp.py"),
+    ]
+    try:
+        for variant in found:
+            run_probe(variant, "cold")
+    except ProbeFailed as error:
+        context.gcp_note = f"the GCP function failed: {_first_line(error)}"
+        context.failed = True
+        return []
+    return found
+
+
+def _gcp_rows(
+    context: Context, stats: dict[str, cold.ColdStats], load: str, variants: list[Variant]
+) -> None:
+    peer = stats[PEER].median_ms
+    if not variants:
+        note = context.gcp_note or "the Firestore emulator was not started"
+        context.report.add(Row("cold start", f"median, {GCP}", "ms", None, None, note=note))
+        return
+    function, floor = stats[GCP], stats[GCP_FLOOR]
+    first_ms = median(function.field("first_request_ms"))
+    context.report.add(
+        Row(
+            "cold start",
+            f"median, {GCP}",
+            "ms",
+            function.median_ms,
+            peer,
+            load=load,
+            note=(
+                f"{function.median_ms:.0f} ms, floor "
+                f"{floor.median_ms:.0f} ms, first request {first_ms:.0f} ms (imports + init "
+                f"{median(function.field('import_ms')):.0f} ms); the peer is on Lambda, in memory"
+            ),
+        )
+    )
+    context.report.add(
+        Row(
+            "cold start",
+            f"median, {GCP_FLOOR}",
+            "ms",
+            floor.median_ms,
+            peer,
+            load=load,
+            note=(
+                f"the GCP function is {function.median_ms - floor.median_ms:.0f} ms over this "
+                f"floor (imports + init {median(floor.field('import_ms')):.0f} ms)"
+            ),
+        )
+    )
+    context.report.details += ["", *cold.import_report(GCP, cold.import_times(variants[0]))]
 
 
 # --- warm latency and memory ---------------------------------------------------------------------

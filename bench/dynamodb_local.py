@@ -51,7 +51,7 @@ def _jar() -> Path:
     return jars[-1]
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -73,7 +73,7 @@ def dynamodb_local() -> Iterator[str]:
     java = shutil.which("java")
     if java is None:
         raise DynamoDBLocalUnavailable("DynamoDB Local needs Java 17+ on PATH")
-    port = _free_port()
+    port = free_port()
     command = [
         java,
         f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}",

@@ -40,12 +40,38 @@ OURS_BUNDLE = LAMBDA_DIR / "ours"
 PEER_BUNDLE = LAMBDA_DIR / "peer"
 AWS_RUNTIME = LAMBDA_DIR / "aws-runtime"
 FASTAPI_EXTRA = LAMBDA_DIR / "fastapi-extra"
+GCP_BUNDLE = WORK / "gcp" / "ours"
 
 PEER_SDK = "a2a-sdk[http-server]==0.3.26"
 # Our packages installed from this checkout: refreshed from the working tree on every run.
 OUR_PACKAGES = {
     "a2a_serverless": REPO / "a2a_serverless",
     "a2a_serverless_aws": REPO / "adapters" / "aws" / "a2a_serverless_aws",
+}
+# The same for the Google Cloud bundle.
+OUR_GCP_PACKAGES = {
+    "a2a_serverless": REPO / "a2a_serverless",
+    "a2a_serverless_gcp": REPO / "adapters" / "gcp" / "a2a_serverless_gcp",
+}
+# What Lambda sets in a Python function's environment.
+_LAMBDA_ENV = {
+    "AWS_EXECUTION_ENV": "AWS_Lambda_python3.11",
+    "AWS_LAMBDA_FUNCTION_NAME": "a2a-bench",
+    "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1024",
+    "AWS_LAMBDA_FUNCTION_VERSION": "$LATEST",
+    "AWS_REGION": "us-east-1",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+# What Cloud Run sets in a Cloud Functions (gen2) instance, and what the function is.
+GCP_PROJECT = "a2a-bench"
+GCP_FUNCTION_ENV = {
+    "K_SERVICE": "a2a-bench",
+    "K_REVISION": "a2a-bench-00001-abc",
+    "K_CONFIGURATION": "a2a-bench",
+    "PORT": "8080",
+    "FUNCTION_TARGET": "a2a",
+    "FUNCTION_SIGNATURE_TYPE": "http",
+    "GOOGLE_CLOUD_PROJECT": GCP_PROJECT,
 }
 # Top-level names the Lambda Python runtime provides (boto3, botocore and their dependencies).
 RUNTIME_PROVIDED = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six", "urllib3")
@@ -70,6 +96,8 @@ class Bundle:
     path: Path
     # Extra sys.path entries after the bundle (the runtime's own packages).
     runtime_path: tuple[Path, ...] = ()
+    # Whose environment variables its processes get: "lambda" or "gcp".
+    platform: str = "lambda"
 
     @property
     def python_path(self) -> str:
@@ -158,9 +186,28 @@ def ours_bundle() -> Bundle:
         _pip_target(OURS_BUNDLE, [str(p) for p in projects], "installing our Lambda bundle")
         _move_runtime_packages()
         stamp.write_text(wanted)
-    _refresh_our_packages()
+    _refresh_our_packages(OURS_BUNDLE, OUR_PACKAGES)
     _add_function_files(OURS_BUNDLE)
     return Bundle("ours", OURS_BUNDLE, (AWS_RUNTIME,))
+
+
+def gcp_bundle() -> Bundle:
+    """Ours as Cloud Functions (gen2, Python) installs a function whose requirements are the
+    GCP adapter: `pip install --target` of the core and adapters/gcp with every dependency (the
+    Python runtime ships none of them), our packages refreshed from the working tree."""
+    projects = [REPO, REPO / "adapters" / "gcp"]
+    digest = hashlib.sha256()
+    for project in projects:
+        digest.update((project / "pyproject.toml").read_bytes())
+    wanted = digest.hexdigest()
+    stamp = GCP_BUNDLE.parent / ".ours-requirements"
+    if not (GCP_BUNDLE.is_dir() and _stamp_matches(stamp, wanted)):
+        log(f"pip install --target {GCP_BUNDLE.relative_to(REPO)} . adapters/gcp")
+        _pip_target(GCP_BUNDLE, [str(p) for p in projects], "installing our GCP bundle")
+        stamp.write_text(wanted)
+    _refresh_our_packages(GCP_BUNDLE, OUR_GCP_PACKAGES)
+    _add_function_files(GCP_BUNDLE)
+    return Bundle("ours-gcp", GCP_BUNDLE, platform="gcp")
 
 
 def with_fastapi(ours: Bundle) -> Bundle:
@@ -188,10 +235,10 @@ def _move_runtime_packages() -> None:
             shutil.move(str(entry), AWS_RUNTIME / name)
 
 
-def _refresh_our_packages() -> None:
+def _refresh_our_packages(bundle: Path, packages: dict[str, Path]) -> None:
     """Replace the installed copies of our packages with the working tree, byte-compiled."""
-    for name, source in OUR_PACKAGES.items():
-        target = OURS_BUNDLE / name
+    for name, source in packages.items():
+        target = bundle / name
         if target.exists():
             shutil.rmtree(target)
         shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -217,23 +264,22 @@ def _compile(path: Path, only: Sequence[Path] = ()) -> None:
 
 
 def child_env(bundle: Bundle, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of a process measured on a bundle: Lambda's variables, nothing else of
-    ours (no site-packages: processes run with `python -S`)."""
+    """The environment of a process measured on a bundle: its platform's variables, nothing
+    else of ours (no site-packages: processes run with `python -S`)."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "LANG": "C.UTF-8",
         "TZ": ":UTC",
         "PYTHONPATH": bundle.python_path,
-        # /var/task is read-only in Lambda: nothing gets byte-compiled at run time.
+        # /var/task is read-only in Lambda (and a function's source is not rewritten on Cloud
+        # Run): nothing gets byte-compiled at run time.
         "PYTHONDONTWRITEBYTECODE": "1",
-        "LAMBDA_TASK_ROOT": str(bundle.path),
-        "AWS_EXECUTION_ENV": "AWS_Lambda_python3.11",
-        "AWS_LAMBDA_FUNCTION_NAME": "a2a-bench",
-        "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1024",
-        "AWS_LAMBDA_FUNCTION_VERSION": "$LATEST",
-        "AWS_REGION": "us-east-1",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "A2A_STORE_URL": "memory://",
     }
+    if bundle.platform == "gcp":
+        env.update(GCP_FUNCTION_ENV)
+    else:
+        env.update(_LAMBDA_ENV)
+        env["LAMBDA_TASK_ROOT"] = str(bundle.path)
+    env["A2A_STORE_URL"] = "memory://"
     env.update(extra or {})
     return env

@@ -22,12 +22,14 @@ class ProbeFailed(RuntimeError):
 
 @dataclass(frozen=True)
 class Variant:
-    """One thing measured: a handler module in a bundle, with its environment."""
+    """One thing measured: a handler module in a bundle, with its environment, and the probe
+    that loads it (probe_gcp.py takes a function's source file as `module`)."""
 
     label: str
     bundle: Bundle
     module: str
     env: dict[str, str] | None = None
+    probe: str = "probe.py"
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ def run_probe(
             python(),
             "-S",
             *python_flags,
-            str(variant.bundle.path / "probe.py"),
+            str(variant.bundle.path / variant.probe),
             mode,
             variant.module,
             str(out),
@@ -76,7 +78,7 @@ def run_probe(
         wall_ms = (time.perf_counter() - start) * 1000
         if done.returncode != 0 or not out.exists():
             raise ProbeFailed(
-                f"{variant.label}: `probe.py {mode} {variant.module}` exited with "
+                f"{variant.label}: `{variant.probe} {mode} {variant.module}` exited with "
                 f"{done.returncode}:\n{done.stderr[-4000:]}"
             )
         result = json.loads(out.read_text())

@@ -23,7 +23,7 @@ import json  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 from collections.abc import Callable  # noqa: E402
-from typing import Any  # noqa: E402
+from typing import Any, NoReturn  # noqa: E402
 
 from events import LambdaContext, get_body, http_api_event, send_body, task_of  # noqa: E402
 
@@ -130,11 +130,17 @@ def main() -> None:
     else:
         handler: Handler = importlib.import_module(module_name).handler
         result = _timed_calls(handler, sends, gets, warmup, out if mode == "profile" else None)
+    finish(out, result)
+
+
+def finish(out: str, result: dict[str, Any]) -> NoReturn:
+    """Write the result and exit at once."""
     with open(out, "w") as file:
         json.dump(result, file)
     sys.stdout.flush()
     sys.stderr.flush()
-    # A Lambda process is frozen, never torn down, after it answers: skip interpreter shutdown.
+    # A Lambda process is frozen, never torn down, after it answers (and a function instance
+    # lives on after its first request): skip interpreter shutdown.
     os._exit(0)
 
 

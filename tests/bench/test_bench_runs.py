@@ -1,7 +1,8 @@
 """The bench command runs (bench/README.md): a quick cold-start pass exits 0 and prints its table.
 
 Not a timed test: it checks that the harness works end to end (bundles built, fresh processes
-serving an API Gateway event on both sides, the table printed), never how fast anything is.
+serving an API Gateway event on both sides, the GCP function serving a request on the Firestore
+emulator, the table printed), never how fast anything is.
 """
 
 from __future__ import annotations
@@ -36,3 +37,11 @@ def test_quick_cold_start_prints_the_table(tmp_path: Path) -> None:
     fastapi = [r for r in rows if "serving a FastAPI app" in r["metric"]]
     assert len(fastapi) == 1 and fastapi[0]["ours"] > 0, rows
     assert "over the bare FastAPI app" in fastapi[0]["note"]
+    by_metric = {r["metric"]: r for r in rows}
+    function = by_metric["median, ours: GCP function + Firestore emulator"]
+    assert function["ours"] is not None and function["ours"] > 0, function
+    assert "floor" in function["note"] and "first request" in function["note"]
+    floor = by_metric[
+        "median, reference: functions-framework app + google-cloud-firestore import + one client"
+    ]
+    assert floor["ours"] > 0, floor
