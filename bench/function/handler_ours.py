@@ -13,6 +13,5 @@ from a2a_serverless import Settings
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless_aws import make_http_handler
 
-queue = InProcessQueue()
-handler = make_http_handler(echo, Settings.from_env(), queue=queue)
-queue.bind(handler.container.runtime.jobs)
+# The handler's Runtime runs the jobs of an in-process queue given unbound.
+handler = make_http_handler(echo, Settings.from_env(), queue=InProcessQueue())

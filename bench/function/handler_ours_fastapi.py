@@ -24,6 +24,4 @@ def hello() -> dict[str, str]:
 
 
 mount_agent(api, echo, prefix="/agent")
-queue = InProcessQueue()
-handler = make_http_handler(echo, Settings.from_env(), app=api, queue=queue)
-queue.bind(handler.container.runtime.jobs)
+handler = make_http_handler(echo, Settings.from_env(), app=api, queue=InProcessQueue())

@@ -14,6 +14,4 @@ from a2a_serverless import Settings
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless_aws import make_http_handler
 
-queue = InProcessQueue()
-handler = make_http_handler(echo, Settings.from_env(), queue=queue)
-queue.bind(handler.container.runtime.jobs)
+handler = make_http_handler(echo, Settings.from_env(), queue=InProcessQueue())
