@@ -166,6 +166,7 @@ async def test_a_runtime_runs_the_jobs_of_an_in_process_queue_it_is_given_unboun
     from a2a_serverless.asgi import A2AApplication
     from a2a_serverless.http import Request
     from a2a_serverless.runtime import Runtime
+    from tests.support.operator_cli import rpc, user_message
 
     @agent(name="Echo", description="Says it back.")
     async def echo(text: str) -> str:
@@ -175,21 +176,7 @@ async def test_a_runtime_runs_the_jobs_of_an_in_process_queue_it_is_given_unboun
     runtime = Runtime(echo, Settings(dev_mode=True, store_url="memory://"), queue=given)
     assert given.bound
     # A blocking send completes: the turn ran on the given queue.
-    body = json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "message/send",
-            "params": {
-                "message": {
-                    "kind": "message",
-                    "messageId": "m1",
-                    "role": "user",
-                    "parts": [{"kind": "text", "text": "hi"}],
-                }
-            },
-        }
-    ).encode()
+    body = json.dumps(rpc("message/send", {"message": user_message("hi")})).encode()
     request = Request(
         {"method": "POST", "path": "/", "headers": [(b"content-type", b"application/json")]},
         body=body,
