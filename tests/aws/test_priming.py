@@ -132,3 +132,12 @@ def test_the_sqs_queue_primes_its_client_without_a_request(
     queue.prime()  # no request: nothing here can reach SQS
     assert queue._client is not None
     assert queue._client.meta.region_name == "eu-west-1"
+
+
+def test_the_handlers_are_built_with_the_collector_paused() -> None:
+    from a2a_serverless import collector
+    from a2a_serverless_aws.lambda_http import HttpHandler
+    from a2a_serverless_aws.lambda_worker import WorkerHandler
+
+    for handler in (HttpHandler, WorkerHandler):
+        assert handler.__init__.__code__.co_filename == collector.__file__

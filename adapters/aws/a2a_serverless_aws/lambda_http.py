@@ -37,11 +37,11 @@ from typing import TYPE_CHECKING, Any, cast
 from a2a_serverless import tracing
 from a2a_serverless.agent import Agent
 from a2a_serverless.asgi import A2AApplication
+from a2a_serverless.collector import paused_during_init
 from a2a_serverless.config import Settings
 from a2a_serverless.http import Request
 from a2a_serverless.observability import Observer
 
-from .collector import paused_during_init
 from .config import AwsSettings, check_http_timing, invocation_seconds
 from .container import Container, service_name
 from .http_api import event_response, is_http_api_event, request_from_event

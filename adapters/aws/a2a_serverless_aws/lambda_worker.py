@@ -58,12 +58,12 @@ from aws_lambda_powertools.utilities.batch import AsyncBatchProcessor, EventType
 
 from a2a_serverless import tracing
 from a2a_serverless.agent import Agent
+from a2a_serverless.collector import paused_during_init
 from a2a_serverless.config import Settings
 from a2a_serverless.observability import Observer
 from a2a_serverless.queue.base import Job, JobHandler
 from a2a_serverless.queue.disposition import Abandon, Done, RetryAfter, abandon_reason, deliver
 
-from .collector import paused_during_init
 from .config import (
     AwsSettings,
     ConfigurationError,

@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from a2a_serverless import tracing
 from a2a_serverless.agent import Agent
+from a2a_serverless.collector import paused_during_init
 from a2a_serverless.config import Settings
 from a2a_serverless.observability import Observer, correlated
 from a2a_serverless.queue.base import Job, Queue
@@ -133,6 +134,9 @@ def build_queue(config: GcpConfig) -> RoutedQueue:
 class Deployment:
     """One function's agent, settings and queue; the Runtime is made on first use."""
 
+    # Built at import, in functions-framework's master before it forks the workers: the objects
+    # it makes are frozen there (and shared copy-on-write by the workers).
+    @paused_during_init
     def __init__(
         self,
         agent: Agent,
@@ -172,16 +176,21 @@ class Deployment:
     def runtime(self) -> Runtime:
         # Built synchronously within one event loop: two first requests cannot both build it.
         if self._runtime is None:
-            from a2a_serverless.runtime import Runtime
-
-            self._runtime = Runtime(
-                self.agent,
-                self.settings,
-                queue=self.queue,
-                observers=self.observers,
-                **self.runtime_options,
-            )
+            self._runtime = self._build_runtime()
         return self._runtime
+
+    @paused_during_init
+    def _build_runtime(self) -> Runtime:
+        # On a worker's first request, after the fork (its clients cannot cross one).
+        from a2a_serverless.runtime import Runtime
+
+        return Runtime(
+            self.agent,
+            self.settings,
+            queue=self.queue,
+            observers=self.observers,
+            **self.runtime_options,
+        )
 
     def app(self) -> A2AApplication:
         if self._app is None:

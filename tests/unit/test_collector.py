@@ -1,4 +1,4 @@
-"""The garbage collector during a handler's init (a2a_serverless_aws.collector): off while the
+"""The garbage collector during a handler's init (a2a_serverless.collector): off while the
 handler is built, back on after, and init's objects frozen by the first handler of a process."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from a2a_serverless_aws import collector
-from a2a_serverless_aws.collector import paused_during_init
+from a2a_serverless import collector
+from a2a_serverless.collector import paused_during_init
 
 
 @pytest.fixture
@@ -67,11 +67,3 @@ def test_a_failing_init_still_turns_the_collector_back_on(fresh_process: None) -
     with pytest.raises(ValueError, match="init failed"):
         Built(fail=True)
     assert gc.isenabled()
-
-
-def test_the_handlers_are_built_with_it() -> None:
-    from a2a_serverless_aws.lambda_http import HttpHandler
-    from a2a_serverless_aws.lambda_worker import WorkerHandler
-
-    for handler in (HttpHandler, WorkerHandler):
-        assert handler.__init__.__code__.co_filename == collector.__file__

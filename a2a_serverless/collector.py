@@ -1,7 +1,8 @@
 """The garbage collector during a function's init: paused, then told to leave init's objects be.
 
-Building a handler allocates tens of thousands of objects that live as long as the process:
-botocore's service models and endpoint rules (parsed from JSON), the clients, the Runtime. Each
+Building a handler (the AWS adapter's, the GCP adapter's functions) allocates tens of thousands
+of objects that live as long as the process: botocore's service models and endpoint rules
+(parsed from JSON), the clients, the Runtime. Each
 700 allocations start a collection that walks the young ones, and every tenth of those walks
 more; the full collection a DynamoDB client's creation triggers walks all ~70,000 objects of
 the process (~15 ms). None of it finds garbage worth the time: init makes almost no reference
