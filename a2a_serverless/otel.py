@@ -243,12 +243,13 @@ class TracedStore:
         self, operation: str, call: Callable[..., Awaitable[Any]]
     ) -> Callable[..., Awaitable[Any]]:
         target = self.db_collection or self.db_system
-        attributes: dict[str, str] = {
+        attributes: dict[str, str | int | bool] = {
             "db.system.name": self.db_system,
             "db.operation.name": operation,
         }
         if self.db_collection:
             attributes["db.collection.name"] = self.db_collection
+        attributes = _bounded(attributes)
 
         @functools.wraps(call)
         async def traced(*args: Any, **kwargs: Any) -> Any:
