@@ -132,8 +132,11 @@ async function rpc(op, params) {
     body: JSON.stringify({ jsonrpc: "2.0", id: uuid(), method, params: params(version) }),
   });
   const body = await response.json().catch(() => ({}));
-  if (body.error) throw new Error(`${method}: ${body.error.message} (${body.error.code})`);
-  if (!response.ok) throw new Error(`${method}: HTTP ${response.status}`);
+  if (body.error && body.error.message !== undefined) {
+    throw new Error(`${method}: ${body.error.message} (${body.error.code})`);
+  }
+  // Refused before JSON-RPC (e.g. 401): the body's error is a plain string, if any.
+  if (!response.ok) throw new Error(`${method}: HTTP ${response.status} ${body.error || ""}`);
   return { value: version === V10 ? fromV1(op, body.result) : body.result, wire: body.result };
 }
 
