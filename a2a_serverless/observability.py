@@ -27,6 +27,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from . import tracing
 from .models import TaskStatusUpdateEvent
 from .store.base import TaskEvent, TaskRecord
 
@@ -81,8 +82,11 @@ class correlated_rpc:
 
 
 def set_task_id(task_id: str) -> None:
-    """Name the task the current request turned out to be about (e.g. a new task's id)."""
+    """Name the task the current request turned out to be about (e.g. a new task's id), in its
+    log lines and, with spans on, as `a2a.task.id` on its span."""
     _task_id.set(task_id)
+    if tracing.enabled():
+        tracing.annotate({"a2a.task.id": task_id})
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,13 @@ semantic conventions (HTTP, messaging, database, RPC); the kit's own are under `
 - A span per store call: `db.system.name` (aws.dynamodb, gcp.firestore, sqlite, memory),
   `db.operation.name` (the Store method), `db.collection.name` (the table or collection);
   CLIENT for a remote database, INTERNAL for one in the process.
+- INTERNAL span `invoke_agent <agent>` around the agent's work in a turn (inside its CONSUMER
+  span): `gen_ai.operation.name` ("invoke_agent"), `gen_ai.agent.name`, `a2a.task.id`,
+  `a2a.context.id`, and `a2a.turn.outcome` (the state the turn left the task in, or "stopped").
+  A SERVER span gets `a2a.task.id` once the request's task is known.
+
+Every string attribute and span name goes through `tracing.bounded` (escaped, at most
+`tracing.MAX_ATTRIBUTE_CHARS` characters, a cut marked): most come from the request.
 
 An exception leaving a span is recorded on it with status ERROR, except `RetryJob` (a planned
 retry: an event on the span).
@@ -47,7 +54,7 @@ from opentelemetry.trace import (
 
 from .queue.base import RetryJob
 from .store.base import Store
-from .tracecontext import TraceContext, TracedJob
+from .tracecontext import TraceContext, TracedJob, bounded
 
 TRACER_NAME = "a2a_serverless"
 StoreT = TypeVar("StoreT")
@@ -129,7 +136,7 @@ class ActiveSpan:
         self.span.end()
 
     def set_attribute(self, key: str, value: str | int | bool) -> None:
-        self.span.set_attribute(key, value)
+        self.span.set_attribute(key, bounded(value) if isinstance(value, str) else value)
 
 
 def record_exception(span: trace.Span, exc: BaseException) -> None:
@@ -140,9 +147,10 @@ def record_exception(span: trace.Span, exc: BaseException) -> None:
         # Cancelled (the client left, the process stops): not a failure of the work itself.
         span.set_attribute("error.type", type(exc).__name__)
         return
-    span.record_exception(exc)
+    message = bounded(str(exc))
+    span.record_exception(exc, attributes={"exception.message": message})
     span.set_attribute("error.type", type(exc).__qualname__)
-    span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {exc}"))
+    span.set_status(Status(StatusCode.ERROR, f"{type(exc).__name__}: {message}"))
 
 
 class RequestSpan(ActiveSpan):
@@ -235,12 +243,13 @@ class TracedStore:
         self, operation: str, call: Callable[..., Awaitable[Any]]
     ) -> Callable[..., Awaitable[Any]]:
         target = self.db_collection or self.db_system
-        attributes: dict[str, str] = {
+        attributes: dict[str, str | int | bool] = {
             "db.system.name": self.db_system,
             "db.operation.name": operation,
         }
         if self.db_collection:
             attributes["db.collection.name"] = self.db_collection
+        attributes = _bounded(attributes)
 
         @functools.wraps(call)
         async def traced(*args: Any, **kwargs: Any) -> Any:
@@ -292,7 +301,10 @@ class OtelBackend:
         if version:
             attributes["network.protocol.version"] = str(version)
         span = self.tracer.start_span(
-            method, context=_parent(parent), kind=SpanKind.SERVER, attributes=attributes
+            bounded(method),
+            context=_parent(parent),
+            kind=SpanKind.SERVER,
+            attributes=_bounded(attributes),
         )
         return RequestSpan(span)
 
@@ -300,13 +312,15 @@ class OtelBackend:
         span = self.tracer.start_span(
             f"send {destination}",
             kind=SpanKind.PRODUCER,
-            attributes={
-                "messaging.system": system,
-                "messaging.operation.type": "send",
-                "messaging.operation.name": "send",
-                "messaging.destination.name": destination,
-                **_job_attributes(job),
-            },
+            attributes=_bounded(
+                {
+                    "messaging.system": system,
+                    "messaging.operation.type": "send",
+                    "messaging.operation.name": "send",
+                    "messaging.destination.name": destination,
+                    **_job_attributes(job),
+                }
+            ),
         )
         return ActiveSpan(span)
 
@@ -339,7 +353,7 @@ class OtelBackend:
             f"process {destination}",
             context=_parent(job.trace),
             kind=SpanKind.CONSUMER,
-            attributes=attributes,
+            attributes=_bounded(attributes),
             links=links,
         )
         return ActiveSpan(span)
@@ -353,19 +367,25 @@ class OtelBackend:
         }
         port = parts.port or (443 if parts.scheme == "https" else 80)
         attributes["server.port"] = port
-        span = self.tracer.start_span(method, kind=SpanKind.CLIENT, attributes=attributes)
+        span = self.tracer.start_span(method, kind=SpanKind.CLIENT, attributes=_bounded(attributes))
+        return ActiveSpan(span)
+
+    def internal(self, name: str, attributes: Mapping[str, str | int | bool]) -> ActiveSpan:
+        span = self.tracer.start_span(
+            bounded(name), kind=SpanKind.INTERNAL, attributes=_bounded(attributes)
+        )
         return ActiveSpan(span)
 
     def annotate(self, attributes: Mapping[str, str | int | bool], name: str | None) -> None:
         span = trace.get_current_span()
         if not span.is_recording():
             return
-        span.set_attributes(attributes)
+        span.set_attributes(_bounded(attributes))
         if name is not None:
-            span.update_name(name)
+            span.update_name(bounded(name))
 
     def failed(self, description: str) -> None:
-        trace.get_current_span().set_status(Status(StatusCode.ERROR, description))
+        trace.get_current_span().set_status(Status(StatusCode.ERROR, bounded(description)))
 
     def traced_store(self, store: StoreT) -> StoreT:
         if isinstance(store, TracedStore):
@@ -376,6 +396,14 @@ class OtelBackend:
         force_flush = getattr(trace.get_tracer_provider(), "force_flush", None)
         if force_flush is not None:
             force_flush()
+
+
+def _bounded(attributes: Mapping[str, str | int | bool]) -> dict[str, str | int | bool]:
+    """`attributes` with each string value bounded (tracing.bounded)."""
+    return {
+        key: bounded(value) if isinstance(value, str) else value
+        for key, value in attributes.items()
+    }
 
 
 def _job_attributes(job: TracedJob) -> dict[str, str | int]:

@@ -1,6 +1,7 @@
 """The W3C trace context (Trace Context level 1): what a request's `traceparent` / `tracestate`
 say, parsed strictly. A leaf module: the Job (queue/base.py) and the OpenTelemetry backend
-(otel.py) use it without the hooks of tracing.py, which re-exports it."""
+(otel.py) use it without the hooks of tracing.py, which re-exports it. Also `bounded`, what
+becomes of a request's value before it is a span's attribute."""
 
 from __future__ import annotations
 
@@ -24,6 +25,25 @@ _TRACESTATE_MEMBER = re.compile(
 MAX_TRACESTATE_MEMBERS = 32
 # The length every vendor must propagate (§3.3.1.5); a longer tracestate is dropped whole.
 MAX_TRACESTATE_CHARS = 512
+
+# The longest string attribute a span gets from a request. OpenTelemetry's SDK has no limit by
+# default (OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT is unset), and exporters send a batch as one
+# message that a collector refuses whole past its size limit (4 MB for OTLP/gRPC).
+MAX_ATTRIBUTE_CHARS = 512
+TRUNCATED_MARKER = "…[truncated, {length} chars]"
+
+
+def bounded(value: str, limit: int = MAX_ATTRIBUTE_CHARS) -> str:
+    """`value` as a span may carry it: control characters escaped (`\\n`, `\\x1b`, as `repr`
+    writes them), then cut to `limit` characters, a cut value ending in TRUNCATED_MARKER with
+    the length the client sent."""
+    # Each character escapes to one or more, so the first `limit` ones are all that can show.
+    shown = value[:limit]
+    if not shown.isprintable():
+        shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
+    if len(value) > limit or len(shown) > limit:
+        return shown[:limit] + TRUNCATED_MARKER.format(length=len(value))
+    return shown
 
 
 @dataclass(frozen=True, slots=True)

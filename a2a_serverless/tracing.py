@@ -18,6 +18,11 @@ hops, so a trace viewer shows one trace from the client's request to the webhook
   webhook request and one per store call. The carried context is then the current span's, so
   the webhook's `traceparent` names its own delivery span. Where the spans go is the
   application's TracerProvider (the OpenTelemetry SDK, an AWS Distro layer, ...).
+  Inside a turn's CONSUMER span, `agent_run` is an INTERNAL span around the agent's own work.
+- **Bounded attributes.** Whatever a request carries (a JSON-RPC id, a path, a task id, a
+  user agent, a webhook URL) reaches a span only through `bounded()`: control characters
+  escaped, and cut to `MAX_ATTRIBUTE_CHARS` with a marker saying how much was cut, so a 5 MB
+  request id cannot become a 5 MB attribute that breaks the exporter's batches.
 
 With spans off, this module imports nothing beyond the standard library and each hook is a
 check of one global: nothing of OpenTelemetry is loaded, whether it is installed or not.
@@ -31,19 +36,25 @@ from dataclasses import replace
 from typing import Any, Generic, Protocol, TypeVar
 
 from .tracecontext import (
+    MAX_ATTRIBUTE_CHARS,
     TRACEPARENT,
     TRACESTATE,
+    TRUNCATED_MARKER,
     TraceContext,
     TracedJob,
+    bounded,
     from_headers,
     parse_traceparent,
     parse_tracestate,
 )
 
 __all__ = [
+    "MAX_ATTRIBUTE_CHARS",
     "TRACEPARENT",
     "TRACESTATE",
+    "TRUNCATED_MARKER",
     "TraceContext",
+    "bounded",
     "from_headers",
     "parse_traceparent",
     "parse_tracestate",
@@ -129,6 +140,8 @@ class Backend(Protocol):
     ) -> Span: ...
 
     def client_request(self, method: str, url: str) -> Span: ...
+
+    def internal(self, name: str, attributes: Mapping[str, str | int | bool]) -> Span: ...
 
     def annotate(self, attributes: Mapping[str, str | int | bool], name: str | None) -> None: ...
 
@@ -259,6 +272,21 @@ def client_request(method: str, url: str) -> Span:
     `current().headers()` within it."""
     if _backend is not None:
         return _backend.client_request(method, url)
+    return _Carried(_current.get())
+
+
+def agent_run(agent: str, task_id: str, context_id: str) -> Span:
+    """Around the agent's own work in a turn: with spans on, an INTERNAL span `invoke_agent
+    <agent>` (the GenAI semantic conventions' name) with the task and context ids. Set its
+    `a2a.turn.outcome` before the block ends; `failed()` within it marks it ERROR."""
+    if _backend is not None:
+        attributes = {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": agent,
+            "a2a.task.id": task_id,
+            "a2a.context.id": context_id,
+        }
+        return _backend.internal(f"invoke_agent {agent}", attributes)
     return _Carried(_current.get())
 
 

@@ -223,15 +223,26 @@ class Worker:
         )
 
     async def _execute(self, context: Context, updater: TaskUpdater) -> None:
+        with tracing.agent_run(self.agent.name, context.task_id, context.context_id) as run:
+            outcome, failure = await self._run_agent(context, updater)
+            run.set_attribute("a2a.turn.outcome", outcome)
+            if failure is not None:
+                tracing.failed(failure)  # the agent's span
+        if failure is not None:
+            tracing.failed(failure)  # the turn's (the job's CONSUMER span)
+
+    async def _run_agent(self, context: Context, updater: TaskUpdater) -> tuple[str, str | None]:
+        """Run the agent's turn to its end: what the turn left the task in (a state, or
+        "stopped" when the task ended or was taken over under it), and the reason the task was
+        failed for, if the agent raised, timed out or could not run."""
         budget = self.agent.time_budget_s
         executor = self.agent.executor
         if executor is None:
             # An agent that only answers directly makes no tasks; one found here (made before
             # a redeploy changed the agent) cannot be worked on.
-            await self._fail(
+            return await self._fail(
                 updater, context, "This agent answers messages directly; it runs no tasks."
             )
-            return
         try:
             async with asyncio.timeout(budget) as deadline:
                 try:
@@ -242,6 +253,7 @@ class Worker:
                 await updater.complete()
         except TaskEnded as ended:
             log.info("task %s: stopped working: %s", context.task_id, ended)
+            return "stopped", None
         except StoreUnavailable:
             # The store failed, not the agent: the job fails and the queue delivers it again
             # (the turn is taken over once the lease ends). Failing the task here would turn a
@@ -249,21 +261,21 @@ class Worker:
             raise
         except TimeoutError:
             if not deadline.expired():
-                await self._fail(updater, context, SAFE_FAILURE_MESSAGE, exc_info=True)
-            else:
-                message = f"The agent did not finish within its time budget of {budget:g} s."
-                await self._fail(updater, context, message)
+                return await self._fail(updater, context, SAFE_FAILURE_MESSAGE, exc_info=True)
+            message = f"The agent did not finish within its time budget of {budget:g} s."
+            return await self._fail(updater, context, message)
         except Exception:
-            await self._fail(updater, context, SAFE_FAILURE_MESSAGE, exc_info=True)
+            return await self._fail(updater, context, SAFE_FAILURE_MESSAGE, exc_info=True)
+        return updater.task.status.state.value, None
 
     async def _fail(
         self, updater: TaskUpdater, context: Context, message: str, *, exc_info: bool = False
-    ) -> None:
+    ) -> tuple[str, str]:
         # The client sees only `message`; the traceback stays in the logs.
         log.error("task %s failed: %s", context.task_id, message, exc_info=exc_info)
-        tracing.failed(message)
         with contextlib.suppress(TaskEnded):
             await updater.fail(message)
+        return TaskState.FAILED.value, message
 
 
 def _find_message(history: list[Message], message_id: str) -> int:

@@ -2,15 +2,17 @@
 
     GET  /_inspector/                      the page (static/index.html)
     GET  /_inspector/static/<file>         its script and style sheet (package data, no CDN)
-    GET  /_inspector/api/info              what the page needs: the JSON-RPC path, the card URL
-                                           of each protocol version served
+    GET  /_inspector/api/info              what the page needs: the JSON-RPC path, the protocol
+                                           versions served (newest first), the card URL of each
     GET  /_inspector/api/tasks/<id>/push   the task's push configs and their deliveries: the
                                            cursor, the notification being retried, dead letters
     POST /_inspector/api/tasks/<id>/dead-letters/<notification id>/redrive
                                            send a dead letter again (`PushNotifier.redrive`)
 
 Everything else the page shows comes through the app's own JSON-RPC endpoint, as any client
-would see it: message/send and message/stream, tasks/list, tasks/get, tasks/resubscribe with
+would see it, in A2A 1.0 (the `A2A-Version: 1.0` header; the page's default) or 0.3:
+SendMessage / message/send, SendStreamingMessage / message/stream, ListTasks / tasks/list,
+GetTask / tasks/get, CancelTask / tasks/cancel, SubscribeToTask / tasks/resubscribe with
 Last-Event-ID (the event log, replayed from any event), and the agent card.
 
 Served in dev mode; elsewhere only with `A2A_INSPECTOR=true`, and then only where requests are
@@ -29,12 +31,15 @@ from typing import TYPE_CHECKING, Any
 from ..http import Request, Response, json_response
 from ..routepaths import CARD_PATH, INSPECTOR_PREFIX
 from ..service import Caller
+from ..versions import SUPPORTED
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
 
 PREFIX = INSPECTOR_PREFIX
+# One document serves both versions (card.card_document: the v0.3 card with v1.0's members).
 CARD_VERSIONS = ({"version": "0.3", "path": CARD_PATH},)
+PROTOCOL_VERSIONS = sorted(SUPPORTED, key=lambda v: tuple(map(int, v.split("."))), reverse=True)
 ASSETS = {
     "index.html": "text/html; charset=utf-8",
     "inspector.js": "text/javascript; charset=utf-8",
@@ -126,6 +131,7 @@ class Inspector:
         return {
             "agent": runtime.agent.name,
             "rpcPath": self.rpc_path,
+            "protocolVersions": PROTOCOL_VERSIONS,
             "cards": list(CARD_VERSIONS),
             "devMode": runtime.settings.dev_mode,
             "authenticated": runtime.security.enabled,

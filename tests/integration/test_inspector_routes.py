@@ -39,6 +39,7 @@ async def test_dev_mode_serves_the_page_its_assets_and_api(make_client: Any) -> 
         info = (await client.get("/_inspector/api/info")).json()
         assert info["agent"] == "Echo" and info["rpcPath"] == "/"
         assert info["cards"] == [{"version": "0.3", "path": "/.well-known/agent-card.json"}]
+        assert info["protocolVersions"] == ["1.0", "0.3"]  # the page speaks the first
         assert (await client.get("/_inspector/api/nothing")).status_code == 404
 
 

@@ -66,6 +66,22 @@ async def wait_for_span(exporter: Any, kind: str, timeout_s: float = 10) -> list
     return recorded(exporter)
 
 
+async def wait_for_named(exporter: Any, name: str, timeout_s: float = 10) -> list[dict[str, Any]]:
+    """The spans recorded once a span called `name` and its turn's CONSUMER span have ended
+    (both end just after the reply of a blocking send)."""
+    deadline = time.monotonic() + timeout_s
+    while not (
+        any(s["name"] == name for s in recorded(exporter))
+        and any(
+            s["attributes"].get("a2a.job.kind") == RUN
+            for s in by_kind(recorded(exporter), "CONSUMER")
+        )
+    ):
+        assert time.monotonic() < deadline, f"no span {name!r} within {timeout_s} s"
+        await asyncio.sleep(0.02)
+    return recorded(exporter)
+
+
 async def test_without_spans_the_clients_traceparent_reaches_the_webhook(
     make_client: Any, webhook: WebhookServer
 ) -> None:
@@ -133,8 +149,11 @@ async def test_spans_of_one_trace_from_the_request_to_the_webhook(
     assert turn["attributes"]["messaging.operation.type"] == "process"
     assert turn["attributes"]["messaging.message.id"]
     assert turn["status"] != "ERROR"
-    # The notification was queued by the turn that made the event, and delivered in its job.
-    assert deliver["parent_id"] == turn["span_id"]
+    # The notification was queued by the turn that made the event (within the agent's run, a
+    # span of the turn), and delivered in its job.
+    [agent_run] = [s for s in by_kind(spans, "INTERNAL") if s["name"] == "invoke_agent Echo"]
+    assert agent_run["parent_id"] == turn["span_id"]
+    assert deliver["parent_id"] == agent_run["span_id"]
     delivery = consumers["deliver-webhook"]
     assert delivery["parent_id"] == deliver["span_id"]
 
@@ -249,3 +268,72 @@ def test_spans_asked_for_without_the_extra_fail_at_start_up() -> None:
     )
     assert "pip install 'a2a-serverless[otel]'" in out.stdout
     assert "A2A_OTEL=true" in out.stdout
+
+
+async def test_the_server_span_names_its_task_and_the_agents_run_is_a_span(
+    make_client: Any, spans_on: Any
+) -> None:
+    async with make_client(echo, otel=True) as (client, _app):
+        body = send_body("hi", "https://example.com/hook")
+        body["params"]["configuration"] = {"blocking": True}
+        reply = await client.post("/", json=body, headers={"traceparent": TRACEPARENT})
+        task = reply.json()["result"]
+        get = {"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"id": task["id"]}}
+        await client.post("/", json=get)
+        spans = await wait_for_named(spans_on, "invoke_agent Echo")
+    servers = {s["name"]: s for s in by_kind(spans, "SERVER")}
+    # Known only once the task was made (message/send), or named by the request (tasks/get).
+    assert servers["message/send"]["attributes"]["a2a.task.id"] == task["id"]
+    assert servers["tasks/get"]["attributes"]["a2a.task.id"] == task["id"]
+
+    [turn] = [s for s in by_kind(spans, "CONSUMER") if s["attributes"]["a2a.job.kind"] == RUN]
+    [run] = [s for s in by_kind(spans, "INTERNAL") if s["name"] == "invoke_agent Echo"]
+    assert run["parent_id"] == turn["span_id"] and run["trace_id"] == TRACE_ID
+    assert run["attributes"] == {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": "Echo",
+        "a2a.task.id": task["id"],
+        "a2a.context.id": task["contextId"],
+        "a2a.turn.outcome": "completed",
+    }
+    assert run["status"] != "ERROR"
+    # The agent's store writes (its artifact, the completion) happen within its run.
+    writes = [s for s in spans if s["attributes"].get("db.operation.name") == "update_task"]
+    assert any(s["parent_id"] == run["span_id"] for s in writes)
+
+
+async def test_a_failed_agent_run_is_an_error_span_with_its_outcome(
+    make_client: Any, spans_on: Any
+) -> None:
+    async with make_client(echo, otel=True) as (client, _app):
+        body = send_body("fail", "https://example.com/hook")
+        body["params"]["configuration"] = {"blocking": True}
+        reply = await client.post("/", json=body)
+        assert reply.json()["result"]["status"]["state"] == "failed"
+        spans = await wait_for_named(spans_on, "invoke_agent Echo")
+    [run] = [s for s in by_kind(spans, "INTERNAL") if s["name"] == "invoke_agent Echo"]
+    assert run["attributes"]["a2a.turn.outcome"] == "failed"
+    assert run["status"] == "ERROR"
+    [turn] = [s for s in by_kind(spans, "CONSUMER") if s["attributes"]["a2a.job.kind"] == RUN]
+    assert turn["status"] == "ERROR"
+
+
+async def test_attributes_taken_from_a_request_are_bounded(make_client: Any, spans_on: Any) -> None:
+    huge_id = "x" * 1_000_000
+    async with make_client(echo, otel=True) as (client, _app):
+        body = {"jsonrpc": "2.0", "id": huge_id, "method": "tasks/get", "params": {"id": "a\nb"}}
+        reply = await client.post(
+            "/", json=body, headers={"user-agent": "agent\x1b[31m" + "u" * 10_000}
+        )
+        assert reply.json()["error"]["code"] == -32001
+    [server] = by_kind(recorded(spans_on), "SERVER")
+    attributes = server["attributes"]
+    marker = tracing.TRUNCATED_MARKER
+    assert attributes["rpc.jsonrpc.request_id"] == "x" * tracing.MAX_ATTRIBUTE_CHARS + (
+        marker.format(length=len(huge_id))
+    )
+    agent = attributes["user_agent.original"]
+    assert agent.startswith("agent\\x1b[31muuu") and agent.endswith(marker.format(length=10_010))
+    assert len(agent) == tracing.MAX_ATTRIBUTE_CHARS + len(marker.format(length=10_010))
+    # Short values are kept whole, control characters escaped.
+    assert attributes["a2a.task.id"] == "a\\nb"

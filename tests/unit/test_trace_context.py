@@ -115,3 +115,18 @@ def test_producing_stamps_the_current_context_on_the_job() -> None:
     with tracing.use(context), tracing.consuming(job, "test", "q"):
         # A job without a trace starts afresh, whatever runs around its consumer.
         assert tracing.current() is None
+
+
+def test_bounded_keeps_short_values_and_cuts_long_ones_saying_so() -> None:
+    limit = tracing.MAX_ATTRIBUTE_CHARS
+    assert tracing.bounded("abc") == "abc"
+    assert tracing.bounded("é" * limit) == "é" * limit
+    assert tracing.bounded("x" * (limit + 1)) == "x" * limit + "…[truncated, 513 chars]"
+    assert tracing.bounded("abcdef", 4) == "abcd…[truncated, 6 chars]"
+
+
+def test_bounded_escapes_control_characters_within_the_bound() -> None:
+    assert tracing.bounded("a\nb\x1b[0m\x00") == "a\\nb\\x1b[0m\\x00"
+    # Escaping may make a short value too long: it is cut, and says so.
+    assert tracing.bounded("\n" * 3, 4) == "\\n\\n…[truncated, 3 chars]"
+    assert len(tracing.bounded("\x00" * 10_000_000)) < 2 * tracing.MAX_ATTRIBUTE_CHARS

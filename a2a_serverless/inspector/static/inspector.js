@@ -1,22 +1,44 @@
 // The A2A inspector: plain JavaScript, no build step. It talks to the agent through the app's
 // own JSON-RPC endpoint, exactly as a client does, plus the inspector API for push deliveries.
+// It speaks A2A 1.0 (the A2A-Version header, 1.0's methods and shapes) or 0.3, as chosen; what
+// it receives is turned into one shape for display (0.3's), and shown as sent in the JSON views.
 "use strict";
 
 const STATES = ["submitted", "working", "input-required", "auth-required", "completed",
   "canceled", "failed", "rejected", "unknown"];
+const TERMINAL = new Set(["completed", "canceled", "failed", "rejected"]);
+// The states a stream of events stops at: a v1.0 status update has no `final`, its stream ends.
+const STREAM_ENDS = new Set([...TERMINAL, "input-required", "auth-required"]);
+// Timeline events rendered at once (each with its buttons): a long log is paged.
+const TIMELINE_PAGE = 100;
+// Events listed by a replay; more are counted, not rendered.
+const REPLAY_SHOWN = 100;
+const V10 = "1.0";
+const METHODS = {
+  send: { "0.3": "message/send", "1.0": "SendMessage" },
+  stream: { "0.3": "message/stream", "1.0": "SendStreamingMessage" },
+  list: { "0.3": "tasks/list", "1.0": "ListTasks" },
+  get: { "0.3": "tasks/get", "1.0": "GetTask" },
+  cancel: { "0.3": "tasks/cancel", "1.0": "CancelTask" },
+  subscribe: { "0.3": "tasks/resubscribe", "1.0": "SubscribeToTask" },
+};
 const ROOT = location.pathname.slice(0, location.pathname.indexOf("/_inspector/"));
 const API = ROOT + "/_inspector/api";
 const $ = (id) => document.getElementById(id);
 
 const state = {
   info: null,
+  version: V10,
   contextId: null,
   taskId: null,
   selected: null,
   timelineAbort: null,
   replayAbort: null,
+  timeline: { events: [], page: 0, follow: true },
   files: [],
   busy: false,
+  // What each panel last showed (its JSON): refreshing unchanged content leaves it alone.
+  shown: { tasks: null, task: null, push: null },
 };
 
 // --- DOM helpers -------------------------------------------------------------------------------
@@ -95,21 +117,42 @@ function rpcUrl() {
   return ROOT + (state.info ? state.info.rpcPath : "/");
 }
 
-async function rpc(method, params) {
-  const body = await postJson(rpcUrl(), { jsonrpc: "2.0", id: uuid(), method, params });
-  if (body.error) throw new Error(`${method}: ${body.error.message} (${body.error.code})`);
-  return body.result;
+function versionHeaders(version) {
+  return version === V10 ? { "A2A-Version": V10 } : {};
 }
 
-// A JSON-RPC streaming call: yields {id, data} for each SSE event (id is the event log seq).
-async function* rpcStream(method, params, { lastEventId, signal } = {}) {
-  const headers = { "Content-Type": "application/json", Accept: "text/event-stream", ...authHeaders() };
+// One call of operation `op` (a key of METHODS) in the chosen version, `params` built for it:
+// {value, wire}, the result in the page's shape and as the server sent it.
+async function rpc(op, params) {
+  const version = state.version;
+  const method = METHODS[op][version];
+  const response = await fetch(rpcUrl(), {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...versionHeaders(version), ...authHeaders() },
+    body: JSON.stringify({ jsonrpc: "2.0", id: uuid(), method, params: params(version) }),
+  });
+  const body = await response.json().catch(() => ({}));
+  if (body.error && body.error.message !== undefined) {
+    throw new Error(`${method}: ${body.error.message} (${body.error.code})`);
+  }
+  // Refused before JSON-RPC (e.g. 401): the body's error is a plain string, if any.
+  if (!response.ok) throw new Error(`${method}: HTTP ${response.status} ${body.error || ""}`);
+  return { value: version === V10 ? fromV1(op, body.result) : body.result, wire: body.result };
+}
+
+// A JSON-RPC streaming call: yields {id, data, wire} for each SSE event (id is the event log
+// seq; data the event in the page's shape, wire as sent).
+async function* rpcStream(op, params, { lastEventId, signal } = {}) {
+  const version = state.version;
+  const method = METHODS[op][version];
+  const headers = { "Content-Type": "application/json", Accept: "text/event-stream",
+    ...versionHeaders(version), ...authHeaders() };
   if (lastEventId !== undefined && lastEventId !== null) headers["Last-Event-ID"] = String(lastEventId);
   const response = await fetch(rpcUrl(), {
     method: "POST",
     headers,
     signal,
-    body: JSON.stringify({ jsonrpc: "2.0", id: uuid(), method, params }),
+    body: JSON.stringify({ jsonrpc: "2.0", id: uuid(), method, params: params(version) }),
   });
   const type = response.headers.get("content-type") || "";
   if (!type.startsWith("text/event-stream")) {
@@ -140,9 +183,92 @@ async function* rpcStream(method, params, { lastEventId, signal } = {}) {
       if (!data.length) continue;
       const message = JSON.parse(data.join("\n"));
       if (message.error) throw new Error(`${method}: ${message.error.message} (${message.error.code})`);
-      yield { id, data: message.result };
+      const event = version === V10 ? eventFromV1(message.result) : message.result;
+      yield { id, data: event, wire: message.result };
     }
   }
+}
+
+// --- A2A 1.0 <-> the page's shape (0.3's) -------------------------------------------------------
+
+function stateToV1(value) {
+  return value === "unknown" ? "TASK_STATE_UNSPECIFIED" : "TASK_STATE_" + value.toUpperCase().replace(/-/g, "_");
+}
+
+function stateFromV1(value) {
+  if (!value || value === "TASK_STATE_UNSPECIFIED") return "unknown";
+  return String(value).replace(/^TASK_STATE_/, "").toLowerCase().replace(/_/g, "-");
+}
+
+function partToV1(part) {
+  if (part.kind === "text") return { text: part.text };
+  if (part.kind === "data") return { data: part.data };
+  const file = part.file;
+  const out = file.bytes !== undefined ? { raw: file.bytes } : { url: file.uri };
+  if (file.mimeType) out.mediaType = file.mimeType;
+  if (file.name) out.filename = file.name;
+  return out;
+}
+
+function partFromV1(part) {
+  if (part.text !== undefined) return { kind: "text", text: part.text };
+  if (part.raw !== undefined || part.url !== undefined) {
+    const file = part.raw !== undefined ? { bytes: part.raw } : { uri: part.url };
+    if (part.mediaType) file.mimeType = part.mediaType;
+    if (part.filename) file.name = part.filename;
+    return { kind: "file", file };
+  }
+  return { kind: "data", data: part.data };
+}
+
+function messageToV1(message) {
+  const out = { messageId: message.messageId, role: message.role === "agent" ? "ROLE_AGENT" : "ROLE_USER",
+    parts: message.parts.map(partToV1) };
+  if (message.contextId) out.contextId = message.contextId;
+  if (message.taskId) out.taskId = message.taskId;
+  return out;
+}
+
+function messageFromV1(message) {
+  return { ...message, kind: "message", role: message.role === "ROLE_AGENT" ? "agent" : "user",
+    parts: (message.parts || []).map(partFromV1) };
+}
+
+function statusFromV1(status) {
+  const out = { ...status, state: stateFromV1(status.state) };
+  if (status.message) out.message = messageFromV1(status.message);
+  return out;
+}
+
+function artifactFromV1(artifact) {
+  return { ...artifact, parts: (artifact.parts || []).map(partFromV1) };
+}
+
+function taskFromV1(task) {
+  return { ...task, kind: "task", status: statusFromV1(task.status),
+    artifacts: task.artifacts && task.artifacts.map(artifactFromV1),
+    history: task.history && task.history.map(messageFromV1) };
+}
+
+// A v1.0 StreamResponse (or SendMessageResponse): exactly one of its members is set.
+function eventFromV1(result) {
+  if (result.task) return taskFromV1(result.task);
+  if (result.message) return messageFromV1(result.message);
+  if (result.statusUpdate) {
+    const status = statusFromV1(result.statusUpdate.status);
+    return { ...result.statusUpdate, kind: "status-update", status, final: STREAM_ENDS.has(status.state) };
+  }
+  if (result.artifactUpdate) {
+    return { ...result.artifactUpdate, kind: "artifact-update", artifact: artifactFromV1(result.artifactUpdate.artifact) };
+  }
+  return result;
+}
+
+function fromV1(op, result) {
+  if (op === "send") return eventFromV1(result);
+  if (op === "get" || op === "cancel") return taskFromV1(result);
+  if (op === "list") return { ...result, tasks: (result.tasks || []).map(taskFromV1) };
+  return result;
 }
 
 // --- parts -------------------------------------------------------------------------------------
@@ -155,8 +281,22 @@ function partsText(parts) {
   }).join(" ");
 }
 
+// Consecutive text parts read as one text: streamed chunks (tokens) make up flowing text.
+function joinText(parts) {
+  const out = [];
+  for (const part of parts || []) {
+    const last = out[out.length - 1];
+    if (part.kind === "text" && last && last.kind === "text") {
+      out[out.length - 1] = { kind: "text", text: last.text + part.text };
+    } else {
+      out.push(part);
+    }
+  }
+  return out;
+}
+
 function renderParts(parts) {
-  return (parts || []).map((part) => {
+  return joinText(parts).map((part) => {
     if (part.kind === "text") return el("div", { class: "part text" }, part.text);
     if (part.kind === "file") {
       const file = part.file;
@@ -168,6 +308,27 @@ function renderParts(parts) {
     }
     return el("pre", { class: "part data" }, JSON.stringify(part.data, null, 2));
   });
+}
+
+// Parts added to what `container` shows: text continuing its last text part flows on in it.
+function appendParts(container, parts) {
+  const nodes = renderParts(parts);
+  const last = container.lastElementChild;
+  if (nodes.length && last && last.matches(".part.text") && nodes[0].matches(".part.text")) {
+    last.append(nodes.shift().textContent);
+  }
+  container.append(...nodes);
+}
+
+// The JSON as it came, as text in a collapsed <pre>, made when first opened.
+function rawJson(value, label) {
+  const pre = el("pre", { class: "json" });
+  return el("details", {
+    class: "raw",
+    ontoggle: (event) => {
+      if (event.target.open && !pre.textContent) pre.textContent = JSON.stringify(value, null, 2);
+    },
+  }, el("summary", {}, label || "JSON"), pre);
 }
 
 function readFile(file) {
@@ -212,9 +373,18 @@ async function send(event) {
     const message = { role: "user", kind: "message", messageId: uuid(), parts };
     if (state.contextId) message.contextId = state.contextId;
     if (state.taskId) message.taskId = state.taskId;
-    const params = { message, configuration: { blocking: true } };
     const webhook = $("webhook").value.trim();
-    if (webhook) params.configuration.pushNotificationConfig = { url: webhook, id: "inspector" };
+    const params = (version) => {
+      if (version !== V10) {
+        const configuration = { blocking: true };
+        if (webhook) configuration.pushNotificationConfig = { url: webhook, id: "inspector" };
+        return { message, configuration };
+      }
+      // v1.0 blocks unless told to return immediately; its push config is flat.
+      const configuration = {};
+      if (webhook) configuration.taskPushNotificationConfig = { url: webhook, id: "inspector" };
+      return { message: messageToV1(message), configuration };
+    };
     say("user", "you", ...renderParts(parts));
     $("message").value = "";
     state.files = [];
@@ -232,7 +402,7 @@ async function send(event) {
 }
 
 async function sendTurn(params) {
-  const result = await rpc("message/send", params);
+  const { value: result } = await rpc("send", params);
   if (result.kind === "message") {
     setConversation(result.contextId, null);
     say("agent", "agent", ...renderParts(result.parts));
@@ -263,7 +433,7 @@ async function streamTurn(params) {
   $("transcript").append(el("li", {}, log));
   const artifacts = new Map();
   let last = null;
-  for await (const { id, data } of rpcStream("message/stream", params)) {
+  for await (const { id, data } of rpcStream("stream", params)) {
     const kind = data.kind;
     let line = `${id ?? "-"} ${kind}`;
     if (kind === "task") {
@@ -286,7 +456,7 @@ async function streamTurn(params) {
         bubble.dataset.artifactId = artifact.artifactId;
         artifacts.set(artifact.artifactId, bubble);
       }
-      bubble.append(...renderParts(artifact.parts));
+      appendParts(bubble, artifact.parts);
     } else if (kind === "message") {
       say("agent", "agent", ...renderParts(data.parts));
       setConversation(data.contextId, null);
@@ -309,23 +479,30 @@ async function refreshTasks(event) {
   if (refreshing) return;
   refreshing = true;
   try {
-    const params = { pageSize: 50, historyLength: 0 };
     const filterState = $("filter-state").value;
     const filterContext = $("filter-context").value.trim();
-    if (filterState) params.status = filterState;
-    if (filterContext) params.contextId = filterContext;
-    const result = await rpc("tasks/list", params);
-    const body = $("tasks").tBodies[0];
-    body.replaceChildren(...result.tasks.map((task) => el("tr", {
-      "data-task-id": task.id,
-      class: task.id === state.selected ? "selected" : null,
-      onclick: () => selectTask(task.id),
-    },
-    el("td", {}, el("code", { title: task.id }, short(task.id))),
-    el("td", {}, badge(task.status.state)),
-    el("td", {}, el("code", { title: task.contextId }, short(task.contextId))),
-    el("td", { class: "muted" }, task.status.timestamp ? new Date(task.status.timestamp).toLocaleTimeString() : ""))));
-    $("tasks-total").textContent = `${result.tasks.length} of ${result.totalSize} task(s)`;
+    const { value: result } = await rpc("list", (version) => {
+      const params = { pageSize: 50, historyLength: 0 };
+      if (filterState) params.status = version === V10 ? stateToV1(filterState) : filterState;
+      if (filterContext) params.contextId = filterContext;
+      return params;
+    });
+    const shown = JSON.stringify(result);
+    if (shown !== state.shown.tasks) {
+      // Rebuilt only when the list changed: a row stays the same element between refreshes.
+      state.shown.tasks = shown;
+      const body = $("tasks").tBodies[0];
+      body.replaceChildren(...result.tasks.map((task) => el("tr", {
+        "data-task-id": task.id,
+        class: task.id === state.selected ? "selected" : null,
+        onclick: () => selectTask(task.id),
+      },
+      el("td", {}, el("code", { title: task.id }, short(task.id))),
+      el("td", {}, badge(task.status.state)),
+      el("td", {}, el("code", { title: task.contextId }, short(task.contextId))),
+      el("td", { class: "muted" }, task.status.timestamp ? new Date(task.status.timestamp).toLocaleTimeString() : ""))));
+      $("tasks-total").textContent = `${result.tasks.length} of ${result.totalSize} task(s)`;
+    }
     if (state.selected) await refreshSelected();
   } catch (error) {
     showError(error);
@@ -336,12 +513,22 @@ async function refreshTasks(event) {
 
 async function refreshSelected() {
   const id = state.selected;
-  const task = await rpc("tasks/get", { id, historyLength: 100 });
+  const { value: task, wire } = await rpc("get", () => ({ id, historyLength: 100 }));
   if (id !== state.selected) return;
+  const shown = JSON.stringify(wire);
+  if (shown !== state.shown.task) {
+    state.shown.task = shown;
+    showTask(task, wire);
+  }
+  await refreshPush();
+}
+
+function showTask(task, wire) {
   const badgeNode = $("task-state");
   badgeNode.className = "state " + task.status.state;
   badgeNode.dataset.state = task.status.state;
   badgeNode.textContent = task.status.state;
+  $("task-cancel").hidden = TERMINAL.has(task.status.state);
   const artifacts = task.artifacts || [];
   $("artifacts").replaceChildren(...(artifacts.length ? artifacts.map((artifact) => el("section", { class: "artifact" },
     el("h4", {}, artifact.name || "artifact", " ", el("code", {}, short(artifact.artifactId))),
@@ -350,14 +537,17 @@ async function refreshSelected() {
   $("history").replaceChildren(...(task.history || []).map((message) => el("li", {},
     el("span", { class: "muted" }, `${message.role} · ${short(message.messageId)}`),
     el("div", { class: "bubble " + (message.role === "user" ? "user" : "agent") }, ...renderParts(message.parts)))));
-  await refreshPush();
+  // As the server sent it (this version's shape), as text.
+  $("task-json").textContent = JSON.stringify(wire, null, 2);
 }
 
 async function selectTask(id) {
   state.selected = id;
+  state.shown.task = state.shown.push = null;
   for (const row of $("tasks").tBodies[0].rows) row.classList.toggle("selected", row.dataset.taskId === id);
   $("task").hidden = false;
   $("task-id").textContent = id;
+  $("task-cancel").hidden = true;
   closeReplay();
   try {
     await refreshSelected();
@@ -367,24 +557,87 @@ async function selectTask(id) {
   followTimeline(id);
 }
 
+async function cancelTask() {
+  const id = state.selected;
+  clearError();
+  try {
+    const { value: task, wire } = await rpc("cancel", () => ({ id }));
+    if (id === state.selected) {
+      state.shown.task = JSON.stringify(wire);
+      showTask(task, wire);
+    }
+    // The chat was continuing this task: its next message starts a new one.
+    if (state.taskId === id) setConversation(task.contextId, null);
+  } catch (error) {
+    showError(error);
+  }
+  refreshTasks();
+}
+
 // The event log, replayed from the start (Last-Event-ID: 0) and followed live until it ends.
 async function followTimeline(id) {
   if (state.timelineAbort) state.timelineAbort.abort();
   const abort = new AbortController();
   state.timelineAbort = abort;
+  state.timeline = { events: [], page: 0, follow: true };
   const list = $("timeline");
   list.replaceChildren();
+  showTimelinePager();
   try {
-    for await (const item of rpcStream("tasks/resubscribe", { id }, { lastEventId: 0, signal: abort.signal })) {
-      list.append(eventItem(item, true));
-    }
+    const events = rpcStream("subscribe", () => ({ id }), { lastEventId: 0, signal: abort.signal });
+    for await (const item of events) addTimelineEvent(item);
   } catch (error) {
     if (!abort.signal.aborted) list.append(el("li", { class: "reason" }, error.message));
   }
   if (!abort.signal.aborted && id === state.selected) refreshSelected().catch(showError);
 }
 
-function eventItem({ id, data }, replayable) {
+function timelinePages() {
+  return Math.max(1, Math.ceil(state.timeline.events.length / TIMELINE_PAGE));
+}
+
+// One more event of the log: shown at once if it is on the page in view, which follows the
+// newest events unless the reader went back to earlier ones.
+function addTimelineEvent(item) {
+  const timeline = state.timeline;
+  timeline.events.push(item);
+  const last = timelinePages() - 1;
+  if (timeline.follow && timeline.page !== last) {
+    timeline.page = last;
+    showTimelinePage();
+  } else if (timeline.page === last) {
+    $("timeline").append(eventItem(item, true));
+  }
+  showTimelinePager();
+}
+
+function showTimelinePage() {
+  const { events, page } = state.timeline;
+  const start = page * TIMELINE_PAGE;
+  $("timeline").replaceChildren(...events.slice(start, start + TIMELINE_PAGE).map((item) => eventItem(item, true)));
+  showTimelinePager();
+}
+
+function showTimelinePager() {
+  const { events, page } = state.timeline;
+  const pages = timelinePages();
+  $("timeline-pager").hidden = pages < 2;
+  const start = page * TIMELINE_PAGE;
+  const end = Math.min(events.length, start + TIMELINE_PAGE);
+  $("timeline-range").textContent = `events ${start + 1}–${end} of ${events.length}`;
+  $("timeline-earlier").disabled = page === 0;
+  $("timeline-later").disabled = page >= pages - 1;
+}
+
+function turnTimelinePage(step) {
+  const timeline = state.timeline;
+  const last = timelinePages() - 1;
+  timeline.page = Math.min(last, Math.max(0, timeline.page + step));
+  timeline.follow = timeline.page === last;
+  showTimelinePage();
+}
+
+function eventItem({ id, data, wire }, replayable) {
   const seq = Number(id);
   let kind = data.kind;
   let detail = "";
@@ -406,7 +659,8 @@ function eventItem({ id, data }, replayable) {
     el("strong", {}, kind), " ",
     stamp ? el("span", { class: "muted" }, stamp + " ") : null,
     el("span", { class: "detail" }, detail),
-    replayable && seq > 0 ? el("button", { type: "button", class: "small", onclick: () => replay(seq - 1) }, "Replay from here") : null);
+    replayable && seq > 0 ? el("button", { type: "button", class: "small", onclick: () => replay(seq - 1) }, "Replay from here") : null,
+    rawJson(wire));
 }
 
 async function replay(after) {
@@ -417,9 +671,20 @@ async function replay(after) {
   $("replay-from").textContent = String(after);
   const list = $("replay-events");
   list.replaceChildren();
+  let count = 0;
+  const more = el("li", { class: "muted", hidden: true });
   try {
-    for await (const item of rpcStream("tasks/resubscribe", { id: state.selected }, { lastEventId: after, signal: abort.signal })) {
-      list.append(eventItem(item, false));
+    const events = rpcStream("subscribe", () => ({ id: state.selected }), { lastEventId: after, signal: abort.signal });
+    for await (const item of events) {
+      count += 1;
+      if (count <= REPLAY_SHOWN) {
+        list.append(eventItem(item, false));
+        continue;
+      }
+      // Counted, not listed: the timeline pages through them all.
+      if (more.hidden) list.append(more);
+      more.hidden = false;
+      more.textContent = `and ${count - REPLAY_SHOWN} more, up to #${item.id}`;
     }
     list.append(el("li", { class: "muted" }, "end of stream"));
   } catch (error) {
@@ -438,6 +703,9 @@ async function refreshPush() {
   const id = state.selected;
   const push = await getJson(`${API}/tasks/${encodeURIComponent(id)}/push`);
   if (id !== state.selected) return;
+  const shown = JSON.stringify(push);
+  if (shown === state.shown.push) return;
+  state.shown.push = shown;
   const out = [];
   if (!push.pushNotifications) out.push(el("p", { class: "muted" }, "Push notifications are not enabled on this deployment."));
   out.push(el("p", { class: "muted" }, `Notifies on: ${push.notifyOn} events. Event log at seq ${push.lastSeq}.`));
@@ -491,16 +759,19 @@ async function showCard(version) {
     if (!response.ok) throw new Error(`${version.path}: HTTP ${response.status}`);
     const card = await response.json();
     const caps = card.capabilities || {};
+    // One document serves both versions: v0.3's members, and v1.0's beside them.
+    const fields = [["name", card.name], ["description", card.description], ["version", card.version],
+      ["protocol", card.protocolVersion], ["url", card.url],
+      ["transport", card.preferredTransport],
+      ["interfaces", (card.additionalInterfaces || []).map((i) => `${i.transport} ${i.url}`).join(", ")],
+      ["supported interfaces", (card.supportedInterfaces || [])
+        .map((i) => `${i.protocolBinding} ${i.protocolVersion} ${i.url}`).join(", ")],
+      ["streaming", String(!!caps.streaming)], ["push", String(!!caps.pushNotifications)],
+      ["input", (card.defaultInputModes || []).join(", ")], ["output", (card.defaultOutputModes || []).join(", ")],
+      ["security", JSON.stringify(card.security || [])]];
     target.replaceChildren(
       el("dl", { class: "card-head" },
-        ...[["name", card.name], ["description", card.description], ["version", card.version],
-          ["protocol", card.protocolVersion], ["url", card.url],
-          ["transport", card.preferredTransport],
-          ["interfaces", (card.additionalInterfaces || []).map((i) => `${i.transport} ${i.url}`).join(", ")],
-          ["streaming", String(!!caps.streaming)], ["push", String(!!caps.pushNotifications)],
-          ["input", (card.defaultInputModes || []).join(", ")], ["output", (card.defaultOutputModes || []).join(", ")],
-          ["security", JSON.stringify(card.security || [])]]
-          .flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v ?? "")])),
+        ...fields.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v ?? "")])),
       el("h4", {}, `Skills (${(card.skills || []).length})`),
       el("ul", { class: "skills" }, (card.skills || []).map((s) => el("li", {}, el("strong", {}, s.name), " ", el("code", {}, s.id), " — ", s.description))),
       el("h4", {}, `As clients fetch it: GET ${version.path}`),
@@ -550,6 +821,15 @@ async function start() {
   $("task-filters").addEventListener("submit", refreshTasks);
   $("filter-state").addEventListener("change", () => refreshTasks());
   $("replay-close").addEventListener("click", closeReplay);
+  $("task-cancel").addEventListener("click", cancelTask);
+  $("timeline-earlier").addEventListener("click", () => turnTimelinePage(-1));
+  $("timeline-later").addEventListener("click", () => turnTimelinePage(1));
+  $("protocol").addEventListener("change", () => {
+    state.version = $("protocol").value;
+    sessionStorage.setItem("a2a-inspector-version", state.version);
+    state.shown.tasks = state.shown.task = null;
+    refreshTasks();
+  });
   await connect();
 }
 
@@ -564,6 +844,12 @@ async function connect() {
   $("agent-name").textContent = state.info.agent;
   document.title = `${state.info.agent} · A2A inspector`;
   $("stream").checked = state.info.streaming;
+  // The versions the server speaks, newest first; the one chosen before in this tab, if any.
+  const versions = state.info.protocolVersions || ["0.3"];
+  const chosen = sessionStorage.getItem("a2a-inspector-version");
+  state.version = versions.includes(chosen) ? chosen : versions[0];
+  $("protocol").replaceChildren(...versions.map((v) => el("option", { value: v }, `A2A ${v}`)));
+  $("protocol").value = state.version;
   $("card-versions").replaceChildren(...state.info.cards.map((version) => el("button", {
     type: "button", "data-version": version.version, onclick: () => showCard(version),
   }, `v${version.version}`)));

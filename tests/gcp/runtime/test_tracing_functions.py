@@ -122,7 +122,11 @@ async def test_one_trace_from_the_request_through_pubsub_and_cloud_tasks_to_the_
 
     queue = deployment.queue.rsplit("/", 1)[-1]
     schedule = producers["deliver-webhook"]
-    assert schedule["parent_id"] == turn["span_id"]
+    # Queued by the turn, from within the agent's run (a span of the turn).
+    [agent_run] = [s for s in by_kind(mine, "INTERNAL") if s["name"].startswith("invoke_agent ")]
+    assert agent_run["parent_id"] == turn["span_id"]
+    assert agent_run["attributes"]["a2a.task.id"] == task_id
+    assert schedule["parent_id"] == agent_run["span_id"]
     assert schedule["attributes"]["messaging.system"] == "gcp_cloud_tasks"
     assert schedule["attributes"]["messaging.destination.name"] == queue
     delivery = consumers["deliver-webhook"]
