@@ -152,6 +152,36 @@ async def test_json_rpc_bodies_of_other_types_are_refused_with_415(
     assert await stored_tasks(client) == 0, "a refused body must not be executed"
 
 
+@pytest.mark.parametrize(
+    ("prefix", "version"), [("/v1", {}), ("", {"A2A-Version": "1.0"})], ids=["v0.3", "v1.0"]
+)
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"],
+)
+async def test_rest_cancel_with_an_empty_body_of_another_type_is_refused_with_415(
+    client: httpx.AsyncClient, prefix: str, version: dict[str, str], content_type: str | None
+) -> None:
+    # Issue 31: an empty body needs no CORS preflight as text/plain, a form, a multipart or
+    # untyped; a page of another origin could cancel the caller's task with it.
+    task_id = (await send_text(client, "csrf-cancel", "ask me"))["result"]["id"]
+    url = f"{prefix}/tasks/{task_id}:cancel"
+    headers = {**version, **({"content-type": content_type} if content_type else {})}
+    request = client.build_request("POST", url, content=b"", headers=headers)
+    if content_type is None:
+        request.headers.pop("content-type", None)
+    response = await client.send(request)
+    assert response.status_code == 415, response.text
+    got = await client.post(
+        "/", json={"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": task_id}}
+    )
+    assert got.json()["result"]["status"]["state"] == "input-required", "refused, not canceled"
+    typed = await client.post(
+        url, content=b"", headers={**version, "content-type": "application/json"}
+    )
+    assert typed.status_code == 200, typed.text
+
+
 async def test_json_rpc_with_a_charset_is_fine(client: httpx.AsyncClient) -> None:
     headers = {"content-type": "Application/JSON; charset=utf-8"}
     response = await client.post("/", content=RPC_SEND.encode(), headers=headers)
