@@ -439,7 +439,7 @@ class TaskService:
             )
         if last_event_id is not None and last_event_id < 0:
             raise InvalidParamsError("Last-Event-ID must be a non-negative event number")
-        _check_cursor(record, last_event_id)
+        _check_cursor(record, last_event_id, until_terminal=until_terminal)
         return self._follow(record, after_seq=last_event_id, until_terminal=until_terminal)
 
     async def _follow(
@@ -731,13 +731,20 @@ async def _only(reply: Message) -> AsyncIterator[StreamItem]:
     yield StreamEvent(None, reply)
 
 
-def _check_cursor(record: TaskRecord, last_event_id: int | None) -> None:
+def _check_cursor(
+    record: TaskRecord, last_event_id: int | None, *, until_terminal: bool = False
+) -> None:
     """Refuse a Last-Event-ID past the end of a live task's log: events up to it were never
-    written, so the stream would skip them all (the final one included) and never end."""
+    written, so the stream would skip them all (the final one included) and never end.
+
+    A task waiting for input is at rest for a stream that ends with its turn (v0.3), but live
+    for one that follows it to the end (`until_terminal`, v1.0's SubscribeToTask): the next
+    turn's events would fall under the cursor and the stream stay silent until its timeout."""
     if last_event_id is None or last_event_id <= record.last_seq:
         return
     state = record.task.status.state
-    if state.is_terminal or (state.is_interrupted and record.claim is None):
+    at_rest = state.is_interrupted and record.claim is None and not until_terminal
+    if state.is_terminal or at_rest:
         return  # a finished log: the stream answers with the task as it stands
     raise InvalidParamsError(
         f"Last-Event-ID {last_event_id} is past the end of the event log of task "

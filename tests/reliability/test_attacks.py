@@ -325,6 +325,39 @@ async def test_a_cursor_past_a_live_log_is_invalid_params(
     assert error["data"]["lastEventId"] == 10_000
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_v10_subscription_past_the_log_of_a_task_waiting_for_input_is_invalid_params(
+    client: httpx.AsyncClient, transport: str
+) -> None:
+    # Issue 31: SubscribeToTask follows a task waiting for input (its next turn's events would
+    # fall under the cursor), so the cursor is refused there at once, as for any live task,
+    # instead of a stream silent until its timeout.
+    task_id = (await send_text(client, f"cursor-input-{transport}", "ask me"))["result"]["id"]
+    headers = {"last-event-id": "10000", "A2A-Version": "1.0"}
+    if transport == "jsonrpc":
+        body = {"jsonrpc": "2.0", "id": 3, "method": "SubscribeToTask", "params": {"id": task_id}}
+        request = client.post("/", json=body, headers=headers)
+    else:
+        request = client.get(f"/tasks/{task_id}:subscribe", headers=headers)
+    response = await asyncio.wait_for(request, timeout=5)
+    if transport == "jsonrpc":
+        error = (
+            sse_payloads(response)[0]["error"]
+            if response.text.startswith(("data", "id"))
+            else response.json()["error"]
+        )
+        assert error["code"] == -32602, error
+    else:
+        assert response.status_code == 400, response.text
+        error = response.json()["error"]
+        assert error["status"] == "INVALID_ARGUMENT", error
+    assert "10000" in error["message"] and task_id in error["message"]
+    # v0.3's resubscribe ends where a turn does: there the task, at rest, is the answer.
+    v03 = await asyncio.wait_for(resubscribe_after(client, transport, task_id, 10_000), timeout=5)
+    payloads = sse_payloads(v03)
+    assert len(payloads) == 1, payloads
+
+
 # --- 5. over-long webhook URLs ------------------------------------------------------------------
 
 
