@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .config import Settings
+from .contexts import Contexts
 from .errors import (
     InvalidParamsError,
     MessageIdReusedError,
@@ -134,6 +135,7 @@ class TaskService:
         self.notifier = notifier
         self.skill_gate = skill_gate or SkillGate(())
         self.page_tokens = PageTokens(page_token_key(settings))
+        self.contexts = Contexts(self.store, settings.finished_task_ttl_s)
 
     def activate_extensions(self, caller: Caller, header_value: str | None) -> Caller:
         """`caller` with the extensions its request activates (refuses missing required ones)."""
@@ -185,6 +187,9 @@ class TaskService:
         push_config = (
             params.configuration.push_notification_config if params.configuration else None
         )
+        if message.context_id and not message.task_id and Contexts.guards(caller.owner):
+            # Before the agent sees it, directly or in a task (a task's context is its own).
+            await self.contexts.hold(message.context_id, caller.owner)
         # Only a new message may be answered directly: one with a taskId continues its task.
         direct = self.direct if not message.task_id else None
         # A direct reply has no task to notify about: its push config is ignored, unchecked.
@@ -240,6 +245,8 @@ class TaskService:
             skill_id=self.skill_gate.resolve(params, caller.identity),
         )
         reply = await direct.answer(context)
+        if reply is not None and not message.context_id and Contexts.guards(caller.owner):
+            await self.contexts.claim(context.context_id, caller.owner)
         if reply is None or key is None:
             # key None: messageIds are not deduplicated (dedupe_message_ids), so a retry asks
             # the hook again and nothing is kept.
@@ -277,6 +284,8 @@ class TaskService:
         message = params.message
         task_id = random_uuid()
         context_id = message.context_id or random_uuid()
+        if not message.context_id and Contexts.guards(caller.owner):
+            await self.contexts.claim(context_id, caller.owner)
         message = message.model_copy(update={"task_id": task_id, "context_id": context_id})
         task = Task(
             id=task_id,

@@ -32,7 +32,7 @@ from .observability import correlated
 from .queue.base import Job, RetryJob
 from .store.base import StoreUnavailable, TaskRecord, WorkerClaim
 from .store.bookkeeping import TurnInfo
-from .turn import Context, TurnOutcome, agent_message
+from .turn import ANONYMOUS_OWNER, Context, TurnOutcome, agent_message
 
 if TYPE_CHECKING:
     from .push.notifier import PushNotifier
@@ -220,6 +220,7 @@ class Worker:
             accepted_output_modes=turn.accepted_output_modes,
             extensions=turn.extensions,
             skill_id=turn.skill_id,
+            owner=None if record.owner == ANONYMOUS_OWNER else record.owner,
         )
 
     async def _execute(self, context: Context, updater: TaskUpdater) -> None:
