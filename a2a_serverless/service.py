@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from .codec import ENCODER
 from .config import Settings
 from .contexts import Contexts
 from .errors import (
@@ -32,8 +33,9 @@ from .errors import (
     UnsupportedOperationError,
 )
 from .ids import random_uuid
-from .journal import Change, Journal, TaskGone, now_ms
+from .journal import Change, Journal, TaskGone, TaskTooLarge, now_ms
 from .lifecycle import CANCELABLE_STATES, now_iso, status_event, task_view
+from .limits import task_too_large
 from .media import check_message_media
 from .models import (
     AgentExtension,
@@ -187,6 +189,11 @@ class TaskService:
         push_config = (
             params.configuration.push_notification_config if params.configuration else None
         )
+        size = len(ENCODER.encode(message))
+        if size > self.settings.max_task_bytes:
+            # Alone over the bound of the task it would join: refused before anything (a
+            # context's claim included) is stored. The journal checks the task it would make.
+            raise task_too_large(self.settings.max_task_bytes, size)
         if message.context_id and not message.task_id and Contexts.guards(caller.owner):
             # Before the agent sees it, directly or in a task (a task's context is its own).
             await self.contexts.hold(message.context_id, caller.owner)
@@ -295,13 +302,16 @@ class TaskService:
             metadata=params.metadata,
         )
         skill_id = self.skill_gate.resolve(params, caller.identity)
-        return await self.journal.create(
-            task,
-            owner=caller.owner,
-            events=[status_event(task, TaskState.SUBMITTED)],
-            turn=self._turn_info(params, caller, skill_id, 1),
-            idempotency_key=key,
-        )
+        try:
+            return await self.journal.create(
+                task,
+                owner=caller.owner,
+                events=[status_event(task, TaskState.SUBMITTED)],
+                turn=self._turn_info(params, caller, skill_id, 1),
+                idempotency_key=key,
+            )
+        except TaskTooLarge as too_large:
+            raise task_too_large(too_large.maximum, too_large.actual) from None
 
     async def _continue(
         self, params: MessageSendParams, caller: Caller, key: str | None
@@ -351,6 +361,8 @@ class TaskService:
             return await self.journal.write(task_id, decide, idempotency_key=key)
         except TaskGone:
             raise TaskNotFoundError(data={"taskId": task_id}) from None
+        except TaskTooLarge as too_large:
+            raise task_too_large(too_large.maximum, too_large.actual) from None
         except _AlreadyAccepted:
             return await self._retried(task_id, message, caller)
 

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from a2a_serverless import Settings
+from a2a_serverless import Agent, Context, InputRequired, Settings, TaskUpdater, agent
 from a2a_serverless.pagetoken import PageTokens, page_token_key
 from tests.reliability.harness import fuzz_agent
 
@@ -455,7 +455,7 @@ async def test_a_full_sqlite_disk_is_503_with_retry_after_not_500(
 async def test_a_full_disk_mid_turn_retries_the_turn_and_never_fails_the_task(
     make_client: Any, tmp_path: Any
 ) -> None:
-    from a2a_serverless import Context, agent
+    from a2a_serverless import agent
     from a2a_serverless.store.sqlite import SqliteStore
 
     store = SqliteStore(tmp_path / "tasks.db")
@@ -783,3 +783,122 @@ async def test_the_sqlite_queue_takes_over_jobs_of_a_dead_process(tmp_path: Any)
         assert rows == 0, "a handled job is forgotten"
     finally:
         await queue.aclose()
+
+
+# --- issue 31: a task grows without bound ---------------------------------------------------------
+
+TASK_BOUND = 6000
+
+
+@agent(name="Grower", description="Asks, then answers with as many characters as it is told.")
+def grower(ctx: Context) -> Any:
+    if ctx.text.startswith("ask") and not ctx.is_continuation:
+        raise InputRequired("What else?")
+    if ctx.text.startswith("make "):
+        return "x" * int(ctx.text.split()[1])
+    return "fine"
+
+
+class Chunks:
+    """An executor streaming an artifact in chunks until the bound stops it."""
+
+    async def execute(self, context: Context, updater: TaskUpdater) -> None:
+        await updater.start_work("Writing…")
+        for index in range(100):
+            await updater.add_artifact("y" * 1000, artifact_id="report", append=index > 0)
+        await updater.complete()
+
+
+@pytest.fixture
+async def bounded(make_client: Any) -> AsyncIterator[tuple[httpx.AsyncClient, Any]]:
+    settings = {"max_task_bytes": TASK_BOUND, "blocking_timeout_s": 5.0, "poll_interval_s": 0.02}
+    async with make_client(grower, **settings) as (client, app):
+        yield client, app
+
+
+def send_body(text: str, message_id: str, task_id: str | None = None) -> dict[str, Any]:
+    message = {"role": "user", "messageId": message_id, "parts": [{"kind": "text", "text": text}]}
+    if task_id:
+        message["taskId"] = task_id
+    return {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message}}
+
+
+def over_the_bound(error: dict[str, Any]) -> None:
+    assert error["code"] == -32602, error
+    data = error["data"]
+    assert (data["limit"], data["setting"], data["max"]) == (
+        "max_task_bytes",
+        "A2A_MAX_TASK_BYTES",
+        TASK_BOUND,
+    )
+    assert data["actual"] > TASK_BOUND
+    assert str(TASK_BOUND) in error["message"] and str(data["actual"]) in error["message"]
+
+
+async def test_a_continuation_that_would_take_a_task_over_its_bound_is_refused(
+    bounded: tuple[httpx.AsyncClient, Any],
+) -> None:
+    client, app = bounded
+    task = (await client.post("/", json=send_body("ask " + "a" * 2000, "grow-1"))).json()
+    task_id = task["result"]["id"]
+    assert task["result"]["status"]["state"] == "input-required"
+    before = await app.runtime.store.get_task(task_id)
+
+    reply = await client.post("/", json=send_body("b" * 4000, "grow-2", task_id))
+    assert reply.status_code == 200
+    over_the_bound(reply.json()["error"])
+    rest_message = {
+        "messageId": "grow-3",
+        "role": "ROLE_USER",
+        "taskId": task_id,
+        "content": [{"text": "c" * 4000}],
+    }
+    rest = await client.post("/v1/message:send", json={"message": rest_message})
+    assert rest.status_code == 413, rest.text
+    over_the_bound(rest.json()["error"])
+    after = await app.runtime.store.get_task(task_id)
+    assert after.version == before.version, "nothing was stored"
+    assert after.task.status.state.value == "input-required"
+    # A continuation within the bound still goes in.
+    fits = await client.post("/", json=send_body("fine", "grow-4", task_id))
+    assert fits.json()["result"]["status"]["state"] == "completed"
+
+
+async def test_a_first_message_over_the_bound_stores_nothing(
+    bounded: tuple[httpx.AsyncClient, Any],
+) -> None:
+    client, _app = bounded
+    reply = await client.post("/", json=send_body("d" * (TASK_BOUND + 1), "grow-big"))
+    over_the_bound(reply.json()["error"])
+    message = {"messageId": "grow-big-1", "role": "ROLE_USER", "parts": [{"text": "e" * 7000}]}
+    v10 = await client.post(
+        "/message:send", json={"message": message}, headers={"A2A-Version": "1.0"}
+    )
+    assert v10.status_code == 413, v10.text
+    assert "max_task_bytes" in v10.text
+    assert await stored_tasks(client) == 0
+
+
+async def test_agent_output_over_the_bound_fails_the_task_saying_why(
+    bounded: tuple[httpx.AsyncClient, Any],
+) -> None:
+    client, app = bounded
+    reply = await client.post("/", json=send_body("make 10000", "grow-out"))
+    task = reply.json()["result"]
+    assert task["status"]["state"] == "failed", task
+    reason = task["status"]["message"]["parts"][0]["text"]
+    assert "A2A_MAX_TASK_BYTES" in reason and str(TASK_BOUND) in reason, reason
+    assert "The agent failed" not in reason
+    stored = await app.runtime.store.get_task(task["id"])
+    assert "x" * 1000 not in json.dumps(stored.task.dump()), "the output was not kept"
+
+
+async def test_streamed_chunks_stop_at_the_bound(make_client: Any) -> None:
+    chunks = Agent(name="Chunks", description="Streams chunks.", executor=Chunks())
+    settings = {"max_task_bytes": TASK_BOUND, "blocking_timeout_s": 5.0, "poll_interval_s": 0.02}
+    async with make_client(chunks, **settings) as (client, app):
+        task = (await client.post("/", json=send_body("go", "chunks-1"))).json()["result"]
+        assert task["status"]["state"] == "failed", task
+        assert "A2A_MAX_TASK_BYTES" in task["status"]["message"]["parts"][0]["text"]
+        stored = await app.runtime.store.get_task(task["id"])
+        assert len(json.dumps(stored.task.dump())) < TASK_BOUND + 1000
