@@ -193,9 +193,20 @@ def platform_base_url(event: Mapping[str, Any] | None) -> str | None:
     domain = context.get("domainName")
     if not isinstance(domain, str) or not domain:
         return None
-    stage = context.get("stage")
-    prefix = f"/{stage}" if stage and stage != "$default" and ".execute-api." in domain else ""
-    return f"https://{domain}{prefix}"
+    return f"https://{domain}{api_gateway_stage(event)}"
+
+
+def api_gateway_stage(event: Mapping[str, Any] | None) -> str:
+    """`/<stage>` when the client called a named API Gateway stage on its execute-api host
+    (the stage is then the first segment of the URL it called), else "": the `$default`
+    stage, a custom domain (which maps the stage away), a function URL, an ALB."""
+    context = (event or {}).get("requestContext") or {}
+    domain, stage = context.get("domainName"), context.get("stage")
+    if not isinstance(domain, str) or ".execute-api." not in domain:
+        return ""
+    if not isinstance(stage, str) or not stage or stage == "$default":
+        return ""
+    return f"/{stage}"
 
 
 def trusted_networks(value: str | None) -> tuple[IPNetwork, ...]:

@@ -171,6 +171,10 @@ class Settings:
     max_file_bytes: int = 4 * 1024 * 1024
     # Bytes of all the files sent inline in one message (counted decoded).
     max_message_file_bytes: int = 6 * 1024 * 1024
+    # Bytes one task may hold: its JSON (history, artifacts and the rest), as stored. A client
+    # message that would take it over is refused (-32602 / HTTP 413) and nothing is stored;
+    # agent output that would is not written, and the task fails saying so.
+    max_task_bytes: int = 16 * 1024 * 1024
     # Key of the HMAC that makes `tasks/list` page tokens tamper-evident (any string; give all
     # instances of a deployment the same). Unset: derived from the push signing keys, else from
     # the store URL (a2a_serverless/pagetoken.py says what each choice protects).
@@ -294,6 +298,7 @@ _RANGES: dict[str, tuple[float, bool]] = {
     "max_message_parts": (1, True),
     "max_file_bytes": (0, True),
     "max_message_file_bytes": (0, True),
+    "max_task_bytes": (1, True),
     "push_max_attempts": (1, True),
     "push_deadline_s": (0, False),
     "push_backoff_base_s": (0, True),

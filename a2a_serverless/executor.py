@@ -11,16 +11,19 @@
 Every updater call is one durable, conditional write (task + event log): when it returns, any
 reader on any instance can see it. If the task was canceled or otherwise ended elsewhere, the
 call raises `TaskEnded` and the executor should stop; nothing it writes afterwards is accepted.
-When `execute` returns without ending the turn, the task is completed.
+When `execute` returns without ending the turn, the task is completed. A write that would take
+the task over `max_task_bytes` is not made: the task fails, its status message naming the limit
+and the figures, and the call raises `TaskEnded`.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from .ids import url_uuid
-from .journal import Change, Journal, now_ms
+from .journal import Change, Journal, TaskTooLarge, now_ms
 from .lifecycle import status_event
 from .models import (
     Artifact,
@@ -31,6 +34,8 @@ from .models import (
 )
 from .store.base import StoreUnavailable, TaskEventPayload, TaskRecord, WorkerClaim
 from .turn import Content, Context, agent_message, to_parts
+
+log = logging.getLogger("a2a_serverless.worker")
 
 
 @runtime_checkable
@@ -185,9 +190,39 @@ class TaskUpdater:
             )
             return Change(events=events, claim=renewed)
 
-        self._record = await self._journal.write(self.task_id, decide, record=self._record)
+        try:
+            self._record = await self._journal.write(self.task_id, decide, record=self._record)
+        except TaskTooLarge as too_large:
+            await self._fail_too_large(too_large)
+            raise TaskEnded(f"the task is over max_task_bytes ({too_large.maximum})") from None
         if ends_turn:
             self._turn_over = True
+
+    async def _fail_too_large(self, too_large: TaskTooLarge) -> None:
+        """The agent's output would take the task over its bound: it is not written, and the
+        task fails, its status message saying why (the limit and the figures)."""
+        reason = (
+            f"The agent's output would make this task {too_large.actual} bytes, over the "
+            f"limit of {too_large.maximum} bytes a task may hold (A2A_MAX_TASK_BYTES), so it "
+            "was not kept and the task has failed."
+        )
+        log.warning(
+            "task %s failed: output over max_task_bytes (%d > %d)",
+            self.task_id,
+            too_large.actual,
+            too_large.maximum,
+        )
+
+        def decide(record: TaskRecord) -> Change:
+            refusal = self._not_ours(record)
+            if refusal is not None:
+                raise TaskEnded(refusal)
+            message = agent_message(reason, task=record.task)
+            event = status_event(record.task, TaskState.FAILED, message)
+            return Change(events=[event], claim=None, turn_done=self._step, bounded=False)
+
+        self._record = await self._journal.write(self.task_id, decide)
+        self._turn_over = True
 
     def _not_ours(self, record: TaskRecord) -> str | None:
         """Why this turn may no longer write to `record`'s task, or None if it may."""

@@ -125,11 +125,17 @@ def json_body(
     required: bool,
     media_types: tuple[str, ...] = ("application/json",),
     refusal: str | None = None,
+    typed: bool = False,
 ) -> dict[str, Any] | None:
     """The request's JSON object body (None if it has none and may have none); a body of a
-    media type not in `media_types` is refused with 415 (`refusal`, if given, says why)."""
+    media type not in `media_types` is refused with 415 (`refusal`, if given, says why).
+
+    `typed`: the call changes state, so even an empty body must be sent as one of
+    `media_types`. A page of another origin can POST an empty text/plain, form or multipart
+    body, or one with no Content-Type, without a CORS preflight; JSON it cannot."""
     raw = request.body
-    if not raw.strip():
+    empty = not raw.strip()
+    if empty and not typed:
         if required:
             raise InvalidParamsError("A request body (a JSON object) is required")
         return None
@@ -138,6 +144,10 @@ def json_body(
         raise UnsupportedMediaTypeError(
             refusal, data={"contentType": content_type or None, "expected": media_types[0]}
         )
+    if empty:
+        if required:
+            raise InvalidParamsError("A request body (a JSON object) is required")
+        return None
     value = limits.parse_json(raw, max_json_depth)
     if not isinstance(value, dict):
         raise InvalidParamsError("The request body must be a JSON object")

@@ -6,6 +6,12 @@ should change (or raises to refuse); the journal applies the events to the Task 
 lifecycle rules, numbers them after the log's last sequence number, and writes task + events in
 one conditional Store call. If another writer got there first, it re-reads and asks `decide`
 again, so decisions are always made on current state and no update is ever lost.
+
+A task is bounded (`max_task_bytes`, its JSON as stored): a change that adds content (a
+message, an artifact, a status message) and would take the task over the bound is not written
+but raises `TaskTooLarge`, which the writer turns into its own answer (the service refuses the
+client's message; the updater fails the task saying why). A change marked `bounded=False`, the
+short failure written then, passes: it ends the task, which never grows again.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .bus import TaskBus
+from .codec import ENCODER
 from .lifecycle import add_to_history, apply_event
 from .models import Message, Task, TaskStatusUpdateEvent
 from .store.base import (
@@ -48,6 +55,16 @@ class TooMuchContention(Exception):
     """A write lost the race too many times in a row; the caller may retry later."""
 
 
+class TaskTooLarge(Exception):
+    """A change would make the task `actual` bytes, over the bound of `maximum`: not written."""
+
+    def __init__(self, task_id: str, maximum: int, actual: int) -> None:
+        super().__init__(f"task {task_id!r} would be {actual} bytes, over {maximum}")
+        self.task_id = task_id
+        self.maximum = maximum
+        self.actual = actual
+
+
 @dataclass
 class Change:
     """What one write does: messages join the history, then events apply in order; the rest
@@ -67,6 +84,16 @@ class Change:
     # Stored entries merged as they are: keys no typed field above covers (the kit's own
     # bookkeeping goes through those).
     internal: dict[str, Any] = field(default_factory=dict)
+    # Held to the journal's `max_task_bytes`; False only for the kit's own short messages that
+    # end a task (a failure saying why), which must be written even at the bound.
+    bounded: bool = True
+
+    def adds_content(self) -> bool:
+        """Whether the task grows: a message, an artifact or a status message joins it."""
+        return bool(self.messages) or any(
+            not isinstance(payload, TaskStatusUpdateEvent) or payload.status.message is not None
+            for payload in self.events
+        )
 
     def stored_updates(self, internal: Mapping[str, Any]) -> dict[str, Any]:
         """The entries this change merges into a record's stored `internal`."""
@@ -106,11 +133,13 @@ class Journal:
         *,
         finished_task_ttl_s: float | None = None,
         max_attempts: int = 100,
+        max_task_bytes: int | None = None,
     ) -> None:
         self.store = store
         self.bus = bus or TaskBus()
         self._ttl_ms = None if finished_task_ttl_s is None else int(finished_task_ttl_s * 1000)
         self._max_attempts = max_attempts
+        self.max_task_bytes = max_task_bytes
         self.commit_hooks: list[CommitHook] = []
 
     async def create(
@@ -128,6 +157,7 @@ class Journal:
         stamp = now_ms()
         for payload in events:
             task = apply_event(task, payload)
+        self._check_size(task)
         record = TaskRecord(
             task=task,
             owner=owner,
@@ -176,6 +206,15 @@ class Journal:
             return new_record
         raise TooMuchContention(f"task {task_id!r}: gave up after {self._max_attempts} conflicts")
 
+    def _check_size(self, task: Task) -> None:
+        """TaskTooLarge if `task`'s JSON is over `max_task_bytes`. Encoding it costs what the
+        store's own serialisation of the record costs, once per write that adds content."""
+        if self.max_task_bytes is None:
+            return
+        size = len(ENCODER.encode(task))
+        if size > self.max_task_bytes:
+            raise TaskTooLarge(task.id, self.max_task_bytes, size)
+
     def _expiry(self, task: Task, stamp: int, current: int | None) -> int | None:
         if current is None and self._ttl_ms is not None and task.status.state.is_terminal:
             return stamp + self._ttl_ms
@@ -196,6 +235,8 @@ class Journal:
             task = apply_event(task, payload)
             seq += 1
             logged.append(TaskEvent(seq=seq, payload=payload))
+        if change.bounded and change.adds_content():
+            self._check_size(task)
         # `updated_at_ms` is the task's status time: what `tasks/list` orders by and
         # `lastUpdatedAfter` filters on (A2A 1.0: "sorted by their status timestamp"). A status
         # event or a message (which comes with its status change) advances it; an artifact or a

@@ -260,6 +260,18 @@ def check_message(message: Message, settings: Settings) -> None:
         )
 
 
+def task_too_large(maximum: int, actual: int) -> LimitExceededError:
+    """The refusal of a client's message that would take its task over `max_task_bytes`."""
+    return LimitExceededError(
+        f"With this message the task would hold {actual} bytes; a task may hold at most "
+        f"{maximum} bytes (start a new task in the same contextId, or send files by URI)",
+        limit="max_task_bytes",
+        maximum=maximum,
+        actual=actual,
+        status=413,
+    )
+
+
 def check_push_config(config: PushNotificationConfig, at: str) -> None:
     """Refuse a push config id with a "/" (its REST resource name, and URL, would name
     another resource), and a token or credentials that cannot go in an HTTP header (printable

@@ -71,6 +71,7 @@ class Runtime:
             tracing.traced_store(self.store),
             TaskBus(),
             finished_task_ttl_s=self.settings.finished_task_ttl_s,
+            max_task_bytes=self.settings.max_task_bytes,
         )
         # Metrics and traces: what happened, for the observers an entry point brings.
         self.signals = Signals(observers)

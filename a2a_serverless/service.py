@@ -19,7 +19,9 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from .codec import ENCODER
 from .config import Settings
+from .contexts import Contexts
 from .errors import (
     InvalidParamsError,
     MessageIdReusedError,
@@ -31,8 +33,9 @@ from .errors import (
     UnsupportedOperationError,
 )
 from .ids import random_uuid
-from .journal import Change, Journal, TaskGone, now_ms
+from .journal import Change, Journal, TaskGone, TaskTooLarge, now_ms
 from .lifecycle import CANCELABLE_STATES, now_iso, status_event, task_view
+from .limits import task_too_large
 from .media import check_message_media
 from .models import (
     AgentExtension,
@@ -134,6 +137,7 @@ class TaskService:
         self.notifier = notifier
         self.skill_gate = skill_gate or SkillGate(())
         self.page_tokens = PageTokens(page_token_key(settings))
+        self.contexts = Contexts(self.store, settings.finished_task_ttl_s)
 
     def activate_extensions(self, caller: Caller, header_value: str | None) -> Caller:
         """`caller` with the extensions its request activates (refuses missing required ones)."""
@@ -185,6 +189,14 @@ class TaskService:
         push_config = (
             params.configuration.push_notification_config if params.configuration else None
         )
+        size = len(ENCODER.encode(message))
+        if size > self.settings.max_task_bytes:
+            # Alone over the bound of the task it would join: refused before anything (a
+            # context's claim included) is stored. The journal checks the task it would make.
+            raise task_too_large(self.settings.max_task_bytes, size)
+        if message.context_id and not message.task_id and Contexts.guards(caller.owner):
+            # Before the agent sees it, directly or in a task (a task's context is its own).
+            await self.contexts.hold(message.context_id, caller.owner)
         # Only a new message may be answered directly: one with a taskId continues its task.
         direct = self.direct if not message.task_id else None
         # A direct reply has no task to notify about: its push config is ignored, unchecked.
@@ -240,6 +252,8 @@ class TaskService:
             skill_id=self.skill_gate.resolve(params, caller.identity),
         )
         reply = await direct.answer(context)
+        if reply is not None and not message.context_id and Contexts.guards(caller.owner):
+            await self.contexts.claim(context.context_id, caller.owner)
         if reply is None or key is None:
             # key None: messageIds are not deduplicated (dedupe_message_ids), so a retry asks
             # the hook again and nothing is kept.
@@ -277,6 +291,8 @@ class TaskService:
         message = params.message
         task_id = random_uuid()
         context_id = message.context_id or random_uuid()
+        if not message.context_id and Contexts.guards(caller.owner):
+            await self.contexts.claim(context_id, caller.owner)
         message = message.model_copy(update={"task_id": task_id, "context_id": context_id})
         task = Task(
             id=task_id,
@@ -286,13 +302,16 @@ class TaskService:
             metadata=params.metadata,
         )
         skill_id = self.skill_gate.resolve(params, caller.identity)
-        return await self.journal.create(
-            task,
-            owner=caller.owner,
-            events=[status_event(task, TaskState.SUBMITTED)],
-            turn=self._turn_info(params, caller, skill_id, 1),
-            idempotency_key=key,
-        )
+        try:
+            return await self.journal.create(
+                task,
+                owner=caller.owner,
+                events=[status_event(task, TaskState.SUBMITTED)],
+                turn=self._turn_info(params, caller, skill_id, 1),
+                idempotency_key=key,
+            )
+        except TaskTooLarge as too_large:
+            raise task_too_large(too_large.maximum, too_large.actual) from None
 
     async def _continue(
         self, params: MessageSendParams, caller: Caller, key: str | None
@@ -342,6 +361,8 @@ class TaskService:
             return await self.journal.write(task_id, decide, idempotency_key=key)
         except TaskGone:
             raise TaskNotFoundError(data={"taskId": task_id}) from None
+        except TaskTooLarge as too_large:
+            raise task_too_large(too_large.maximum, too_large.actual) from None
         except _AlreadyAccepted:
             return await self._retried(task_id, message, caller)
 
@@ -439,7 +460,7 @@ class TaskService:
             )
         if last_event_id is not None and last_event_id < 0:
             raise InvalidParamsError("Last-Event-ID must be a non-negative event number")
-        _check_cursor(record, last_event_id)
+        _check_cursor(record, last_event_id, until_terminal=until_terminal)
         return self._follow(record, after_seq=last_event_id, until_terminal=until_terminal)
 
     async def _follow(
@@ -731,13 +752,20 @@ async def _only(reply: Message) -> AsyncIterator[StreamItem]:
     yield StreamEvent(None, reply)
 
 
-def _check_cursor(record: TaskRecord, last_event_id: int | None) -> None:
+def _check_cursor(
+    record: TaskRecord, last_event_id: int | None, *, until_terminal: bool = False
+) -> None:
     """Refuse a Last-Event-ID past the end of a live task's log: events up to it were never
-    written, so the stream would skip them all (the final one included) and never end."""
+    written, so the stream would skip them all (the final one included) and never end.
+
+    A task waiting for input is at rest for a stream that ends with its turn (v0.3), but live
+    for one that follows it to the end (`until_terminal`, v1.0's SubscribeToTask): the next
+    turn's events would fall under the cursor and the stream stay silent until its timeout."""
     if last_event_id is None or last_event_id <= record.last_seq:
         return
     state = record.task.status.state
-    if state.is_terminal or (state.is_interrupted and record.claim is None):
+    at_rest = state.is_interrupted and record.claim is None and not until_terminal
+    if state.is_terminal or at_rest:
         return  # a finished log: the stream answers with the task as it stands
     raise InvalidParamsError(
         f"Last-Event-ID {last_event_id} is past the end of the event log of task "

@@ -25,6 +25,9 @@ from .models import (
     TextPart,
 )
 
+# The owner of every task where nobody is authenticated (auth's ANONYMOUS identity's).
+ANONYMOUS_OWNER = "anonymous"
+
 # --- how a turn ends, other than "completed" --------------------------------------------------
 
 
@@ -123,6 +126,10 @@ class Context(_MessageContent):
     extensions: tuple[str, ...] = ()
     # The skill the message is for (metadata.skillId, or implied; see skills.py), if any.
     skill_id: str | None = None
+    # Whose task this is: the authenticated caller's tenancy key (auth's `Identity.owner`);
+    # None when the deployment authenticates nobody. Contexts are per owner: an agent that
+    # keeps state per context keys it on (owner, context_id).
+    owner: str | None = None
 
     @property
     def history(self) -> list[Message]:

@@ -32,7 +32,7 @@ from .observability import correlated
 from .queue.base import Job, RetryJob
 from .store.base import StoreUnavailable, TaskRecord, WorkerClaim
 from .store.bookkeeping import TurnInfo
-from .turn import Context, TurnOutcome, agent_message
+from .turn import ANONYMOUS_OWNER, Context, TurnOutcome, agent_message
 
 if TYPE_CHECKING:
     from .push.notifier import PushNotifier
@@ -104,7 +104,7 @@ class Worker:
                 return None
             message = agent_message(f"The task could not be run: {reason}", task=record.task)
             event = status_event(record.task, TaskState.FAILED, message)
-            return Change(events=[event], claim=None, turn_done=step)
+            return Change(events=[event], claim=None, turn_done=step, bounded=False)
 
         log.error("task %s step %s abandoned by the queue: %s", task_id, step, reason)
         with contextlib.suppress(TaskGone):
@@ -202,7 +202,7 @@ class Worker:
             "it is not run again."
         )
         event = status_event(record.task, TaskState.FAILED, agent_message(reason, task=record.task))
-        return Change(events=[event], claim=None, turn_done=step)
+        return Change(events=[event], claim=None, turn_done=step, bounded=False)
 
     def _context(self, record: TaskRecord, step: str) -> Context:
         turn = record.turn or TurnInfo(message_id=step)
@@ -220,6 +220,7 @@ class Worker:
             accepted_output_modes=turn.accepted_output_modes,
             extensions=turn.extensions,
             skill_id=turn.skill_id,
+            owner=None if record.owner == ANONYMOUS_OWNER else record.owner,
         )
 
     async def _execute(self, context: Context, updater: TaskUpdater) -> None:

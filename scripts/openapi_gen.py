@@ -621,6 +621,14 @@ def _operations() -> JSON:
         "description": "Optional. A `name`, if given, must be tasks/{id} of the URL.",
         "content": _json(_input({"name": (None, _task_name())})),
     }
+    # A cancel changes state: its body, even empty, must be typed JSON (no cross-site cancel
+    # without a CORS preflight), so the document asks for one; `{}` will do.
+    cancel_body = {
+        **optional_body,
+        "required": True,
+        "description": "A JSON object, `{}` will do (an empty body must still be sent as "
+        "application/json). A `name`, if given, must be tasks/{id} of the URL.",
+    }
     history = _query(
         "historyLength",
         {"type": "integer", "minimum": 0, "maximum": 10**20 - 1},
@@ -693,7 +701,7 @@ def _operations() -> JSON:
             "post": {
                 "operationId": "cancelTask",
                 "parameters": [_task_id()],
-                "requestBody": optional_body,
+                "requestBody": cancel_body,
                 "responses": _responses(_ref("Task"), 400, 404, 409, 413, 415),
             }
         },

@@ -8,9 +8,12 @@
 The result is an ordinary `Agent`: served in A2A 1.0 and 0.3, its turns run in the worker from
 the queue. For each turn the executor gets the SDK's own `RequestContext` (the message, the task
 and context ids, the current task — None on a task's first message, as the SDK's server gives
-it) and an `EventQueue` whose `enqueue_event` writes the event to the task's journal before it
-returns: one durable write per event, in order, seen by every stream, resubscription and
-webhook. How events map:
+it —, and in its `call_context.user` the caller: a `User` whose `user_name` is the authenticated
+caller's tenancy key, the task's owner, or the SDK's `UnauthenticatedUser` where the deployment
+authenticates nobody; executors that key sessions on user and context, as ADK's does, keep each
+caller's apart) and an `EventQueue` whose `enqueue_event` writes the event to the task's
+journal before it returns: one durable write per event, in order, seen by every stream,
+resubscription and webhook. How events map:
 
 - a status update: that state with its message (`submitted` is the task's first state here, so
   an executor's own `submitted` is a no-op);
@@ -67,8 +70,9 @@ class Dialect(Protocol):
     def request_context(self, context: Context, task: Task | None) -> Any:
         """The SDK's RequestContext for a turn; `task` is its `current_task`."""
 
-    def cancel_context(self, task: Task) -> Any:
-        """The SDK's RequestContext for `cancel`, as the SDK's server builds it."""
+    def cancel_context(self, task: Task, owner: str | None) -> Any:
+        """The SDK's RequestContext for `cancel`, as the SDK's server builds it; `owner`: the
+        task's (`Context.owner`)."""
 
     def event_queue(self, sink: Sink) -> Any:
         """An SDK EventQueue whose `enqueue_event(e)` awaits `sink(<e as our model>)`."""
@@ -144,7 +148,7 @@ class SdkAgentExecutor:
                 task.cancel()
             # Let both unwind (the executor's finally blocks run) before the turn is over.
             await asyncio.gather(run, watch, return_exceptions=True)
-        await self._cancel(sdk, updater.task)
+        await self._cancel(sdk, updater.task, context.owner)
         raise TaskEnded(reason)
 
     async def _watch(self, updater: TaskUpdater, turn: _Turn) -> str | None:
@@ -165,11 +169,12 @@ class SdkAgentExecutor:
             watcher.cancel()
             stopped.cancel()
 
-    async def _cancel(self, sdk: Dialect, task: Task) -> None:
+    async def _cancel(self, sdk: Dialect, task: Task, owner: str | None) -> None:
         """Give the executor its `cancel`, to clean up; what it enqueues there is dropped."""
         try:
             async with asyncio.timeout(self.cancel_timeout_s):
-                await self.executor.cancel(sdk.cancel_context(task), sdk.event_queue(_drop))
+                context = sdk.cancel_context(task, owner)
+                await self.executor.cancel(context, sdk.event_queue(_drop))
         except TimeoutError:
             log.warning(
                 "task %s: the executor's cancel() took over %g s", task.id, self.cancel_timeout_s

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from a2a.auth.user import UnauthenticatedUser, User
 from a2a.server.agent_execution import RequestContext
 from a2a.server.context import ServerCallContext
 from a2a.server.events import EventQueue
@@ -35,19 +36,40 @@ class Dialect03:
             task_id=context.task_id,
             context_id=context.context_id,
             task=None if task is None else SdkTask.model_validate(task.dump()),
-            call_context=ServerCallContext(requested_extensions=set(context.extensions)),
+            call_context=ServerCallContext(
+                user=sdk_user(context.owner), requested_extensions=set(context.extensions)
+            ),
         )
 
-    def cancel_context(self, task: Task) -> RequestContext:
+    def cancel_context(self, task: Task, owner: str | None) -> RequestContext:
         return RequestContext(
             task_id=task.id,
             context_id=task.context_id,
             task=SdkTask.model_validate(task.dump()),
-            call_context=ServerCallContext(),
+            call_context=ServerCallContext(user=sdk_user(owner)),
         )
 
     def event_queue(self, sink: Sink) -> EventQueue:
         return _JournalQueue(sink)
+
+
+class Owner(User):
+    """The authenticated caller whose task it is, as the SDK's `User`: named by its owner."""
+
+    def __init__(self, owner: str) -> None:
+        self._owner = owner
+
+    @property
+    def is_authenticated(self) -> bool:
+        return True
+
+    @property
+    def user_name(self) -> str:
+        return self._owner
+
+
+def sdk_user(owner: str | None) -> User:
+    return UnauthenticatedUser() if owner is None else Owner(owner)
 
 
 class _JournalQueue(EventQueue):

@@ -28,6 +28,12 @@ class Dialect1:
         self._request_context = _module("a2a.server.agent_execution").RequestContext
         self._call_context = _module("a2a.server.context").ServerCallContext
         self._queue_class = _journal_queue_class(_module("a2a.server.events").EventQueue)
+        users = _module("a2a.auth.user")
+        self._unauthenticated = users.UnauthenticatedUser
+        self._owner_class = _owner_class(users.User)
+
+    def _user(self, owner: str | None) -> Any:
+        return self._unauthenticated() if owner is None else self._owner_class(owner)
 
     def _proto(self, value: dict[str, Any], message: str) -> Any:
         return self._json.ParseDict(value, getattr(self._pb, message)(), ignore_unknown_fields=True)
@@ -39,16 +45,18 @@ class Dialect1:
         if context.metadata:
             request["metadata"] = context.metadata
         return self._request_context(
-            call_context=self._call_context(requested_extensions=set(context.extensions)),
+            call_context=self._call_context(
+                user=self._user(context.owner), requested_extensions=set(context.extensions)
+            ),
             request=self._proto(request, "SendMessageRequest"),
             task_id=context.task_id,
             context_id=context.context_id,
             task=None if task is None else self._proto(convert.task_out(task), "Task"),
         )
 
-    def cancel_context(self, task: m.Task) -> Any:
+    def cancel_context(self, task: m.Task, owner: str | None) -> Any:
         return self._request_context(
-            call_context=self._call_context(),
+            call_context=self._call_context(user=self._user(owner)),
             task_id=task.id,
             context_id=task.context_id,
             task=self._proto(convert.task_out(task), "Task"),
@@ -56,6 +64,24 @@ class Dialect1:
 
     def event_queue(self, sink: Sink) -> Any:
         return self._queue_class(sink, self._json)
+
+
+def _owner_class(base: Any) -> Any:
+    """A subclass of 1.x's `User` (an ABC, which its ServerCallContext checks for): the
+    authenticated caller whose task it is, named by its owner."""
+
+    def __init__(self: Any, owner: str) -> None:
+        self._owner = owner
+
+    return type(
+        "Owner",
+        (base,),
+        {
+            "__init__": __init__,
+            "is_authenticated": property(lambda self: True),
+            "user_name": property(lambda self: self._owner),
+        },
+    )
 
 
 def _journal_queue_class(base: Any) -> Any:

@@ -27,7 +27,8 @@ Routes (the `google.api.http` options of a2a.proto; bodies and results are proto
 Request details:
 
 - Bodies are JSON objects with `Content-Type: application/json` (any parameters, e.g. charset).
-  A body of another type is refused with 415; cancel and subscribe take an empty body too.
+  A body of another type is refused with 415; cancel and subscribe take an empty body too, and
+  cancel's must still say `application/json` (what another origin cannot send unasked).
   Query parameters take the json name or the proto field name (`contextId` / `context_id`); ones
   a route does not know are refused (400), so a misspelt filter never silently lists everything.
 - Query values: integers as ASCII decimal digits (an optional `-`; nothing else), booleans as
@@ -255,8 +256,10 @@ def _match(method: str, path: str) -> tuple[_Route, dict[str, str]]:
 # --- request parts ------------------------------------------------------------------------------
 
 
-def _body(call: _Call, *, required: bool) -> dict[str, Any] | None:
-    return json_body(call.request, call.service.settings.max_json_depth, required=required)
+def _body(call: _Call, *, required: bool, typed: bool = False) -> dict[str, Any] | None:
+    return json_body(
+        call.request, call.service.settings.max_json_depth, required=required, typed=typed
+    )
 
 
 def _validate(model: type[_M], value: dict[str, Any]) -> _M:
@@ -394,7 +397,7 @@ def _list_status(value: str) -> str | None:
 
 
 async def _cancel_task(call: _Call) -> RestReply:
-    _check_task_name(_body(call, required=False), call.params["id"])
+    _check_task_name(_body(call, required=False, typed=True), call.params["id"])
     task = await call.service.cancel_task(TaskIdParams(id=call.params["id"]), call.caller)
     return _ok(proto_json.to_task(task.dump()))
 

@@ -36,8 +36,9 @@ Requests:
   pointing at the header and at the v0.3 routes under `/v1/`. The official SDK's server does
   the same; its clients always send the header.
 - Bodies are JSON objects, `Content-Type: application/a2a+json` or `application/json` (any
-  parameters); another type is 415. Cancel and subscribe take an empty body too. Bodies are
-  parsed strictly and held to the configured limits (`limits.py`), as over JSON-RPC.
+  parameters); another type is 415. Cancel and subscribe take an empty body too; cancel's must
+  still carry one of those types. Bodies are parsed strictly and held to the configured limits
+  (`limits.py`), as over JSON-RPC.
 - Query parameters take camelCase names (spec §11.5) or the proto field names (`page_size`);
   `A2A-Version` is taken too; any other is refused (400), so a misspelt filter never silently
   lists everything. Integers are decimal digits, booleans `true`/`false`, `status` the enum
@@ -177,6 +178,8 @@ class _Operation:
     method: str
     # True: a body is required; False: it may be empty; None: the verb takes none (ignored).
     body: bool | None = None
+    # The verb changes state: even an empty body must be typed JSON (httpjson.json_body).
+    typed: bool = False
     # The query parameters it takes (json names) and their types.
     query: tuple[tuple[str, type], ...] = ()
     headers: Headers = field(default_factory=list)
@@ -197,7 +200,7 @@ _ROUTES: dict[str, dict[str, _Operation]] = {
     "message:stream": {"POST": _Operation("SendStreamingMessage", body=True)},
     "tasks": {"GET": _Operation("ListTasks", query=_LIST_QUERY)},
     "task": {"GET": _Operation("GetTask", query=(("historyLength", int),))},
-    "task:cancel": {"POST": _Operation("CancelTask", body=False)},
+    "task:cancel": {"POST": _Operation("CancelTask", body=False, typed=True)},
     "task:subscribe": {
         "GET": _Operation("SubscribeToTask"),
         "POST": _Operation("SubscribeToTask", body=False),
@@ -329,6 +332,7 @@ def _assemble(
             required=operation.body,
             media_types=MEDIA_TYPES,
             refusal=_NOT_JSON,
+            typed=operation.typed,
         )
         raw = body or {}
     for name, kind in operation.query:

@@ -1,12 +1,13 @@
 """a2a-sdk 0.3.x AgentExecutors written the way the SDK's own samples write them (helloworld,
 the LangGraph currency agent's multi-turn flow, a streaming writer, a long task that is
-canceled). executors1.py has the same four for a2a-sdk 1.x; `sdk_agents.py` picks the line that
-is installed.
+canceled, ADK's sessions). executors1.py has the same five for a2a-sdk 1.x; `sdk_agents.py`
+picks the line that is installed.
 
 `SampleExecutor` runs one of them per task, picked by the first word of the task's first
-message (`echo ...`, `trip ...`, `story ...`, `slow ...`), so one deployment serves all four.
-The slow one and every `cancel()` append what happened to the file $SDK_TEST_LOG names (when
-set): the tests read it to see a canceled `execute` stop and `cancel()` be called.
+message (`echo ...`, `trip ...`, `story ...`, `slow ...`, `session ...`), so one deployment
+serves all five. The slow one and every `cancel()` append what happened to the file
+$SDK_TEST_LOG names (when set): the tests read it to see a canceled `execute` stop and
+`cancel()` be called.
 """
 
 from __future__ import annotations
@@ -114,6 +115,26 @@ class SlowExecutor(AgentExecutor):
         await updater.cancel()
 
 
+class SessionExecutor(AgentExecutor):
+    """ADK's `to_a2a` way of keeping sessions: per user and context, the user being the call
+    context's (`user_name`, else one made up from the context). Answers with who it ran for,
+    whether the SDK says they are authenticated and what that session saw before."""
+
+    sessions: dict[tuple[str, str], list[str]] = {}
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        context_id = context.context_id or ""
+        user = context.call_context.user if context.call_context else None
+        user_id = (user.user_name if user else "") or f"A2A_USER_{context_id}"
+        seen = self.sessions.setdefault((user_id, context_id), [])
+        answer = f"user={user_id} authenticated={bool(user and user.is_authenticated)}"
+        await event_queue.enqueue_event(new_agent_text_message(f"{answer} seen={'|'.join(seen)}"))
+        seen.append(context.get_user_input())
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        raise Exception("cancel not supported")
+
+
 class SampleExecutor(AgentExecutor):
     """One of the samples per task, by the first word of the task's first message."""
 
@@ -122,6 +143,7 @@ class SampleExecutor(AgentExecutor):
         "trip": TripExecutor(),
         "story": StoryExecutor(),
         "slow": SlowExecutor(),
+        "session": SessionExecutor(),
     }
 
     def _pick(self, context: RequestContext) -> AgentExecutor:

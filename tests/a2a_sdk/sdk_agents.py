@@ -18,7 +18,7 @@ else:
 samples = from_a2a_sdk(
     SampleExecutor(),
     name="SDK Samples",
-    description="a2a-sdk sample executors (echo, trip, story, slow) run by a2a-serverless.",
+    description="a2a-sdk sample executors (echo, trip, story, slow, session), run durably.",
     # A cancel made by another instance is seen within this (one in this process at once).
     cancel_poll_s=float(os.environ.get("SDK_CANCEL_POLL_S", "0.2")),
 )

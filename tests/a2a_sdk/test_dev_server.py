@@ -35,14 +35,26 @@ TARGET = "tests.a2a_sdk.sdk_agents:samples"
 
 
 class DevDeployment:
-    def __init__(self, server: LiveServer, log: Path, client: httpx.AsyncClient) -> None:
+    def __init__(
+        self,
+        server: LiveServer,
+        log: Path,
+        client: httpx.AsyncClient,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.server = server
         self.log = log
         self.client = client
+        # Sent with every request: a caller's credentials, on a server that asks for them.
+        self.headers = headers or {}
+
+    def as_caller(self, headers: dict[str, str]) -> DevDeployment:
+        return DevDeployment(self.server, self.log, self.client, headers)
 
     async def rpc(self, method: str, params: Any, *, version: str = "0.3") -> dict[str, Any]:
         body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-        response = await self.client.post("/", json=body, headers={"A2A-Version": version})
+        headers = {**self.headers, "A2A-Version": version}
+        response = await self.client.post("/", json=body, headers=headers)
         assert response.status_code == 200, response.text
         payload: dict[str, Any] = response.json()
         return payload
@@ -79,11 +91,9 @@ def _python(line: str) -> Path:
     return SDK1_PYTHON
 
 
-@pytest.fixture(scope="module", params=["0.3", "1"], ids=["a2a-sdk-0.3", "a2a-sdk-1"])
-def dev_server(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+def _serve(
+    line: str, tmp_path_factory: pytest.TempPathFactory, **env: str
 ) -> Iterator[tuple[LiveServer, Path, str]]:
-    line: str = request.param
     python = _python(line)
     tmp = tmp_path_factory.mktemp(f"sdk{line}")
     log = tmp / "executors.log"
@@ -92,6 +102,7 @@ def dev_server(
         "A2A_STORE_URL": f"sqlite:///{tmp / 'tasks.db'}",
         "SDK_TEST_LOG": str(log),
         "LOG_PATH": str(tmp / "server.log"),
+        **env,
     }
     args = [str(python), "-m", "a2a_serverless.cli", "dev", TARGET, "--port", str(port)]
     server = start_server(args, port, env, timeout=60, what=f"dev server (a2a-sdk {line})")
@@ -99,6 +110,25 @@ def dev_server(
         yield server, log, line
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module", params=["0.3", "1"], ids=["a2a-sdk-0.3", "a2a-sdk-1"])
+def dev_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[LiveServer, Path, str]]:
+    yield from _serve(request.param, tmp_path_factory)
+
+
+ALICE = {"X-API-Key": "alice-key-0123456789abcdef"}
+BOB = {"X-API-Key": "bob-key-0123456789abcdef00"}
+
+
+@pytest.fixture(scope="module", params=["0.3", "1"], ids=["a2a-sdk-0.3", "a2a-sdk-1"])
+def keyed_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[LiveServer, Path, str]]:
+    keys = f"{ALICE['X-API-Key']}=alice,{BOB['X-API-Key']}=bob"
+    yield from _serve(request.param, tmp_path_factory, A2A_AUTH_API_KEYS=keys)
 
 
 @pytest.fixture
@@ -212,3 +242,49 @@ async def test_cancel_with_a_resubscribed_stream_and_a_webhook(dev: DevDeploymen
         )
     finally:
         await receiver.stop()
+
+
+async def session_answer(path: DevDeployment, text: str, context_id: str) -> str:
+    task = await scenarios.send(path, text, context_id=context_id)
+    done = await scenarios.until(path, task["id"], scenarios.state_is(*scenarios.TERMINAL))
+    assert done["status"]["state"] == "completed", done
+    return scenarios.status_text(done)
+
+
+async def test_the_executor_gets_the_caller_and_contexts_stay_their_owners(
+    keyed_server: tuple[LiveServer, Path, str],
+) -> None:
+    # Issue 31: every executor got an unauthenticated user and any caller could name any
+    # contextId, so an executor keying sessions as ADK's does ran Bob's message in Alice's.
+    server, log, _ = keyed_server
+    async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+        alice = DevDeployment(server, log, client, ALICE)
+        bob = alice.as_caller(BOB)
+        first = await session_answer(alice, "session one", "ctx-alice")
+        assert first == "user=apiKey:alice authenticated=True seen=", first
+        second = await session_answer(alice, "session two", "ctx-alice")
+        assert second == "user=apiKey:alice authenticated=True seen=session one", second
+
+        for version in ("0.3", "1.0"):
+            wire = scenarios.message("session three", context_id="ctx-alice")
+            if version == "1.0":
+                wire = {
+                    "messageId": wire["messageId"],
+                    "role": "ROLE_USER",
+                    "parts": [{"text": "session three"}],
+                    "contextId": "ctx-alice",
+                }
+            method = "SendMessage" if version == "1.0" else "message/send"
+            refused = await bob.rpc(method, {"message": wire}, version=version)
+            assert refused["error"]["code"] == -32602, refused
+            assert "another caller" in refused["error"]["message"]
+
+        own = await session_answer(bob, "session four", "ctx-bob")
+        assert own == "user=apiKey:bob authenticated=True seen=", own
+        third = await session_answer(alice, "session five", "ctx-alice")
+        assert third.endswith("seen=session one|session two"), "Bob never reached it"
+
+
+async def test_an_anonymous_caller_is_the_sdks_unauthenticated_user(dev: DevDeployment) -> None:
+    answer = await session_answer(dev, "session anonymous", "ctx-anon")
+    assert answer == "user=A2A_USER_ctx-anon authenticated=False seen=", answer

@@ -74,6 +74,23 @@ async def test_submitted_is_a_no_op_and_events_after_the_turn_are_dropped(
     assert task["status"]["message"]["taskId"] == task["id"]
 
 
+async def test_output_over_the_task_bound_fails_the_task_saying_why(make_client: Any) -> None:
+    # Issue 31: the bound on a task holds for an SDK executor's events too.
+    async def script(context: RequestContext, queue: EventQueue) -> None:
+        updater = TaskUpdater(queue, context.task_id or "", context.context_id or "")
+        await updater.start_work()
+        await updater.add_artifact([Part(root=TextPart(text="z" * 5000))])
+        await updater.complete()
+
+    agent = from_a2a_sdk(Scripted(script), name="Scripted", description="Follows a script.")
+    async with make_client(agent, max_task_bytes=4000, **FAST) as (client, _app):
+        task = await send(client, "go")
+    assert task["status"]["state"] == "failed", task
+    reason = task["status"]["message"]["parts"][0]["text"]
+    assert "A2A_MAX_TASK_BYTES" in reason and "4000" in reason, reason
+    assert "artifacts" not in task
+
+
 async def test_an_event_for_another_task_fails_the_task(make_client: Any) -> None:
     async def script(context: RequestContext, queue: EventQueue) -> None:
         updater = TaskUpdater(queue, "someone-else", context.context_id or "")

@@ -75,3 +75,45 @@ def test_response_text_binary_and_repeated_headers() -> None:
     assert blob["isBase64Encoded"] is True and base64.b64decode(blob["body"]) == b"\x89PNG"
     empty = event_response(Response(204, [(b"set-cookie", b"s=1")]))
     assert empty == {"statusCode": 204, "body": "", "cookies": ["s=1"], "isBase64Encoded": False}
+
+
+def test_a_named_stage_is_the_root_path_routed_below_and_kept_in_urls() -> None:
+    # Issue 31: on a named stage (`rawPath=/prod/...`) every route answered 404.
+    host = "abc.execute-api.us-east-1.amazonaws.com"
+    context = {
+        "http": {"method": "GET", "path": "/prod/v1/tasks/t-1", "sourceIp": "203.0.113.7"},
+        "stage": "prod",
+        "domainName": host,
+    }
+    request = request_from_event(event(rawPath="/prod/v1/tasks/t-1", requestContext=context), None)
+    assert request.path == "/v1/tasks/t-1"
+    assert request.scope["root_path"] == "/prod"
+    assert request.base_url() == f"https://{host}/prod"
+    # The stage alone is the root.
+    root = {**context, "http": {**context["http"], "path": "/prod"}}
+    assert request_from_event(event(rawPath="/prod", requestContext=root), None).path == "/"
+    # The $default stage, a custom domain (which maps the stage away) and a function URL
+    # have no stage in the path: routed as they came.
+    for stage, domain in [
+        ("$default", host),
+        ("prod", "api.example.com"),
+        ("$default", "xyz.lambda-url.us-east-1.on.aws"),
+    ]:
+        other = {**context, "stage": stage, "domainName": domain}
+        plain = request_from_event(event(rawPath="/prod/v1/tasks/t-1", requestContext=other), None)
+        assert (plain.path, plain.scope["root_path"]) == ("/prod/v1/tasks/t-1", "")
+
+
+def test_staged_scopes_of_rest_api_and_payload_1_events() -> None:
+    from a2a_serverless_aws.http_api import staged
+
+    context = {"stage": "prod", "domainName": "abc.execute-api.us-east-1.amazonaws.com"}
+    scope = {"path": "/v1/card", "root_path": ""}
+    # A REST API's event leaves the stage out of its path; an HTTP API's payload 1.0 has it.
+    rest = staged(scope, {"resource": "/{proxy+}", "requestContext": context})
+    assert (rest["path"], rest["root_path"]) == ("/prod/v1/card", "/prod")
+    v1 = staged({**scope, "path": "/prod/v1/card"}, {"version": "1.0", "requestContext": context})
+    assert (v1["path"], v1["root_path"]) == ("/prod/v1/card", "/prod")
+    # A path that is not under the stage (no such event from API Gateway) is left alone.
+    odd = staged({**scope, "path": "/production"}, {"version": "2.0", "requestContext": context})
+    assert odd == {**scope, "path": "/production"}

@@ -11,7 +11,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from a2a_serverless import agent, skill
+from a2a_serverless import Context, DirectContext, agent, skill
 
 ALICE_KEY = "alice-key-0123456789abcdef"
 BOB_KEY = "bob-key-0123456789abcdef00"
@@ -243,3 +243,89 @@ async def test_the_card_can_be_protected_too(make_client: Any) -> None:
         assert (
             await client.get("/.well-known/agent-card.json", headers=key(BOB_KEY))
         ).status_code == 200
+
+
+def whose(context: DirectContext) -> Any:
+    """Answers "direct" messages at once; leaves the rest to a task."""
+    return f"direct {context.context_id}" if context.text == "direct" else None
+
+
+@agent(name="Sessions", description="Says whose turn it runs.", direct=whose)
+def sessions(ctx: Context) -> str:
+    return f"{ctx.owner}|{ctx.context_id}"
+
+
+async def send_in_context(
+    client: Any, headers: dict[str, str], transport: str, context_id: str, text: str = "hi"
+) -> Any:
+    """A message naming `context_id`, in each transport and version's own form."""
+    message_id = f"m-{transport}-{text}-{context_id}-{sorted(headers.values())[0][:5]}"
+    if transport in ("jsonrpc", "jsonrpc-1.0"):
+        wire = message(text, message_id) | {"contextId": context_id}
+        version = {"A2A-Version": "1.0"} if transport == "jsonrpc-1.0" else {}
+        method = "SendMessage" if version else "message/send"
+        if version:
+            wire = {
+                "messageId": message_id,
+                "role": "ROLE_USER",
+                "parts": [{"text": text}],
+                "contextId": context_id,
+            }
+        return await client.post(
+            "/", json=rpc(method, {"message": wire}), headers={**headers, **version}
+        )
+    rest = {"messageId": message_id, "role": "ROLE_USER", "contextId": context_id}
+    if transport == "rest":
+        body = {
+            "message": rest | {"content": [{"text": text}]},
+            "configuration": {"blocking": True},
+        }
+        return await client.post("/v1/message:send", json=body, headers=headers)
+    body = {"message": rest | {"parts": [{"text": text}]}}
+    return await client.post("/message:send", json=body, headers={**headers, "A2A-Version": "1.0"})
+
+
+@pytest.mark.parametrize("transport", ["jsonrpc", "jsonrpc-1.0", "rest", "rest-1.0"])
+async def test_a_context_is_its_first_owners_and_refused_to_others(
+    make_client: Any, transport: str
+) -> None:
+    # Issue 31: any caller could name any contextId, so executors keying sessions on the
+    # context ran Bob's message in Alice's conversation.
+    async with make_client(sessions, **AUTH) as (client, app):
+        alice, bob = key(ALICE_KEY), key(BOB_KEY)
+        first = await send_in_context(client, alice, transport, "ctx-shared")
+        assert first.status_code == 200, first.text
+        assert "apiKey:alice|ctx-shared" in first.text, "the agent sees whose task it runs"
+
+        for text in ("hi", "direct"):
+            refused = await send_in_context(client, bob, transport, "ctx-shared", text)
+            body = refused.json()
+            if transport.startswith("jsonrpc"):
+                assert body["error"]["code"] == -32602, body
+            else:
+                assert refused.status_code == 400, refused.text
+            assert "ctx-shared" in refused.text and "another caller" in refused.text
+        listed = await client.post("/", json=rpc("tasks/list", {}), headers=bob)
+        assert listed.json()["result"]["tasks"] == [], "nothing stored for Bob"
+
+        # Alice goes on in her context; a context Bob starts is his, and refused to Alice.
+        again = await send_in_context(client, alice, transport, "ctx-shared", "again")
+        assert "apiKey:alice|ctx-shared" in again.text, again.text
+        assert (await send_in_context(client, bob, transport, "ctx-bob")).status_code == 200
+        refused = await send_in_context(client, alice, transport, "ctx-bob")
+        assert "another caller" in refused.text, refused.text
+
+        # A context the server makes up is its caller's too.
+        made = await send_jsonrpc(client, alice, f"m-made-{transport}")
+        context_id = made.json()["result"]["contextId"]
+        taken = await send_in_context(client, bob, transport, context_id)
+        assert "another caller" in taken.text, taken.text
+        record = await app.runtime.store.get_task(made.json()["result"]["id"])
+        assert record.owner == "apiKey:alice"
+
+
+async def test_anonymous_deployments_share_their_contexts(make_client: Any) -> None:
+    async with make_client(sessions) as (client, _app):
+        for attempt in ("one", "two"):
+            sent = await send_in_context(client, {"x-try": attempt}, "jsonrpc", "ctx-any")
+            assert "None|ctx-any" in sent.text, sent.text

@@ -418,7 +418,7 @@ async def test_list_filters_in_every_spelling(client: httpx.AsyncClient) -> None
 
 async def test_cancel_bodies(client: httpx.AsyncClient) -> None:
     for body, headers in [
-        (b"", {}),
+        (b"", JSON_HEADERS),
         (b"{}", JSON_HEADERS),
         (b'{"name": ""}', JSON_HEADERS),
         (None, None),
@@ -431,7 +431,7 @@ async def test_cancel_bodies(client: httpx.AsyncClient) -> None:
             response = await client.post(url, content=body, headers=headers)
         assert response.status_code == 200, response.text
         assert response.json()["status"]["state"] == "TASK_STATE_CANCELLED"
-        error = check_error(await client.post(url), 409, -32002, "Conflict")
+        error = check_error(await client.post(url, json={}), 409, -32002, "Conflict")
         assert error["data"] == {"taskId": task["id"], "state": "canceled"}
 
     task = await send(client, "ask me")
@@ -441,7 +441,7 @@ async def test_cancel_bodies(client: httpx.AsyncClient) -> None:
     check_error(
         await client.post(url, content=b"x", headers={"content-type": "text/plain"}), 415, -32600
     )
-    check_error(await client.post("/v1/tasks/nope:cancel"), 404, -32001)
+    check_error(await client.post("/v1/tasks/nope:cancel", json={}), 404, -32001)
 
 
 # --- streaming -------------------------------------------------------------------------------

@@ -199,13 +199,14 @@ async def test_subscribe_refuses_a_finished_task(make_client: Any) -> None:
 async def test_cancel_with_and_without_a_body(make_client: Any) -> None:
     async with make_client(echo) as (client, _):
         first = await send(client, "ask")
-        canceled = await client.post(f"/tasks/{first['id']}:cancel", headers=V10)
+        empty = {**V10, "content-type": "application/a2a+json"}
+        canceled = await client.post(f"/tasks/{first['id']}:cancel", headers=empty)
         assert canceled.json()["status"]["state"] == "TASK_STATE_CANCELED"
         second = await send(client, "ask")
         body = {"id": second["id"], "metadata": {"why": "test"}}
         canceled = await client.post(f"/tasks/{second['id']}:cancel", json=body, headers=V10)
         assert canceled.json()["status"]["state"] == "TASK_STATE_CANCELED"
-        again = await client.post(f"/tasks/{second['id']}:cancel", headers=V10)
+        again = await client.post(f"/tasks/{second['id']}:cancel", json={}, headers=V10)
         error = error_of(again, 400, "TASK_NOT_CANCELABLE")
         assert error["status"] == "FAILED_PRECONDITION"
 
@@ -490,7 +491,7 @@ async def test_every_route_is_served_under_a_tenant(make_client: Any) -> None:
         assert list(sse_results(stream.text)[0]) == ["task"]
         card = await client.get("/acme/extendedAgentCard", headers=V10)
         error_of(card, 400, "EXTENDED_AGENT_CARD_NOT_CONFIGURED")
-        canceled = await client.post(f"/acme/tasks/{task_id}:cancel", headers=V10)
+        canceled = await client.post(f"/acme/tasks/{task_id}:cancel", json={}, headers=V10)
         assert canceled.json()["status"]["state"] == "TASK_STATE_CANCELED"
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from a2a_serverless import Settings
+from a2a_serverless import Agent, Context, InputRequired, Settings, TaskUpdater, agent
 from a2a_serverless.pagetoken import PageTokens, page_token_key
 from tests.reliability.harness import fuzz_agent
 
@@ -150,6 +150,36 @@ async def test_json_rpc_bodies_of_other_types_are_refused_with_415(
     assert body["error"]["code"] == -32600
     assert body["error"]["data"]["expected"] == "application/json"
     assert await stored_tasks(client) == 0, "a refused body must not be executed"
+
+
+@pytest.mark.parametrize(
+    ("prefix", "version"), [("/v1", {}), ("", {"A2A-Version": "1.0"})], ids=["v0.3", "v1.0"]
+)
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"],
+)
+async def test_rest_cancel_with_an_empty_body_of_another_type_is_refused_with_415(
+    client: httpx.AsyncClient, prefix: str, version: dict[str, str], content_type: str | None
+) -> None:
+    # Issue 31: an empty body needs no CORS preflight as text/plain, a form, a multipart or
+    # untyped; a page of another origin could cancel the caller's task with it.
+    task_id = (await send_text(client, "csrf-cancel", "ask me"))["result"]["id"]
+    url = f"{prefix}/tasks/{task_id}:cancel"
+    headers = {**version, **({"content-type": content_type} if content_type else {})}
+    request = client.build_request("POST", url, content=b"", headers=headers)
+    if content_type is None:
+        request.headers.pop("content-type", None)
+    response = await client.send(request)
+    assert response.status_code == 415, response.text
+    got = await client.post(
+        "/", json={"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": task_id}}
+    )
+    assert got.json()["result"]["status"]["state"] == "input-required", "refused, not canceled"
+    typed = await client.post(
+        url, content=b"", headers={**version, "content-type": "application/json"}
+    )
+    assert typed.status_code == 200, typed.text
 
 
 async def test_json_rpc_with_a_charset_is_fine(client: httpx.AsyncClient) -> None:
@@ -295,6 +325,39 @@ async def test_a_cursor_past_a_live_log_is_invalid_params(
     assert error["data"]["lastEventId"] == 10_000
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_v10_subscription_past_the_log_of_a_task_waiting_for_input_is_invalid_params(
+    client: httpx.AsyncClient, transport: str
+) -> None:
+    # Issue 31: SubscribeToTask follows a task waiting for input (its next turn's events would
+    # fall under the cursor), so the cursor is refused there at once, as for any live task,
+    # instead of a stream silent until its timeout.
+    task_id = (await send_text(client, f"cursor-input-{transport}", "ask me"))["result"]["id"]
+    headers = {"last-event-id": "10000", "A2A-Version": "1.0"}
+    if transport == "jsonrpc":
+        body = {"jsonrpc": "2.0", "id": 3, "method": "SubscribeToTask", "params": {"id": task_id}}
+        request = client.post("/", json=body, headers=headers)
+    else:
+        request = client.get(f"/tasks/{task_id}:subscribe", headers=headers)
+    response = await asyncio.wait_for(request, timeout=5)
+    if transport == "jsonrpc":
+        error = (
+            sse_payloads(response)[0]["error"]
+            if response.text.startswith(("data", "id"))
+            else response.json()["error"]
+        )
+        assert error["code"] == -32602, error
+    else:
+        assert response.status_code == 400, response.text
+        error = response.json()["error"]
+        assert error["status"] == "INVALID_ARGUMENT", error
+    assert "10000" in error["message"] and task_id in error["message"]
+    # v0.3's resubscribe ends where a turn does: there the task, at rest, is the answer.
+    v03 = await asyncio.wait_for(resubscribe_after(client, transport, task_id, 10_000), timeout=5)
+    payloads = sse_payloads(v03)
+    assert len(payloads) == 1, payloads
+
+
 # --- 5. over-long webhook URLs ------------------------------------------------------------------
 
 
@@ -392,7 +455,7 @@ async def test_a_full_sqlite_disk_is_503_with_retry_after_not_500(
 async def test_a_full_disk_mid_turn_retries_the_turn_and_never_fails_the_task(
     make_client: Any, tmp_path: Any
 ) -> None:
-    from a2a_serverless import Context, agent
+    from a2a_serverless import agent
     from a2a_serverless.store.sqlite import SqliteStore
 
     store = SqliteStore(tmp_path / "tasks.db")
@@ -720,3 +783,122 @@ async def test_the_sqlite_queue_takes_over_jobs_of_a_dead_process(tmp_path: Any)
         assert rows == 0, "a handled job is forgotten"
     finally:
         await queue.aclose()
+
+
+# --- issue 31: a task grows without bound ---------------------------------------------------------
+
+TASK_BOUND = 6000
+
+
+@agent(name="Grower", description="Asks, then answers with as many characters as it is told.")
+def grower(ctx: Context) -> Any:
+    if ctx.text.startswith("ask") and not ctx.is_continuation:
+        raise InputRequired("What else?")
+    if ctx.text.startswith("make "):
+        return "x" * int(ctx.text.split()[1])
+    return "fine"
+
+
+class Chunks:
+    """An executor streaming an artifact in chunks until the bound stops it."""
+
+    async def execute(self, context: Context, updater: TaskUpdater) -> None:
+        await updater.start_work("Writing…")
+        for index in range(100):
+            await updater.add_artifact("y" * 1000, artifact_id="report", append=index > 0)
+        await updater.complete()
+
+
+@pytest.fixture
+async def bounded(make_client: Any) -> AsyncIterator[tuple[httpx.AsyncClient, Any]]:
+    settings = {"max_task_bytes": TASK_BOUND, "blocking_timeout_s": 5.0, "poll_interval_s": 0.02}
+    async with make_client(grower, **settings) as (client, app):
+        yield client, app
+
+
+def send_body(text: str, message_id: str, task_id: str | None = None) -> dict[str, Any]:
+    message = {"role": "user", "messageId": message_id, "parts": [{"kind": "text", "text": text}]}
+    if task_id:
+        message["taskId"] = task_id
+    return {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message}}
+
+
+def over_the_bound(error: dict[str, Any]) -> None:
+    assert error["code"] == -32602, error
+    data = error["data"]
+    assert (data["limit"], data["setting"], data["max"]) == (
+        "max_task_bytes",
+        "A2A_MAX_TASK_BYTES",
+        TASK_BOUND,
+    )
+    assert data["actual"] > TASK_BOUND
+    assert str(TASK_BOUND) in error["message"] and str(data["actual"]) in error["message"]
+
+
+async def test_a_continuation_that_would_take_a_task_over_its_bound_is_refused(
+    bounded: tuple[httpx.AsyncClient, Any],
+) -> None:
+    client, app = bounded
+    task = (await client.post("/", json=send_body("ask " + "a" * 2000, "grow-1"))).json()
+    task_id = task["result"]["id"]
+    assert task["result"]["status"]["state"] == "input-required"
+    before = await app.runtime.store.get_task(task_id)
+
+    reply = await client.post("/", json=send_body("b" * 4000, "grow-2", task_id))
+    assert reply.status_code == 200
+    over_the_bound(reply.json()["error"])
+    rest_message = {
+        "messageId": "grow-3",
+        "role": "ROLE_USER",
+        "taskId": task_id,
+        "content": [{"text": "c" * 4000}],
+    }
+    rest = await client.post("/v1/message:send", json={"message": rest_message})
+    assert rest.status_code == 413, rest.text
+    over_the_bound(rest.json()["error"])
+    after = await app.runtime.store.get_task(task_id)
+    assert after.version == before.version, "nothing was stored"
+    assert after.task.status.state.value == "input-required"
+    # A continuation within the bound still goes in.
+    fits = await client.post("/", json=send_body("fine", "grow-4", task_id))
+    assert fits.json()["result"]["status"]["state"] == "completed"
+
+
+async def test_a_first_message_over_the_bound_stores_nothing(
+    bounded: tuple[httpx.AsyncClient, Any],
+) -> None:
+    client, _app = bounded
+    reply = await client.post("/", json=send_body("d" * (TASK_BOUND + 1), "grow-big"))
+    over_the_bound(reply.json()["error"])
+    message = {"messageId": "grow-big-1", "role": "ROLE_USER", "parts": [{"text": "e" * 7000}]}
+    v10 = await client.post(
+        "/message:send", json={"message": message}, headers={"A2A-Version": "1.0"}
+    )
+    assert v10.status_code == 413, v10.text
+    assert "max_task_bytes" in v10.text
+    assert await stored_tasks(client) == 0
+
+
+async def test_agent_output_over_the_bound_fails_the_task_saying_why(
+    bounded: tuple[httpx.AsyncClient, Any],
+) -> None:
+    client, app = bounded
+    reply = await client.post("/", json=send_body("make 10000", "grow-out"))
+    task = reply.json()["result"]
+    assert task["status"]["state"] == "failed", task
+    reason = task["status"]["message"]["parts"][0]["text"]
+    assert "A2A_MAX_TASK_BYTES" in reason and str(TASK_BOUND) in reason, reason
+    assert "The agent failed" not in reason
+    stored = await app.runtime.store.get_task(task["id"])
+    assert "x" * 1000 not in json.dumps(stored.task.dump()), "the output was not kept"
+
+
+async def test_streamed_chunks_stop_at_the_bound(make_client: Any) -> None:
+    chunks = Agent(name="Chunks", description="Streams chunks.", executor=Chunks())
+    settings = {"max_task_bytes": TASK_BOUND, "blocking_timeout_s": 5.0, "poll_interval_s": 0.02}
+    async with make_client(chunks, **settings) as (client, app):
+        task = (await client.post("/", json=send_body("go", "chunks-1"))).json()["result"]
+        assert task["status"]["state"] == "failed", task
+        assert "A2A_MAX_TASK_BYTES" in task["status"]["message"]["parts"][0]["text"]
+        stored = await app.runtime.store.get_task(task["id"])
+        assert len(json.dumps(stored.task.dump())) < TASK_BOUND + 1000

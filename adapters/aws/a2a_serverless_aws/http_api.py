@@ -6,7 +6,8 @@ The HTTP handler's own translation for the event format its deployments use (ser
 less per warm call than building an ASGI scope and reading it back. REST API (v1), ALB and
 Lambda@Edge events still go through Mangum's event handlers (lambda_http.py). The request keeps
 the event as `scope["aws.event"]`, as Mangum does, for upstream authentication and the stage in
-public URLs; the rules follow Mangum's HTTPGateway handler.
+public URLs; the rules follow Mangum's HTTPGateway handler. A named stage is the scope's root
+path (`staged`), for these events and for those Mangum translates.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import base64
 from typing import Any
 from urllib.parse import unquote
 
+from a2a_serverless.card import api_gateway_stage
 from a2a_serverless.http import Request, Response
 
 # Response content types sent as text; anything else goes base64-encoded (what Mangum does).
@@ -49,7 +51,23 @@ def request_from_event(event: dict[str, Any], context: Any) -> Request:
         "aws.event": event,
         "aws.context": context,
     }
-    return Request(scope, body=body, headers=headers)
+    return Request(staged(scope, event), body=body, headers=headers)
+
+
+def staged(scope: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
+    """`scope` with a named API Gateway stage as its root path, so that the routes see the
+    path below it (`/prod/v1/tasks` routes as `/v1/tasks`) while the card, the inspector and
+    an app's own URLs keep it. An HTTP API's event (payload 2.0 or 1.0) has the stage in its
+    path, a REST API's (no `version`) leaves it out."""
+    stage = api_gateway_stage(event)
+    if not stage:
+        return scope
+    path: str = scope["path"]
+    if "version" not in event:
+        path = stage + path
+    elif path != stage and not path.startswith(stage + "/"):
+        return scope  # not under the stage: routed as it came
+    return {**scope, "root_path": stage, "path": path}
 
 
 def event_response(response: Response) -> dict[str, Any]:

@@ -31,7 +31,7 @@ import asyncio
 import dataclasses
 import functools
 import logging
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from a2a_serverless import tracing
@@ -44,7 +44,7 @@ from a2a_serverless.observability import Observer
 
 from .config import AwsSettings, check_http_timing, invocation_seconds
 from .container import Container, service_name
-from .http_api import event_response, is_http_api_event, request_from_event
+from .http_api import event_response, is_http_api_event, request_from_event, staged
 from .logs import configure_logging, with_lambda_context
 from .metrics import MetricsObserver
 
@@ -203,7 +203,8 @@ def _event_handlers() -> list[type[LambdaHandler]]:
 
     Mangum's handlers build the scope anew on every access of the property, and their response
     formatting reads it again; these subclasses (Mangum's `custom_handlers`, tried first, same
-    order as Mangum's own) keep it.
+    order as Mangum's own) keep it. API Gateway's put a named stage in the root path, as
+    http_api.py does (Mangum routes `/prod/...` as it came, or drops the stage of a REST API).
     """
     from mangum.handlers import ALB, APIGateway, HTTPGateway, LambdaAtEdge
 
@@ -211,11 +212,22 @@ def _event_handlers() -> list[type[LambdaHandler]]:
     for base in (ALB, HTTPGateway, APIGateway, LambdaAtEdge):
         build_scope = cast(property, base.__dict__["scope"]).fget
         assert build_scope is not None
+        if base in (HTTPGateway, APIGateway):
+            build_scope = _with_stage(build_scope)
         scope = functools.cached_property(build_scope)
         handler = type(base.__name__, (base,), {"scope": scope, "__module__": __name__})
         scope.__set_name__(handler, "scope")
         handlers.append(handler)
     return handlers
+
+
+def _with_stage(build_scope: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """An API Gateway handler's scope, with a named stage as its root path (`staged`)."""
+
+    def scope(handler: Any) -> Any:
+        return staged(build_scope(handler), handler.event)
+
+    return scope
 
 
 def make_http_handler(

@@ -17,6 +17,10 @@ timeout: stream_timeout_s defaults to A2A_LAMBDA_TIMEOUT_S minus the margin (an 
 A2A_STREAM_TIMEOUT_S that does not fit is an error), so streams end cleanly and clients
 resubscribe with Last-Event-ID.
 
+Behind API Gateway on a named stage, the stage (from the adapter's `x-amzn-request-context`
+header, read only inside Lambda) is the root path: the routes see the path below it and the
+card names it (a function URL has no stage).
+
 Turns still go to SQS and run in the worker function; the stream follows the task's event log in
 the store, so it shows the worker's writes as they land.
 
@@ -37,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from a2a_serverless.agent import Agent
 from a2a_serverless.asgi import A2AApplication
+from a2a_serverless.card import api_gateway_stage
 from a2a_serverless.config import Settings
 from a2a_serverless.observability import Observer
 
@@ -59,6 +64,8 @@ Send = Callable[[Message], Awaitable[None]]
 
 # The header in which the Web Adapter passes the invocation's Lambda context (JSON).
 LAMBDA_CONTEXT_HEADER = b"x-amzn-lambda-context"
+# The header in which it passes the event's request context (JSON): API Gateway's stage.
+REQUEST_CONTEXT_HEADER = b"x-amzn-request-context"
 DEFAULT_PORT = 8080
 
 
@@ -82,16 +89,23 @@ class WebAdapterApp:
         runtime: Runtime,
         logger: Logger,
         metrics: MetricsObserver,
+        *,
+        behind_adapter: bool = False,
     ) -> None:
         self.app = app
         self.runtime = runtime
         self.logger = logger
         self.metrics = metrics
+        # Inside Lambda the adapter writes the request-context header itself; elsewhere any
+        # client could, so it is read only there.
+        self.behind_adapter = behind_adapter
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if self.behind_adapter:
+            scope = _staged(scope)
         with self._request_keys(scope):
             try:
                 await self.app(scope, receive, send)
@@ -112,6 +126,28 @@ class WebAdapterApp:
             return
         with self.logger.append_context_keys(**keys):
             yield
+
+
+def _staged(scope: Scope) -> Scope:
+    """`scope` with a named API Gateway stage (from the adapter's request-context header) as
+    its root path: routed below it, named in the card. The adapter passes the path with the
+    stage in it, or without (AWS_LWA_REMOVE_BASE_PATH); a function URL has no stage."""
+    for name, value in scope.get("headers", []):
+        if name == REQUEST_CONTEXT_HEADER:
+            try:
+                context = json.loads(value)
+            except ValueError:
+                return scope
+            if not isinstance(context, dict):
+                return scope
+            stage = api_gateway_stage({"requestContext": context})
+            if not stage or scope.get("root_path"):
+                return scope
+            path: str = scope["path"]
+            if path != stage and not path.startswith(stage + "/"):
+                path = stage + path
+            return {**scope, "root_path": stage, "path": path}
+    return scope
 
 
 def create_web_app(
@@ -159,11 +195,14 @@ def create_web_app(
 
     settings = resolve_secrets(settings)
     runtime = Runtime(agent, settings, observers=[metrics, *observers], **runtime_options)
+    behind_adapter = streams is not None
     if app is None or mount is None:
-        return WebAdapterApp(A2AApplication(runtime), runtime, logger, metrics)
+        return WebAdapterApp(
+            A2AApplication(runtime), runtime, logger, metrics, behind_adapter=behind_adapter
+        )
     # uvicorn runs the app's lifespan, which starts the runtime and closes it at shutdown.
     mount.bind(runtime, owned=True)
-    return WebAdapterApp(app, runtime, logger, metrics)
+    return WebAdapterApp(app, runtime, logger, metrics, behind_adapter=behind_adapter)
 
 
 def load_target(target: str) -> tuple[Agent, Starlette | None]:

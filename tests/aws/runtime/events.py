@@ -47,10 +47,12 @@ def http_api_event(
     stage: str = "$default",
 ) -> dict[str, Any]:
     now = time.time()
+    # A named stage is the first segment of both paths (the `$default` stage is in neither).
+    path = path if stage == "$default" else f"/{stage}{path}"
     return {
         "version": "2.0",
         "routeKey": "$default",
-        "rawPath": path if stage == "$default" else f"/{stage}{path}",
+        "rawPath": path,
         "rawQueryString": "",
         "headers": {
             "host": host,

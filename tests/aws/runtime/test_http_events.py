@@ -5,6 +5,7 @@ buffered SSE body while the worker runs the turn."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +33,11 @@ pytestmark = pytest.mark.aws
 EventBuilder = Callable[..., dict[str, Any]]
 SOURCES: dict[str, tuple[EventBuilder, str]] = {
     "http-api-v2": (http_api_event, "https://abc123.execute-api.us-east-1.amazonaws.com/"),
+    # Issue 31: on a named stage every route answered 404 while the card named /prod URLs.
+    "http-api-v2-stage": (
+        functools.partial(http_api_event, stage="prod"),
+        "https://abc123.execute-api.us-east-1.amazonaws.com/prod/",
+    ),
     "rest-api-v1": (rest_api_event, "https://abc123.execute-api.us-east-1.amazonaws.com/prod/"),
     "alb": (alb_event, "http://a2a-alb-123.us-east-1.elb.amazonaws.com/"),
     "function-url": (function_url_event, "https://xyz789.lambda-url.us-east-1.on.aws/"),

@@ -283,3 +283,39 @@ def test_logs_carry_the_request_id_the_adapter_passes(sqs: Any) -> None:
         ("inside", "req-42"),
         ("outside", None),
     ]
+
+
+async def test_a_named_stage_is_routed_below_and_named_in_the_card(sqs: Any) -> None:
+    # Issue 31: behind API Gateway on a named stage the adapter passes `/prod/...`.
+    host = "abc123.execute-api.us-east-1.amazonaws.com"
+    context = json.dumps({"stage": "prod", "domainName": host, "http": {"method": "GET"}})
+    headers = {"x-amzn-request-context": context}
+
+    def web_app(environ: dict[str, str]) -> Any:
+        return create_web_app(
+            subject,
+            Settings(store_url="memory://", dev_mode=True),
+            AwsSettings(lambda_timeout_s=30),
+            environ=environ,
+            queue=SqsQueue("http://127.0.0.1:1/123456789012/jobs", client=sqs),
+        )
+
+    inside = web_app({"AWS_LAMBDA_FUNCTION_NAME": "f"})
+    transport = httpx.ASGITransport(app=inside)
+    async with httpx.AsyncClient(transport=transport, base_url=f"https://{host}") as client:
+        card = await client.get("/prod/.well-known/agent-card.json", headers=headers)
+        assert card.status_code == 200, card.text
+        assert card.json()["url"] == f"https://{host}/prod/"
+        # AWS_LWA_REMOVE_BASE_PATH=/prod: the path comes without the stage, the card keeps it.
+        card = await client.get("/.well-known/agent-card.json", headers=headers)
+        assert card.json()["url"] == f"https://{host}/prod/"
+        listed = await client.get("/prod/v1/tasks", headers=headers)
+        assert listed.status_code == 200, listed.text
+    await inside.runtime.aclose()
+    # Outside Lambda the header is anybody's: not read.
+    outside = web_app({})
+    transport = httpx.ASGITransport(app=outside)
+    async with httpx.AsyncClient(transport=transport, base_url=f"https://{host}") as client:
+        card = await client.get("/prod/.well-known/agent-card.json", headers=headers)
+        assert card.status_code == 404
+    await outside.runtime.aclose()
