@@ -141,10 +141,10 @@ class Settings:
     # Seconds an agent's direct hook (a Message answered in the request, no task) may take
     # before the request fails with -32603 / HTTP 504; it is meant for quick replies.
     direct_timeout_s: float = 10.0
-    # A message whose `messageId` was seen before is a retry: answered with the task it made,
-    # never run again (and refused if its parts, taskId or contextId differ). False treats
-    # every message as new, for clients that reuse ids (the A2A TCK does): retries then run
-    # the agent again. Spec 1.0 §3.3.1 leaves the choice to the agent.
+    # A request identical to an earlier one (same caller, messageId and everything else the
+    # message and its configuration say) is a retry: answered with the task or reply it got,
+    # never run again. Another message reusing a messageId is a new message. False treats
+    # every request as new: retries then run the agent again.
     dedupe_message_ids: bool = True
     # Seconds an SSE response may stay open; the client resubscribes after that.
     stream_timeout_s: float = 300.0
