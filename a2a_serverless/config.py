@@ -130,12 +130,13 @@ class Settings:
     # Path of the JSON-RPC endpoint, relative to the app's root.
     rpc_path: str = "/"
     # Can this platform hold a response open? False behind API Gateway + Mangum: the card then
-    # says `streaming: false` (clients should use push notifications and tasks/get).
+    # says `streaming: false`, and message/stream and tasks/resubscribe are refused with -32004
+    # / HTTP 400, as spec 1.0 §3.3.4 requires (clients use push notifications and tasks/get).
     streaming: bool = True
-    # With streaming off, still answer message/stream and tasks/resubscribe, with one buffered
-    # SSE body of what happens within `blocking_timeout_s` (the rest arrives by push). False
-    # refuses them (-32004 / HTTP 400).
-    buffered_streams: bool = True
+    # With streaming off, answer message/stream and tasks/resubscribe anyway, with one buffered
+    # SSE body of what happens within `blocking_timeout_s` (the rest arrives by push or a later
+    # resubscribe); the card then says `streaming: true`, since the server serves streams.
+    buffered_streams: bool = False
     # Seconds a blocking `message/send` waits for the turn to end before returning the task.
     blocking_timeout_s: float = 25.0
     # Seconds an agent's direct hook (a Message answered in the request, no task) may take

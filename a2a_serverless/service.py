@@ -652,10 +652,14 @@ class TaskService:
             return TaskPushNotificationConfig(
                 task_id=params.id, push_notification_config=configs[0].config
             )
-        raise InvalidParamsError(
-            f"Task {params.id} has no push notification config {wanted!r}",
-            data={"taskId": params.id, "pushNotificationConfigId": wanted},
-        )
+        text = f"Task {params.id} has no push notification config {wanted!r}"
+        data = {"taskId": params.id, "pushNotificationConfigId": wanted}
+        if caller.protocol == "0.3":
+            # 0.3 names no error for it; this kit has always said invalid params there.
+            raise InvalidParamsError(text, data=data)
+        # Spec 1.0 §3.1.8: "TaskNotFoundError: the push notification configuration does not
+        # exist". (Delete stays a success for a missing config: §3.1.10 makes it idempotent.)
+        raise TaskNotFoundError(text, data=data)
 
     async def list_push_configs(
         self, params: ListTaskPushNotificationConfigParams, caller: Caller
