@@ -197,6 +197,9 @@ class Settings:
     otel: bool = False
 
     # --- push notifications (webhooks) ---
+    # Offer push notifications at all. False: the card says `pushNotifications: false` and the
+    # push config methods answer PushNotificationNotSupportedError (-32003), keys or not.
+    push_notifications: bool = True
     # Private signing keys: a JSON array of JWKs (EC P-256 for ES256, or RSA for RS256), as
     # `a2a-serverless keys generate` prints them. The newest key (largest "iat") signs; all are
     # published at /.well-known/jwks.json so rotation never breaks verification.
