@@ -3,8 +3,9 @@
 Each scenario of the A2A conformance kit's `scenarios/*.feature` is driven here as the kit
 drives it (a messageId with the scenario's prefix, a session suffix after it), on the dev
 server over SQLite, served as `scripts/tck` serves it: on default settings, deduplication on
-(the kit sends one id for many messages; only an identical request is a retry). CI covers the agent's behaviour without the kit; running
-the kit itself is `scripts/tck` (docs/protocol-versions.md, "Conformance").
+(the kit sends one id for many messages; only an identical request is a retry). CI covers
+the agent's behaviour without the kit; running the kit itself is `scripts/tck`
+(docs/protocol-versions.md, "Conformance").
 """
 
 from __future__ import annotations
