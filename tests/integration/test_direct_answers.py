@@ -276,6 +276,35 @@ async def test_a_reused_message_id_on_another_message_is_a_new_message(make_clie
         assert len(asked) == 3
 
 
+async def test_a_reply_stored_before_fingerprints_is_still_replayed(make_client: Any) -> None:
+    # Earlier versions kept a reply under `owner\nmessageId` with the parts' digest: the same
+    # message gets it back, hook not asked; another message with the id is asked anew.
+    from a2a_serverless.service import legacy_idempotency_key
+    from a2a_serverless.store.base import StoredReply, message_digest
+
+    async with make_client(mixed) as (client, app):
+        sent = v03_message("hi")
+        earlier = Message(
+            message_id="old-reply", role="agent", parts=[TextPart(text="from before")]
+        )
+        request = Message(message_id=sent["messageId"], role="user", parts=[TextPart(text="hi")])
+        await app.runtime.store.put_reply(
+            StoredReply(
+                key=legacy_idempotency_key("anonymous", sent["messageId"]),
+                owner="anonymous",
+                request_digest=message_digest(request),
+                reply=earlier,
+                created_at_ms=1,
+            )
+        )
+        asked.clear()
+        replayed = (await v03_send(client, sent))["result"]
+        assert replayed["messageId"] == "old-reply" and asked == []
+        other = await v03_send(client, {**sent, "parts": [{"kind": "text", "text": "yo"}]})
+        assert other["result"]["messageId"] != "old-reply"
+        assert asked == [sent["messageId"]]
+
+
 async def test_concurrent_copies_get_one_reply(make_client: Any) -> None:
     @agent(name="Random", description="A new reply each time it is asked.", direct=lambda c: None)
     def unused(text: str) -> str:
