@@ -40,7 +40,12 @@ from typing import TYPE_CHECKING
 from . import jsonrpc_transport, tracing
 from .auth import AuthError, RequestView
 from .card import build_card, card_document, join_url, platform_base_url, trusted_networks
-from .errors import MethodNotAllowedError, MethodNotFoundError, VersionNotSupportedError
+from .errors import (
+    AuthenticatedExtendedCardNotConfiguredError,
+    MethodNotAllowedError,
+    MethodNotFoundError,
+    VersionNotSupportedError,
+)
 from .http import (
     JSON_HEADERS,
     PUBLIC_CACHE,
@@ -299,18 +304,24 @@ class A2AApplication:
             self.runtime.agent,
             url=self.card_url(request),
             rest_url=self.rest_url(request),
-            streaming=self.runtime.settings.streaming,
+            # Buffered streams are streams the server serves: a card that said `streaming:
+            # false` would oblige it to refuse them (spec 1.0 §3.3.4).
+            streaming=self.runtime.settings.streaming or self.runtime.settings.buffered_streams,
             push_notifications=self.runtime.service.push_notifications,
             security=self.runtime.security,
         )
 
     def extended_card(self, request: Request, caller: Caller) -> ExtendedCard | None:
-        """What `agent/getAuthenticatedExtendedCard` serves this caller, if anything: the public
-        card with the extended skills the caller's scopes allow."""
+        """What `agent/getAuthenticatedExtendedCard` serves this caller: the public card with the
+        extended skills the caller's scopes allow. None where the card does not declare one
+        (`extendedAgentCard: false`, which 1.0 answers with UnsupportedOperationError); a caller
+        without an identity gets a builder that says there is none for it (-32007)."""
         agent, security = self.runtime.agent, self.runtime.security
         identity = caller.identity
-        if not agent.extended_skills or not security.enabled or identity is None:
+        if not agent.extended_skills or not security.enabled:
             return None
+        if identity is None:
+            return _no_extended_card
 
         def build() -> AgentCard:
             skills = security.allowed_skills(identity, [*agent.skills, *agent.extended_skills])
@@ -383,3 +394,9 @@ def _inspector(app: A2AApplication) -> Inspector | None:
     if not inspector_enabled(runtime):
         return None
     return Inspector(runtime, app._authenticate, app._rpc_path)
+
+
+def _no_extended_card() -> AgentCard:
+    raise AuthenticatedExtendedCardNotConfiguredError(
+        "This agent has no extended agent card for this caller"
+    )

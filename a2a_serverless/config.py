@@ -130,21 +130,22 @@ class Settings:
     # Path of the JSON-RPC endpoint, relative to the app's root.
     rpc_path: str = "/"
     # Can this platform hold a response open? False behind API Gateway + Mangum: the card then
-    # says `streaming: false` (clients should use push notifications and tasks/get).
+    # says `streaming: false`, and message/stream and tasks/resubscribe are refused with -32004
+    # / HTTP 400, as spec 1.0 §3.3.4 requires (clients use push notifications and tasks/get).
     streaming: bool = True
-    # With streaming off, still answer message/stream and tasks/resubscribe, with one buffered
-    # SSE body of what happens within `blocking_timeout_s` (the rest arrives by push). False
-    # refuses them (-32004 / HTTP 400).
-    buffered_streams: bool = True
+    # With streaming off, answer message/stream and tasks/resubscribe anyway, with one buffered
+    # SSE body of what happens within `blocking_timeout_s` (the rest arrives by push or a later
+    # resubscribe); the card then says `streaming: true`, since the server serves streams.
+    buffered_streams: bool = False
     # Seconds a blocking `message/send` waits for the turn to end before returning the task.
     blocking_timeout_s: float = 25.0
     # Seconds an agent's direct hook (a Message answered in the request, no task) may take
     # before the request fails with -32603 / HTTP 504; it is meant for quick replies.
     direct_timeout_s: float = 10.0
-    # A message whose `messageId` was seen before is a retry: answered with the task it made,
-    # never run again (and refused if its parts, taskId or contextId differ). False treats
-    # every message as new, for clients that reuse ids (the A2A TCK does): retries then run
-    # the agent again. Spec 1.0 §3.3.1 leaves the choice to the agent.
+    # A request identical to an earlier one (same caller, messageId and everything else the
+    # message and its configuration say) is a retry: answered with the task or reply it got,
+    # never run again. Another message reusing a messageId is a new message. False treats
+    # every request as new: retries then run the agent again.
     dedupe_message_ids: bool = True
     # Seconds an SSE response may stay open; the client resubscribes after that.
     stream_timeout_s: float = 300.0
@@ -200,6 +201,9 @@ class Settings:
     otel: bool = False
 
     # --- push notifications (webhooks) ---
+    # Offer push notifications at all. False: the card says `pushNotifications: false` and the
+    # push config methods answer PushNotificationNotSupportedError (-32003), keys or not.
+    push_notifications: bool = True
     # Private signing keys: a JSON array of JWKs (EC P-256 for ES256, or RSA for RS256), as
     # `a2a-serverless keys generate` prints them. The newest key (largest "iat") signs; all are
     # published at /.well-known/jwks.json so rotation never breaks verification.

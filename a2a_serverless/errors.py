@@ -83,17 +83,6 @@ class InvalidParamsError(A2AError):
     http_status = 400
 
 
-class MessageIdReusedError(InvalidParamsError):
-    """A messageId sent again with other content (parts, taskId or contextId).
-
-    The same message sent again is a retry, answered with its task; the same id on another
-    message is a client bug (a fixed id in a script, say) that would otherwise be answered with
-    the first message's task as if nothing were wrong. JSON-RPC: -32602; REST: HTTP 409.
-    """
-
-    http_status = 409
-
-
 class PushConfigConflictError(InvalidParamsError):
     """A push config the task cannot take: its URL is already another config's on that task, or
     the task has as many configs as it may. JSON-RPC: -32602; REST: HTTP 409."""

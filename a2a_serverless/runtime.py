@@ -102,7 +102,7 @@ class Runtime:
         # Push is offered only where it can be delivered and signed: the card, the service's
         # answers (-32003 otherwise) and the JWKS endpoint all follow `notifier`.
         self.notifier: PushNotifier | None = None
-        if push_notifications:
+        if push_notifications and self.settings.push_notifications:
             self.notifier = _make_notifier(self.settings, self.journal, queue)
         if self.notifier is not None:
             self.notifier.signals = self.signals

@@ -15,16 +15,18 @@ idempotency key, so a retry gets it again without the agent being asked twice.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+import hashlib
+import json
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .codec import ENCODER
 from .config import Settings
 from .contexts import Contexts
 from .errors import (
+    A2AError,
     InvalidParamsError,
-    MessageIdReusedError,
     PushConfigConflictError,
     PushNotificationNotSupportedError,
     ServiceUnavailableError,
@@ -205,15 +207,11 @@ class TaskService:
         key: str | None = None
         existing: str | None = None
         if self.settings.dedupe_message_ids:
-            key = f"{caller.owner}\n{message.message_id}"
-            if direct is None:
-                existing = await self.store.find_idempotency_key(key)
-            else:
-                existing, replied = await asyncio.gather(
-                    self.store.find_idempotency_key(key), self.store.find_reply(key)
-                )
-                if replied is not None:
-                    return _replayed(replied, message)
+            key = idempotency_key(caller.owner, params)
+            earlier = await self._earlier(key, message, caller, replies=direct is not None)
+            if isinstance(earlier, Message):
+                return earlier
+            existing = earlier
         try:
             if existing is not None:
                 return await self._retried(existing, message, caller)
@@ -236,6 +234,42 @@ class TaskService:
         assert record.step is not None
         await self._enqueue_turn(record.task_id, record.step)
         return record
+
+    async def _earlier(
+        self, key: str, message: Message, caller: Caller, *, replies: bool
+    ) -> str | Message | None:
+        """What an identical earlier request got: its task's id or its direct reply (None: the
+        request is new). `replies`: look for a direct reply too.
+
+        Keys written before the fingerprint joined them (`owner\nmessageId`) are still read:
+        such a key answers only a message that matches what was stored under it, as a retry
+        was told apart then (same parts, no other taskId or contextId)."""
+        legacy = legacy_idempotency_key(caller.owner, message.message_id)
+        lookups: list[Awaitable[Any]] = [
+            self.store.find_idempotency_key(key),
+            self.store.find_idempotency_key(legacy),
+        ]
+        if replies:
+            lookups += [self.store.find_reply(key), self.store.find_reply(legacy)]
+        found = await asyncio.gather(*lookups)
+        task_id, legacy_task_id = found[0], found[1]
+        if replies:
+            reply, legacy_reply = found[2], found[3]
+            if reply is not None:
+                return cast(StoredReply, reply).reply
+            if legacy_reply is not None and _same_as_reply(legacy_reply, message):
+                return cast(StoredReply, legacy_reply).reply
+        if task_id is not None:
+            return cast(str, task_id)
+        if legacy_task_id is not None:
+            record = await self.store.get_task(legacy_task_id)
+            if (
+                record is not None
+                and record.owner == caller.owner
+                and _same_as_task(record, message)
+            ):
+                return record.task_id
+        return None
 
     async def _answer_directly(
         self, direct: DirectHook, params: MessageSendParams, caller: Caller, key: str | None
@@ -283,7 +317,7 @@ class TaskService:
         if replied is None:
             # The reply that held the key expired in between: the key is free again.
             raise ServiceUnavailableError("The message's earlier reply just expired; send it again")
-        return _replayed(replied, message)
+        return replied.reply
 
     async def _create(
         self, params: MessageSendParams, caller: Caller, key: str | None
@@ -324,16 +358,17 @@ class TaskService:
             if record.owner != caller.owner:
                 raise TaskNotFoundError(data={"taskId": task_id})
             history = record.task.history or []
-            if key is not None and any(m.message_id == message.message_id for m in history):
-                # A copy of this very message got in first (its key was claimed after our
-                # look-up): this request is a retry, whatever state the task is in now.
-                raise _AlreadyAccepted(task_id)
             state = record.task.status.state
+            # A copy of this very request may have got in first (its key claimed after our
+            # look-up) and moved the task on: then this request is a retry, answered with the
+            # task whatever its state. Only the key tells: another message may reuse the id.
+            maybe_retry = key is not None and any(
+                m.message_id == message.message_id for m in history
+            )
             if state.is_terminal:
-                raise InvalidParamsError(
-                    f"Task {task_id} is {state.value}: a finished task cannot take new "
-                    "messages; send a new message in the same contextId to start a new task",
-                    data={"taskId": task_id, "state": state.value},
+                raise _refused(
+                    maybe_retry,
+                    _terminal_task_error(task_id, state, caller.protocol),
                 )
             if message.context_id and message.context_id != record.context_id:
                 raise InvalidParamsError(
@@ -341,10 +376,13 @@ class TaskService:
                     data={"taskId": task_id, "contextId": record.context_id},
                 )
             if not state.is_interrupted:
-                raise InvalidParamsError(
-                    f"Task {task_id} is {state.value}: it takes a new message once it asks for "
-                    "input (input-required or auth-required)",
-                    data={"taskId": task_id, "state": state.value},
+                raise _refused(
+                    maybe_retry,
+                    InvalidParamsError(
+                        f"Task {task_id} is {state.value}: it takes a new message once it asks "
+                        "for input (input-required or auth-required)",
+                        data={"taskId": task_id, "state": state.value},
+                    ),
                 )
             current = record.turn
             skill_id = self.skill_gate.resolve(
@@ -354,7 +392,13 @@ class TaskService:
             return Change(
                 messages=[accepted],
                 events=[status_event(record.task, TaskState.SUBMITTED)],
-                turn=self._turn_info(params, caller, skill_id, len(history) + 1),
+                turn=self._turn_info(
+                    params,
+                    caller,
+                    skill_id,
+                    len(history) + 1,
+                    reused=any(m.message_id == message.message_id for m in history),
+                ),
             )
 
         try:
@@ -363,17 +407,27 @@ class TaskService:
             raise TaskNotFoundError(data={"taskId": task_id}) from None
         except TaskTooLarge as too_large:
             raise task_too_large(too_large.maximum, too_large.actual) from None
-        except _AlreadyAccepted:
-            return await self._retried(task_id, message, caller)
+        except _MaybeRetry as maybe:
+            assert key is not None
+            if await self.store.find_idempotency_key(key) == task_id:
+                return await self._retried(task_id, message, caller)
+            raise maybe.refusal from None
 
     def _turn_info(
-        self, params: MessageSendParams, caller: Caller, skill_id: str | None, position: int
+        self,
+        params: MessageSendParams,
+        caller: Caller,
+        skill_id: str | None,
+        position: int,
+        *,
+        reused: bool = False,
     ) -> TurnInfo:
         """What the worker needs to run the turn this message begins. A turn is named by its
-        messageId; without deduplication an id may come again (in the same task too), so its
-        place in the history makes the name unique."""
+        messageId; an id may come again in the same task (`reused`: another message with the
+        id, or any message without deduplication), so its place in the history makes the name
+        unique."""
         turn = None
-        if not self.settings.dedupe_message_ids:
+        if reused or not self.settings.dedupe_message_ids:
             turn = f"{params.message.message_id}#{position}"
         return _turn_info(params, caller, skill_id, turn)
 
@@ -382,8 +436,13 @@ class TaskService:
         record = await self.store.get_task(task_id)
         if record is None or record.owner != caller.owner:
             raise TaskNotFoundError(data={"taskId": task_id})
-        _check_same_message(record, message)
         step = record.step
+        turn = record.turn
+        # Is the task's current turn the one this message began? (A record without turn info
+        # names its turn by the messageId alone.)
+        current = (
+            step == message.message_id if turn is None else turn.message_id == message.message_id
+        )
         state = record.task.status.state
         claim = record.claim
         waiting = state == TaskState.SUBMITTED and claim is None
@@ -393,13 +452,13 @@ class TaskService:
         stalled = (
             not state.is_terminal
             and claim is not None
-            and claim.step == message.message_id
+            and claim.step == step
             and claim.lease_until_ms < now_ms()
         )
-        if step == message.message_id and (waiting or stalled):
+        if step is not None and current and (waiting or stalled):
             # The first attempt may have died between storing the task and enqueueing its turn.
             # Enqueueing again is safe: the worker claims each turn once.
-            await self._enqueue_turn(task_id, message.message_id)
+            await self._enqueue_turn(task_id, step)
         return record
 
     async def _enqueue_turn(self, task_id: str, step: str) -> None:
@@ -614,10 +673,14 @@ class TaskService:
             return TaskPushNotificationConfig(
                 task_id=params.id, push_notification_config=configs[0].config
             )
-        raise InvalidParamsError(
-            f"Task {params.id} has no push notification config {wanted!r}",
-            data={"taskId": params.id, "pushNotificationConfigId": wanted},
-        )
+        text = f"Task {params.id} has no push notification config {wanted!r}"
+        data = {"taskId": params.id, "pushNotificationConfigId": wanted}
+        if caller.protocol == "0.3":
+            # 0.3 names no error for it; this kit has always said invalid params there.
+            raise InvalidParamsError(text, data=data)
+        # Spec 1.0 §3.1.8: "TaskNotFoundError: the push notification configuration does not
+        # exist". (Delete stays a success for a missing config: §3.1.10 makes it idempotent.)
+        raise TaskNotFoundError(text, data=data)
 
     async def list_push_configs(
         self, params: ListTaskPushNotificationConfigParams, caller: Caller
@@ -699,52 +762,88 @@ class TaskService:
             )
 
 
-class _AlreadyAccepted(Exception):
-    pass
+class _MaybeRetry(Exception):
+    """A refusal that may be a retry's answer: the message's id is in the task's history, so
+    a copy of this request may have been accepted since the key was looked up."""
+
+    def __init__(self, refusal: A2AError) -> None:
+        super().__init__(refusal.message)
+        self.refusal = refusal
 
 
-def _check_same_message(record: TaskRecord, message: Message) -> None:
-    """A retry must be the message it repeats: same parts, same task, same context."""
+def _refused(maybe_retry: bool, refusal: A2AError) -> Exception:
+    return _MaybeRetry(refusal) if maybe_retry else refusal
+
+
+def _terminal_task_error(task_id: str, state: TaskState, protocol: str) -> A2AError:
+    """A message to a finished task. A2A 1.0 (§3.1.1) names UnsupportedOperationError; 0.3
+    only says "an error", and this kit has always answered it with invalid params there."""
+    text = (
+        f"Task {task_id} is {state.value}: a finished task cannot take new messages; send a new "
+        "message in the same contextId to start a new task"
+    )
+    data = {"taskId": task_id, "state": state.value}
+    if protocol == "0.3":
+        return InvalidParamsError(text, data=data)
+    return UnsupportedOperationError(text, data=data)
+
+
+def idempotency_key(owner: str, params: MessageSendParams) -> str:
+    """The key a message is deduplicated under: its caller, its messageId and the fingerprint
+    of the rest of the request (`request_fingerprint`). Another message with the same id has
+    another key, so it is a new message, not a retry."""
+    return f"{owner}\n{params.message.message_id}\n{request_fingerprint(params)}"
+
+
+def legacy_idempotency_key(owner: str, message_id: str) -> str:
+    """The key of records written before the fingerprint joined it (still read)."""
+    return f"{owner}\n{message_id}"
+
+
+def request_fingerprint(params: MessageSendParams) -> str:
+    """A digest of everything in a send request but its messageId, computed on the parsed
+    request, so both bindings and both protocol versions give one value for one request.
+
+    Left out on purpose are the options that only shape the answer (`blocking` — v1.0's
+    `returnImmediately` —, `historyLength`): a client that re-sends a blocking send as a stream
+    after a timeout is retrying the same message, and must get the same task, not a second run.
+    Empty and absent values are one: `{}` and no metadata make the same request."""
+    message = params.message.dump()
+    message.pop("messageId", None)
+    config = params.configuration
+    canonical = {
+        "message": {k: v for k, v in message.items() if v not in (None, [], {})},
+        "acceptedOutputModes": (config.accepted_output_modes or None) if config else None,
+        "pushNotificationConfig": (
+            config.push_notification_config.dump()
+            if config is not None and config.push_notification_config is not None
+            else None
+        ),
+        "metadata": params.metadata or None,
+    }
+    encoded = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(encoded.encode()).hexdigest()
+
+
+def _same_as_task(record: TaskRecord, message: Message) -> bool:
+    """A message stored under a legacy key's task is this one, as told apart when the key was
+    written: same parts, and no other taskId or contextId."""
     first = next((m for m in record.task.history or [] if m.message_id == message.message_id), None)
-    _refuse_reuse(
-        message,
-        parts_differ=first is not None
-        and [p.dump() for p in first.parts] != [p.dump() for p in message.parts],
-        task_id=record.task_id,
-        context_id=record.context_id,
+    if first is not None and [p.dump() for p in first.parts] != [p.dump() for p in message.parts]:
+        return False
+    return message.task_id in (None, record.task_id) and message.context_id in (
+        None,
+        record.context_id,
     )
 
 
-def _replayed(replied: StoredReply, message: Message) -> Message:
-    """A message answered directly before: the same reply, if it is the same message."""
-    _refuse_reuse(
-        message,
-        parts_differ=message_digest(message) != replied.request_digest,
-        task_id=None,
-        context_id=replied.context_id,
+def _same_as_reply(replied: StoredReply, message: Message) -> bool:
+    """A legacy key's direct reply answered this message: same parts, no task, same context."""
+    return (
+        message_digest(message) == replied.request_digest
+        and message.task_id is None
+        and message.context_id in (None, replied.context_id)
     )
-    return replied.reply
-
-
-def _refuse_reuse(
-    message: Message, *, parts_differ: bool, task_id: str | None, context_id: str | None
-) -> None:
-    """Raise MessageIdReusedError if `message` is not the one first sent with its messageId,
-    which went to task `task_id` (None: answered directly) in context `context_id`."""
-    differs = ["parts"] if parts_differ else []
-    if message.task_id is not None and message.task_id != task_id:
-        differs.append("taskId")
-    if message.context_id is not None and message.context_id != context_id:
-        differs.append("contextId")
-    if differs:
-        data: dict[str, Any] = {"messageId": message.message_id, "differs": differs}
-        if task_id is not None:
-            data["taskId"] = task_id
-        raise MessageIdReusedError(
-            f"messageId {message.message_id!r} was already used for another message (its "
-            f"{', '.join(differs)} differ): give every new message a new messageId",
-            data=data,
-        )
 
 
 async def _only(reply: Message) -> AsyncIterator[StreamItem]:

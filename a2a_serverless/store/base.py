@@ -6,8 +6,9 @@ A Store keeps four things:
 - an append-only event log per task: every status and artifact event with a gap-free sequence
   number, so any process can replay a task from any point;
 - push notification configs, per task;
-- idempotency keys, mapping a client's messageId to the task it created or continued, or to
-  the direct reply (a Message, no task) the agent answered it with (`StoredReply`).
+- idempotency keys, mapping a client's request (caller, messageId and a fingerprint of the
+  rest: `service.idempotency_key`) to the task it created or continued, or to the direct
+  reply (a Message, no task) the agent answered it with (`StoredReply`). Keys are opaque here.
 
 Two rules every implementation keeps, and the contract suite (`tests/contract/`) checks:
 - a task write is conditional on the version the writer read; a stale writer gets
@@ -241,8 +242,9 @@ class StoredReply:
     """A direct reply: the Message an agent answered a message with, without making a task.
 
     Kept under the message's idempotency key so a retry gets the same reply without the agent
-    being asked again. `request_digest` (`message_digest`) and `context_id` tell a retry from
-    another message that reuses the messageId, without storing the request itself.
+    being asked again. The key names the whole request; `request_digest` (`message_digest`)
+    and `context_id` tell a retry apart under a key written before it did (caller and
+    messageId alone), without storing the request itself.
     """
 
     key: str

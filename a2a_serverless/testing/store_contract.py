@@ -34,6 +34,8 @@ import pytest
 from ..models import (
     Artifact,
     Message,
+    MessageSendConfiguration,
+    MessageSendParams,
     PushNotificationAuthenticationInfo,
     PushNotificationConfig,
     Task,
@@ -43,6 +45,7 @@ from ..models import (
     TaskStatusUpdateEvent,
     TextPart,
 )
+from ..service import idempotency_key, legacy_idempotency_key
 from ..store.base import (
     IdempotencyKeyTaken,
     Store,
@@ -690,6 +693,39 @@ class StoreContract:
         winner, loser = (one, two) if results[0] is None else (two, one)
         assert await store.find_idempotency_key(key) == winner.task_id
         assert await store.get_task(loser.task_id) is None
+
+    async def test_one_message_id_under_several_fingerprints(self, store: Store) -> None:
+        # The service's keys: a messageId reused on other messages is a key per request
+        # fingerprint, each claimed on its own, beside a key written by earlier versions
+        # (`owner\nmessageId`), which stays readable. None is a prefix match of another.
+        owner, message_id = new_id("owner"), new_id("msg")
+
+        def request(text: str, **config: Any) -> MessageSendParams:
+            message = Message(message_id=message_id, role="user", parts=[TextPart(text=text)])
+            configuration = MessageSendConfiguration(**config) if config else None
+            return MessageSendParams(message=message, configuration=configuration)
+
+        legacy = legacy_idempotency_key(owner, message_id)
+        keys = [
+            idempotency_key(owner, request("a")),
+            idempotency_key(owner, request("b")),
+            idempotency_key(owner, request("a", accepted_output_modes=["text/plain"])),
+        ]
+        assert len({legacy, *keys}) == 4
+        old = make_record()
+        await store.create_task(old, idempotency_key=legacy)
+        records = [make_record() for _ in keys[:2]]
+        for record, key in zip(records, keys[:2], strict=True):
+            await store.create_task(record, idempotency_key=key)
+        reply = make_reply(keys[2])
+        await store.put_reply(reply)
+        assert await store.find_idempotency_key(legacy) == old.task_id
+        assert [await store.find_idempotency_key(key) for key in keys] == [
+            *(record.task_id for record in records),
+            None,
+        ]
+        assert await store.find_reply(keys[2]) == reply
+        assert await store.find_reply(legacy) is None
 
     async def test_unknown_idempotency_key_is_none(self, store: Store) -> None:
         assert await store.find_idempotency_key(new_id("key")) is None

@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import limits
 from ..card import card_document
-from ..errors import AuthenticatedExtendedCardNotConfiguredError, InvalidParamsError
+from ..errors import InvalidParamsError, UnsupportedOperationError
 from ..models import (
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
@@ -115,8 +115,11 @@ async def _push_delete(p: v1.DeleteTaskPushNotificationConfigRequest, c: Call) -
 
 async def _extended_card(_: v1.GetExtendedAgentCardRequest, c: Call) -> Any:
     if c.extended_card is None:
-        raise AuthenticatedExtendedCardNotConfiguredError(
-            "This agent has no extended agent card for this caller"
+        # Spec 1.0 §3.3.4: a card without `extendedAgentCard: true` MUST answer this with
+        # UnsupportedOperationError; ExtendedAgentCardNotConfigured (-32007) is for an agent
+        # that declares one but has none for the caller (the builder raises it).
+        raise UnsupportedOperationError(
+            "This agent declares no extended agent card (capabilities.extendedAgentCard is false)"
         )
     return card_document(c.extended_card())
 

@@ -75,9 +75,9 @@ PushNotificationNotSupported, UnsupportedOperation, ContentTypeNotSupported,
 ExtendedAgentCardNotConfigured, ExtensionSupportRequired, VersionNotSupported 400;
 InvalidAgentResponse 500. The others keep the status the v0.3 binding gives them: invalid
 params or request 400 (413 for a body or file over its limit), no such route 404, a wrong verb
-405 (with `Allow`), a body that is not JSON 415, a messageId reused for another message or a
-push config conflict 409, authentication 401/403, the store unreachable 503 (`Retry-After`),
-an unexpected failure 500 (logged, without internals).
+405 (with `Allow`), a body that is not JSON 415, a push config conflict 409, authentication
+401/403, the store unreachable 503 (`Retry-After`), an unexpected failure 500 (logged, without
+internals).
 """
 
 from __future__ import annotations

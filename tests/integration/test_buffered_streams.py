@@ -1,9 +1,10 @@
-"""Streams on a platform that buffers responses (API Gateway + Mangum): `streaming: false`.
+"""Streams on a platform that buffers responses (API Gateway + Mangum), with buffered streams on.
 
-The card says `streaming: false`, yet message/stream and tasks/resubscribe are still answered,
-with one SSE body holding what happened within `blocking_timeout_s`; what happens later
-arrives by push notification (or tasks/get). `buffered_streams=False` refuses them instead
-(tested in test_jsonrpc_errors.py and test_rest_routes.py).
+`buffered_streams=True` answers message/stream and tasks/resubscribe with one SSE body holding
+what happened within `blocking_timeout_s`; what happens later arrives by push notification (or
+tasks/get). The card then says `streaming: true`: spec 1.0 §3.3.4 makes a server whose card
+says `false` refuse streams. By default (`buffered_streams=False`) they are refused (tested in
+test_jsonrpc_errors.py, test_rest_routes.py and test_v10_musts.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from tests.integration.jsonrpc_agents import (
 
 BUFFERED = {
     "streaming": False,
+    "buffered_streams": True,
     "blocking_timeout_s": 3.0,
     "poll_interval_s": 0.02,
     "stream_timeout_s": 60.0,
@@ -28,10 +30,11 @@ BUFFERED = {
 }
 
 
-async def test_card_says_no_streaming(make_client: Any) -> None:
+async def test_card_says_streaming_as_streams_are_served(make_client: Any) -> None:
+    # It said `false` while serving them: the card must not deny what the server does.
     async with make_client(streamer, **BUFFERED) as (client, _app):
         card = (await client.get("/.well-known/agent-card.json")).json()
-    assert card["capabilities"]["streaming"] is False
+    assert card["capabilities"]["streaming"] is True
     assert card["capabilities"]["pushNotifications"] is True
 
 

@@ -18,7 +18,7 @@ from a2a.types import AgentCard as SdkAgentCard
 
 from a2a_serverless import agent, skill
 from a2a_serverless.models import AgentProvider
-from tests.integration.jsonrpc_agents import JSON_HEADERS, request, user_message
+from tests.integration.jsonrpc_agents import JSON_HEADERS, error_of, request, user_message
 
 CARD_PATHS = ["/.well-known/agent-card.json", "/.well-known/agent.json"]
 FAST = {"blocking_timeout_s": 5.0, "poll_interval_s": 0.02, "stream_timeout_s": 5.0}
@@ -125,10 +125,14 @@ async def test_capabilities_are_truthful(make_client: Any, streaming: bool, push
         response = await client.post(
             "/", content=json.dumps(request("message/stream", params, 1)), headers=JSON_HEADERS
         )
-        assert response.headers["content-type"].startswith("text/event-stream")
-        first = json.loads(response.text.split("data:", 1)[1].split("\n", 1)[0])
-        # Without streaming the answer is one buffered body (test_buffered_streams.py).
-        assert first["result"]["kind"] == "task"
+        if streaming:
+            assert response.headers["content-type"].startswith("text/event-stream")
+            first = json.loads(response.text.split("data:", 1)[1].split("\n", 1)[0])
+            assert first["result"]["kind"] == "task"
+        else:
+            # Spec 1.0 §3.3.4: a card without streaming refuses streams (it once served a
+            # buffered body; that is now `buffered_streams`, test_buffered_streams.py).
+            assert error_of(response)["error"]["code"] == -32004
 
         set_params = {
             "taskId": "nothing",

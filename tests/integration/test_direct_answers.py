@@ -3,7 +3,7 @@
 Both versions on both transports (v0.3 JSON-RPC and /v1/message:send, v1.0 JSON-RPC and
 /message:send), streams of one Message event, the per-message choice between a reply and a task
 (as the v1.0 conformance suite's agent makes it, by messageId prefix), idempotency of replies
-(a retry gets the same reply, the hook runs once; a reused messageId is refused; concurrent
+(a retry gets the same reply, the hook runs once; a reused messageId is a new message; concurrent
 copies get one reply; a reply survives a restart on the same SQLite file), refusals with the
 protocol's errors (no task made), the time limit, and an agent that only answers directly.
 """
@@ -255,18 +255,54 @@ async def test_retry_gets_the_same_reply_without_asking_again(make_client: Any) 
         assert asked.count(sent["messageId"]) == count == 1
 
 
-async def test_reused_message_id_is_refused(make_client: Any) -> None:
+async def test_a_reused_message_id_on_another_message_is_a_new_message(make_client: Any) -> None:
+    # Clients reuse ids (the TCK sends one id for many messages): only an identical request is
+    # a retry; another message with the id is asked of the agent as any new message is.
     async with make_client(mixed) as (client, _):
         sent = v03_message("hi", contextId="c-1")
-        await v03_send(client, sent)
+        first = (await v03_send(client, sent))["result"]
+        asked.clear()
         other = await v03_send(client, {**sent, "parts": [{"kind": "text", "text": "other"}]})
-        assert other["error"]["code"] == -32602
-        assert other["error"]["data"]["differs"] == ["parts"]
-        moved = await v03_send(client, {**sent, "contextId": "c-2"})
-        assert moved["error"]["data"]["differs"] == ["contextId"]
-        message = {"messageId": sent["messageId"], "role": "ROLE_USER", "content": [{"text": "x"}]}
+        assert other["result"]["kind"] == "message"
+        moved = (await v03_send(client, {**sent, "contextId": "c-2"}))["result"]
+        assert moved["contextId"] == "c-2"
+        message = {"messageId": sent["messageId"], "role": "ROLE_USER", "parts": [{"text": "x"}]}
         response = await client.post("/v1/message:send", json={"message": message})
-        assert response.status_code == 409
+        assert response.status_code == 200, response.text
+        assert "message" in response.json()
+        assert asked == [sent["messageId"]] * 3
+        # The first message sent again is still its retry: the same reply, the hook not asked.
+        assert (await v03_send(client, sent))["result"] == first
+        assert len(asked) == 3
+
+
+async def test_a_reply_stored_before_fingerprints_is_still_replayed(make_client: Any) -> None:
+    # Earlier versions kept a reply under `owner\nmessageId` with the parts' digest: the same
+    # message gets it back, hook not asked; another message with the id is asked anew.
+    from a2a_serverless.service import legacy_idempotency_key
+    from a2a_serverless.store.base import StoredReply, message_digest
+
+    async with make_client(mixed) as (client, app):
+        sent = v03_message("hi")
+        earlier = Message(
+            message_id="old-reply", role="agent", parts=[TextPart(text="from before")]
+        )
+        request = Message(message_id=sent["messageId"], role="user", parts=[TextPart(text="hi")])
+        await app.runtime.store.put_reply(
+            StoredReply(
+                key=legacy_idempotency_key("anonymous", sent["messageId"]),
+                owner="anonymous",
+                request_digest=message_digest(request),
+                reply=earlier,
+                created_at_ms=1,
+            )
+        )
+        asked.clear()
+        replayed = (await v03_send(client, sent))["result"]
+        assert replayed["messageId"] == "old-reply" and asked == []
+        other = await v03_send(client, {**sent, "parts": [{"kind": "text", "text": "yo"}]})
+        assert other["result"]["messageId"] != "old-reply"
+        assert asked == [sent["messageId"]]
 
 
 async def test_concurrent_copies_get_one_reply(make_client: Any) -> None:

@@ -235,3 +235,123 @@ async def test_same_message_retried_while_the_first_copy_is_being_accepted(
     await asyncio.sleep(0.1)
     assert CALLS[text] == 1
     assert await total_tasks(client) == 1
+
+
+# --- what makes a retry: the whole request, not the messageId alone ----------------------------
+
+
+async def test_a_retry_over_the_other_binding_and_version_is_the_same_request(
+    client: httpx.AsyncClient,
+) -> None:
+    # The fingerprint is taken of the parsed request: JSON-RPC 0.3, HTTP+JSON 0.3 and JSON-RPC
+    # 1.0 copies of one message are one request, whatever their `blocking` (a stream retrying a
+    # blocking send that timed out must not run the agent again).
+    text = f"hello {new_id()}"
+    message = user_message(text)
+    first = await send_params(client, {"message": message}, 1)
+    rest = await client.post(
+        "/v1/message:send",
+        json={
+            "message": {
+                "messageId": message["messageId"],
+                "role": "ROLE_USER",
+                "content": [{"text": text}],
+            },
+            "configuration": {"blocking": False},
+        },
+    )
+    assert rest.status_code == 200, rest.text
+    v1 = await client.post(
+        "/",
+        headers={"A2A-Version": "1.0"},
+        json=request(
+            "SendMessage",
+            {
+                "message": {
+                    "messageId": message["messageId"],
+                    "role": "ROLE_USER",
+                    "parts": [{"text": text}],
+                },
+                "configuration": {"returnImmediately": True, "historyLength": 1},
+            },
+        ),
+    )
+    assert v1.status_code == 200, v1.text
+    assert rest.json()["task"]["id"] == v1.json()["result"]["task"]["id"] == first["id"]
+    assert CALLS[text] == 1
+    assert await total_tasks(client) == 1
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"parts": [{"kind": "text", "text": "something else"}]},
+        {"contextId": "another-context"},
+        {"metadata": {"attempt": 2}},
+    ],
+    ids=["parts", "contextId", "metadata"],
+)
+async def test_another_message_reusing_the_id_is_a_new_message(
+    client: httpx.AsyncClient, change: dict[str, Any]
+) -> None:
+    message = user_message(f"hello {new_id()}")
+    first = await send_params(client, {"message": message}, 1)
+    other = await send_params(client, {"message": {**message, **change}}, 2)
+    assert other["id"] != first["id"]
+    assert other["status"]["state"] == "completed"
+    assert await total_tasks(client) == 2
+    # And each is still its own retry.
+    assert (await send_params(client, {"message": message}, 3))["id"] == first["id"]
+    assert (await send_params(client, {"message": {**message, **change}}, 4))["id"] == other["id"]
+
+
+async def test_other_configuration_or_request_metadata_is_a_new_message(
+    client: httpx.AsyncClient,
+) -> None:
+    message = user_message(f"hello {new_id()}")
+    first = await send_params(client, {"message": message}, 1)
+    modes = {"message": message, "configuration": {"acceptedOutputModes": ["text/plain"]}}
+    tagged = {"message": message, "metadata": {"trace": "x"}}
+    ids = {first["id"], (await send_params(client, modes, 2))["id"]}
+    ids.add((await send_params(client, tagged, 3))["id"])
+    assert len(ids) == 3
+
+
+async def test_records_written_before_fingerprints_stay_readable(
+    make_client: Any, tmp_path: Path
+) -> None:
+    # Earlier versions keyed a message by caller and messageId alone: such a key still answers
+    # the message it was written for, and only that one.
+    from a2a_serverless.models import Message, Task, TaskState, TaskStatus, TextPart
+    from a2a_serverless.service import legacy_idempotency_key
+    from a2a_serverless.store.base import TaskRecord
+
+    store = SqliteStore(tmp_path / "tasks.db")
+    text = f"hello {new_id()}"
+    message_id = new_id()
+    task_id, context_id = new_id(), new_id()
+    stored = Message(
+        message_id=message_id,
+        role="user",
+        parts=[TextPart(text=text)],
+        task_id=task_id,
+        context_id=context_id,
+    )
+    task = Task(
+        id=task_id,
+        context_id=context_id,
+        status=TaskStatus(state=TaskState.COMPLETED),
+        history=[stored],
+    )
+    record = TaskRecord(
+        task=task, owner="anonymous", version=1, last_seq=0, created_at_ms=1, updated_at_ms=1
+    )
+    await store.create_task(record, idempotency_key=legacy_idempotency_key("anonymous", message_id))
+    async with make_client(scripted, store=store, **FAST) as (client, _app):
+        retry = await send_params(client, {"message": user_message(text, messageId=message_id)}, 1)
+        assert retry["id"] == task_id
+        assert CALLS[text] == 0
+        other = await send_params(
+            client, {"message": user_message(f"{text} again", messageId=message_id)}, 2
+        )
+        assert other["id"] != task_id and other["status"]["state"] == "completed"

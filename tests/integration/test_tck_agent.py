@@ -2,9 +2,10 @@
 
 Each scenario of the A2A conformance kit's `scenarios/*.feature` is driven here as the kit
 drives it (a messageId with the scenario's prefix, a session suffix after it), on the dev
-server over SQLite, served as `scripts/tck` serves it: messageIds not deduplicated, because the
-kit sends one id for many messages. CI covers the agent's behaviour without the kit; running
-the kit itself is `scripts/tck` (docs/protocol-versions.md, "Conformance").
+server over SQLite, served as `scripts/tck` serves it: on default settings, deduplication on
+(the kit sends one id for many messages; only an identical request is a retry). CI covers
+the agent's behaviour without the kit; running the kit itself is `scripts/tck`
+(docs/protocol-versions.md, "Conformance").
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
         "examples.tck_agent",
         {
             "A2A_STORE_URL": f"sqlite:///{db}",
-            "A2A_DEDUPE_MESSAGE_IDS": "false",
             "TCK_STREAMING_TIMEOUT": str(STREAMING_TIMEOUT_S),
         },
     )

@@ -907,7 +907,7 @@ async def errors_push_not_supported(t: Adapter) -> None:
     assert is_error(await t.send({"message": t.message("hi"), "configuration": config}), -32003)
 
 
-@scenario(streamer, streaming=False)
+@scenario(streamer, streaming=False, buffered_streams=True)
 async def streams_buffered_when_streaming_is_off(t: Adapter) -> None:
     events = await t.stream({"message": t.message("2 0.01")})
     results = [e["result"] for e in events]

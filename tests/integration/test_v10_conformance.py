@@ -5,7 +5,8 @@
 - ListTasks of a context without tasks is an empty list in 1.0 (spec 1.0 §3.1.4 lists no
   error for it); 0.3 still answers TaskNotFound.
 - A push config set over 1.0's HTTP+JSON is a 1.0 config: its webhooks carry StreamResponse.
-- `dedupe_message_ids=False`: a messageId sent again is a new message (the kit reuses ids).
+- A messageId sent again on another message is a new message (the kit reuses ids); with
+  `dedupe_message_ids` on, an identical copy is still a retry.
 """
 
 from __future__ import annotations
@@ -122,8 +123,26 @@ async def test_reused_message_ids_dedupe_by_default(make_client: Any) -> None:
         first = await call(client, "SendMessage", {"message": user("a", "same")})
         again = await call(client, "SendMessage", {"message": user("a", "same")})
         assert again["result"]["task"]["id"] == first["result"]["task"]["id"]
-        other = await call(client, "SendMessage", {"message": user("b", "same")})
-        assert other["error"]["code"] == -32602
+        # Another message with the id is a new message (it was refused with -32602 once).
+        other = (await call(client, "SendMessage", {"message": user("b", "same")}))["result"]
+        assert other["task"]["id"] != first["result"]["task"]["id"]
+        assert other["task"]["artifacts"][0]["parts"] == [{"text": "b"}]
+        # In one task too, as the kit does: each other message is its own turn, and runs; an
+        # identical copy of the last one is its retry, and runs nothing.
+        asked = (await call(client, "SendMessage", {"message": user("ask", "again")}))["result"]
+        task_id = asked["task"]["id"]
+        again = await call(client, "SendMessage", {"message": user("ask", "again", taskId=task_id)})
+        assert again["result"]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+        done = await call(client, "SendMessage", {"message": user("end", "again", taskId=task_id)})
+        task = done["result"]["task"]
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+        retried = await call(
+            client, "SendMessage", {"message": user("end", "again", taskId=task_id)}
+        )
+        assert retried["result"]["task"] == task
+        assert [m["messageId"] for m in task["history"] if m["role"] == "ROLE_USER"] == [
+            "again"
+        ] * 3
 
 
 async def test_without_dedupe_a_reused_id_is_a_new_message(make_client: Any) -> None:

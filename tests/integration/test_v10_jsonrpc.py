@@ -405,11 +405,18 @@ async def test_push_configs_flat_and_paged(make_client: Any) -> None:
         assert [c["pushNotificationConfig"]["id"] for c in v03.json()["result"]] == ["c1", "c2"]
 
 
-async def test_extended_card_not_configured_is_32007(make_client: Any) -> None:
+async def test_extended_card_not_declared_is_unsupported_operation(make_client: Any) -> None:
+    # Spec 1.0 §3.3.4: `extendedAgentCard: false` MUST answer UnsupportedOperationError (it was
+    # -32007, which the spec keeps for an agent that declares a card but has none configured).
     async with make_client(echo) as (client, _):
+        card = (await client.get("/.well-known/agent-card.json")).json()
+        assert card["capabilities"]["extendedAgentCard"] is False
         reply = await call(client, "GetExtendedAgentCard")
-        assert reply["error"]["code"] == -32007
-        assert reply["error"]["data"][0]["reason"] == "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
+        assert reply["error"]["code"] == -32004
+        assert reply["error"]["data"][0]["reason"] == "UNSUPPORTED_OPERATION"
+        # 0.3 keeps its own code: its spec has only AuthenticatedExtendedCardNotConfigured.
+        v03 = await client.post("/", json=rpc("agent/getAuthenticatedExtendedCard"))
+        assert v03.json()["error"]["code"] == -32007
 
 
 # --- one task, both versions ----------------------------------------------------------------------

@@ -295,8 +295,11 @@ async def test_push_configs_create_get_list_paged_delete(make_client: Any) -> No
         deleted = await client.delete(f"{base}/c0", headers=V10)
         assert deleted.status_code == 200 and deleted.json() == {}
         missing = await client.get(f"{base}/c0", headers=V10)
-        # As over JSON-RPC: a config the task does not have is invalid params.
-        error_of(missing, 400, "INVALID_PARAMS")
+        # Spec 1.0 §3.1.8: a config that does not exist is TaskNotFoundError (it was invalid
+        # params, which 0.3 keeps); deleting it again is still a success (§3.1.10: idempotent).
+        error_of(missing, 404, "TASK_NOT_FOUND")
+        again = await client.delete(f"{base}/c0", headers=V10)
+        assert again.status_code == 200 and again.json() == {}
         other_task = {"taskId": "another", "url": "https://hooks.example.com/x"}
         error_of(await client.post(base, json=other_task, headers=V10), 400, "INVALID_PARAMS")
         # One set of configs for both versions and both bindings.
@@ -306,11 +309,11 @@ async def test_push_configs_create_get_list_paged_delete(make_client: Any) -> No
         assert [c["pushNotificationConfig"]["id"] for c in v03.json()["result"]] == ["c1", "c2"]
 
 
-async def test_extended_card_not_configured_is_400(make_client: Any) -> None:
+async def test_extended_card_not_declared_is_unsupported_operation(make_client: Any) -> None:
+    # Spec 1.0 §3.3.4, as over JSON-RPC (it was EXTENDED_AGENT_CARD_NOT_CONFIGURED).
     async with make_client(echo) as (client, _):
         response = await client.get("/extendedAgentCard", headers=V10)
-        error = error_of(response, 400, "EXTENDED_AGENT_CARD_NOT_CONFIGURED")
-        assert error["status"] == "FAILED_PRECONDITION"
+        error_of(response, 400, "UNSUPPORTED_OPERATION")
 
 
 # --- errors and content types -----------------------------------------------------------------
@@ -490,7 +493,7 @@ async def test_every_route_is_served_under_a_tenant(make_client: Any) -> None:
         )
         assert list(sse_results(stream.text)[0]) == ["task"]
         card = await client.get("/acme/extendedAgentCard", headers=V10)
-        error_of(card, 400, "EXTENDED_AGENT_CARD_NOT_CONFIGURED")
+        error_of(card, 400, "UNSUPPORTED_OPERATION")
         canceled = await client.post(f"/acme/tasks/{task_id}:cancel", json={}, headers=V10)
         assert canceled.json()["status"]["state"] == "TASK_STATE_CANCELED"
 

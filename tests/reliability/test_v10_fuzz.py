@@ -69,7 +69,7 @@ CODES: dict[str, frozenset[int]] = {
     "GetTaskPushNotificationConfig": _COMMON,
     "ListTaskPushNotificationConfigs": _COMMON,
     "DeleteTaskPushNotificationConfig": _COMMON,
-    "GetExtendedAgentCard": frozenset({-32602, -32007}),
+    "GetExtendedAgentCard": frozenset({-32602, -32004, -32007}),
 }
 assert set(CODES) == set(METHODS), "a 1.0 method was added: say which errors it may give"
 

@@ -86,9 +86,11 @@ def handlers(
     max_receive_count: int = 3,
     worker_options: dict[str, Any] | None = None,
     app: Any = None,
+    http_settings: dict[str, Any] | None = None,
 ) -> Iterator[Handlers]:
     """An HTTP and a worker handler on one queue, built in the calling thread; with `app` (a
-    FastAPI app holding `agent`), the HTTP handler serves that app."""
+    FastAPI app holding `agent`), the HTTP handler serves that app; `http_settings` override
+    the HTTP handler's settings."""
     client = RecordingClient(sqs)
     aws = AwsSettings(
         sqs_queue_url=queue_url,
@@ -99,7 +101,7 @@ def handlers(
     http = make_http_handler(
         agent,
         # A generous wait: a buffered stream ends as soon as its task does.
-        settings(store_url, signing_keys, blocking_timeout_s=20.0),
+        settings(store_url, signing_keys, **{"blocking_timeout_s": 20.0, **(http_settings or {})}),
         AwsSettings(sqs_queue_url=queue_url, lambda_timeout_s=30),
         app=app,
         queue=SqsQueue(queue_url, client=client),

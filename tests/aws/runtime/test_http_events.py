@@ -1,6 +1,7 @@
 """The HTTP handler in-process, for every event source it serves: API Gateway
-HTTP API (v2), REST API (v1), ALB and function URLs; and message/stream answered with one
-buffered SSE body while the worker runs the turn."""
+HTTP API (v2), REST API (v1), ALB and function URLs; and message/stream refused (the card says
+`streaming: false`), or, with buffered streams on, answered with one buffered SSE body while the
+worker runs the turn."""
 
 from __future__ import annotations
 
@@ -69,6 +70,11 @@ async def test_every_event_source_serves_the_card_and_json_rpc(
         body = response_json(card)
         assert body["url"] == card_url
         assert body["capabilities"]["streaming"] is False, "Mangum buffers: no streaming"
+        # ...so streams are refused (spec 1.0 §3.3.4), unless buffered streams are on.
+        refused = await asyncio.to_thread(
+            h.call_http, build("POST", "/", rpc("message/stream", {"message": user_message("x")}))
+        )
+        assert "-32004" in response_body(refused), refused
         assert body["capabilities"]["pushNotifications"] is True
 
         params = {"message": user_message("hi"), "configuration": {"blocking": False}}
@@ -113,7 +119,9 @@ async def test_message_stream_is_one_buffered_body_that_follows_the_worker(
     store_url: str, signing_keys: str, sqs: Any, make_queues: Callable[..., Queues]
 ) -> None:
     queues = make_queues()
-    async with handlers_in_thread(subject, store_url, signing_keys, queues.url, sqs) as h:
+    async with handlers_in_thread(
+        subject, store_url, signing_keys, queues.url, sqs, http_settings={"buffered_streams": True}
+    ) as h:
         answered = threading.Event()
         trigger = SqsTrigger(sqs, queues.url, h.call_worker)
 
