@@ -439,7 +439,9 @@ def _notifier(store: Store, settings: Settings) -> PushNotifier:
                     else ""
                 )
             )
-        settings = replace(settings, push_signing_keys=f"file:{dev_key}")
+        # The dev server's file: sent as the dev server sends (dev mode's SSRF rules, which
+        # let http and local receivers through), signed with the key it signed with.
+        settings = replace(settings, push_signing_keys=f"file:{dev_key}", dev_mode=True)
     from .extras import MissingExtra
     from .journal import Journal
     from .push.keys import PushUnavailable
@@ -461,10 +463,11 @@ async def _letter_records(
     if args.task:
         yield await _get(store, args.task)
         return
-    if isinstance(store, DeadLetterScan):
+    scan = store.scan_dead_letters if isinstance(store, DeadLetterScan) else None
+    if scan is not None:
         after: str | None = None
         while True:
-            page = await store.scan_dead_letters(after, PAGE)
+            page = await scan(after, PAGE)
             for record in page:
                 if args.all_owners or record.owner == args.owner:
                     yield record
