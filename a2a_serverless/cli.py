@@ -113,13 +113,14 @@ def _dev(args: argparse.Namespace) -> int:
     except ImportError:
         print("`dev` needs uvicorn: pip install 'a2a-serverless[server]'", file=sys.stderr)
         return 1
+    from .config import Settings
     from .devserver import RELOAD_ENV, DevTarget, TargetError
     from .origins import OriginPolicy, dev_hosts
 
     dev = DevTarget(args.target, args.store, args.public_url, args.log_level)
     dev.configure_logging()
     try:
-        _check_store_directory(dev.settings().store_url)
+        _check_store_directory(args.store or Settings.from_env().store_url)
         # Built here even with --reload (where the child builds its own): a bad target or
         # setting is reported once, clearly, instead of by a child restarting in a loop.
         served = dev.app()
