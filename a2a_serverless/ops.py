@@ -79,13 +79,15 @@ def add_commands(commands: Any) -> None:
     letter_commands = letters.add_subparsers(dest="action", required=True)
     dl_list = letter_commands.add_parser("list", help="dead letters, pending ones by default")
     _common(dl_list)
-    dl_list.add_argument("--task", help="only this task's (any owner)")
+    which = dl_list.add_mutually_exclusive_group()
+    which.add_argument("--task", help="only this task's (any owner)")
+    which.add_argument("--all-owners", action="store_true", help=ALL_OWNERS_HELP)
     dl_list.add_argument("--all", action="store_true", help="include redriven ones")
-    dl_list.add_argument("--all-owners", action="store_true", help=ALL_OWNERS_HELP)
     redrive = letter_commands.add_parser("redrive", help="send pending dead letters again")
     _common(redrive)
-    redrive.add_argument("--task", help="only this task's (any owner)")
-    redrive.add_argument("--all-owners", action="store_true", help=ALL_OWNERS_HELP)
+    which = redrive.add_mutually_exclusive_group()
+    which.add_argument("--task", help="only this task's (any owner)")
+    which.add_argument("--all-owners", action="store_true", help=ALL_OWNERS_HELP)
     redrive.add_argument("--notification", help="only the dead letter with this notification id")
 
 
@@ -254,9 +256,8 @@ async def tasks_show(
                 "deadLetters": [letter.to_dict() for letter in letters],
                 # Per config, the seqs given up on (a cursor counts them as done too).
                 "deadLetteredSeqs": {
-                    cid: seqs
-                    for cid in record.push_cursors
-                    if (seqs := [x.seq for x in letters if x.config_id == cid])
+                    cid: [x.seq for x in letters if x.config_id == cid]
+                    for cid in dict.fromkeys(x.config_id for x in letters)
                 },
             }
         )
