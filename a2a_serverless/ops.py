@@ -131,6 +131,16 @@ def run(args: argparse.Namespace, out: IO[str] | None = None, err: IO[str] | Non
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        # A store's client failing on its first call (no cloud credentials, an endpoint that
+        # does not answer): one line naming it, not a traceback of the client library's.
+        reason = (str(exc).strip().splitlines() or [""])[0]
+        print(
+            f"a2a-serverless {args.command} {args.action}: the store failed: "
+            f"{type(exc).__name__}: {escape_controls(reason)}",
+            file=err,
+        )
+        return 1
 
 
 async def _run_closing(command: Any, store: Store) -> int:

@@ -338,3 +338,22 @@ def test_redrive_without_keys_says_where_the_dev_key_would_be(
     )
     assert status == 1
     assert "A2A_PUSH_SIGNING_KEYS" in err and f"tasks.db{DEV_KEY_SUFFIX}" in err
+
+
+def test_a_store_client_failing_on_its_first_call_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As the Firestore client without credentials: it fails when first used, in its own words.
+    url = f"sqlite:///{tmp_path / 'tasks.db'}"
+    hostile_task(tmp_path / "tasks.db")
+
+    async def no_credentials(*_args: Any) -> Any:
+        raise LookupError("Your default credentials were not found.\n  more detail")
+
+    monkeypatch.setattr(SqliteStore, "list_tasks", no_credentials)
+    status, out, err = run("tasks", "list", "--store", url, capsys=capsys)
+    assert status == 1 and out == ""
+    assert err == (
+        "a2a-serverless tasks list: the store failed: LookupError: Your default credentials "
+        "were not found.\n"
+    )
