@@ -21,9 +21,11 @@ directory changes (devserver.py).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from importlib import metadata
 from pathlib import Path
@@ -55,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         "--reload", action="store_true", help="restart when a .py file under this directory changes"
     )
     dev.add_argument("--host", default="127.0.0.1")
-    dev.add_argument("--port", type=int, default=8000)
+    dev.add_argument("--port", type=_port, default=8000)
     dev.add_argument("--store", default=None, help="store URL (default: sqlite:///a2a-tasks.db)")
     dev.add_argument("--public-url", default=None, help="the URL clients use, if not this one")
     dev.add_argument("--log-level", default="info")
@@ -111,16 +113,20 @@ def _dev(args: argparse.Namespace) -> int:
     except ImportError:
         print("`dev` needs uvicorn: pip install 'a2a-serverless[server]'", file=sys.stderr)
         return 1
+    from .config import Settings
     from .devserver import RELOAD_ENV, DevTarget, TargetError
     from .origins import OriginPolicy, dev_hosts
 
     dev = DevTarget(args.target, args.store, args.public_url, args.log_level)
     dev.configure_logging()
     try:
+        _check_store_directory(args.store or Settings.from_env().store_url)
         # Built here even with --reload (where the child builds its own): a bad target or
         # setting is reported once, clearly, instead of by a child restarting in a loop.
         served = dev.app()
-    except (TargetError, ValueError) as exc:
+        # Before the banner: a port in use is the one thing said, not a banner then an error.
+        _check_listen(args.host, args.port)
+    except (TargetError, ValueError, OSError) as exc:
         print(f"a2a-serverless dev: {exc}", file=sys.stderr)
         return 1
     settings = served.agents[0][1].runtime.settings
@@ -128,6 +134,13 @@ def _dev(args: argparse.Namespace) -> int:
     # environment too, so that a --reload child builds its app with the same hosts.
     hosts = dev_hosts(settings, args.host)
     os.environ["A2A_ALLOWED_HOSTS"] = hosts
+    if not _is_loopback(args.host):
+        print(
+            f"a2a-serverless dev: warning: listening on {args.host}, so other machines on the "
+            "network reach this dev server: dev mode is on (its inspector page and whatever "
+            "the agent does for anyone who asks). Use --host 127.0.0.1 to keep it local.",
+            file=sys.stderr,
+        )
     base = f"http://{args.host}:{args.port}"
     if served.asgi is not served.agents[0][1]:
         print(f"Serving the app {args.target} on {base}")
@@ -142,7 +155,7 @@ def _dev(args: argparse.Namespace) -> int:
             print(f"  inspector:  {base}{prefix}/_inspector/")
     print(f"  store:      {settings.store_url}")
     if not args.reload:
-        uvicorn.run(served.asgi, host=args.host, port=args.port, log_level=args.log_level)
+        uvicorn.run(served.served(hosts), host=args.host, port=args.port, log_level=args.log_level)
         return 0
     print(f"  reloading:  on changes to .py files under {', '.join(dev.watched_dirs())}")
     os.environ[RELOAD_ENV] = dev.to_env()
@@ -156,6 +169,65 @@ def _dev(args: argparse.Namespace) -> int:
         log_level=args.log_level,
     )
     return 0
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (1-65535)")
+    return port
+
+
+def _check_store_directory(store_url: str) -> None:
+    """A SQLite store file is made if missing, but not its directory: a mistyped directory
+    would otherwise be created, silently (ValueError naming it)."""
+    from .store import sqlite_path
+
+    path = sqlite_path(store_url)
+    if path is None or path == ":memory:":
+        return
+    directory = Path(path).parent
+    if not directory.is_dir():
+        raise ValueError(
+            f"the store {store_url}: the directory {directory} does not exist (create it, or "
+            "pick another --store)"
+        )
+
+
+def _check_listen(host: str, port: int) -> None:
+    """OSError saying why the server could not listen on host:port (e.g. the port is taken),
+    tried as uvicorn binds (SO_REUSEADDR), then released for it."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(
+            host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except socket.gaierror as exc:
+        raise OSError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise OSError(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc} (pick another --port)"
+            ) from None
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name: it may well resolve to a public address
 
 
 def _new(args: argparse.Namespace) -> int:
@@ -203,13 +275,14 @@ def _new(args: argparse.Namespace) -> int:
             flush=True,
         )
         try:
-            project = cookiecutter(
-                str(copy),
-                no_input=args.no_input,
-                extra_context=context,
-                output_dir=args.output_dir,
-                config_file=str(config),
-            )
+            with _quiet_cookiecutter():
+                project = cookiecutter(
+                    str(copy),
+                    no_input=args.no_input,
+                    extra_context=context,
+                    output_dir=args.output_dir,
+                    config_file=str(config),
+                )
         except OutputDirExistsException as exc:
             print(f"a2a-serverless new: {exc}", file=sys.stderr)
             return 1
@@ -223,6 +296,22 @@ def _new(args: argparse.Namespace) -> int:
         replay = json.loads((Path(scratch) / "replay" / "agent.json").read_text())
     _print_next_steps(Path(project), replay["cookiecutter"])
     return 0
+
+
+@contextlib.contextmanager
+def _quiet_cookiecutter() -> Iterator[None]:
+    """Without a traceback from cookiecutter's logger when a hook refuses the answers: the hook
+    has printed why, in a line (templates/agent/hooks)."""
+    logger = logging.getLogger("cookiecutter")
+    handler = logging.NullHandler()
+    propagate = logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
 
 
 def _source_checkout() -> Path | None:

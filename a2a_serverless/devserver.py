@@ -59,7 +59,9 @@ class DevTarget:
             overrides["store_url"] = self.store_url
         if self.public_url:
             overrides["public_url"] = self.public_url
-        return Settings.from_env(**overrides)
+        from .push.keys import with_dev_key
+
+        return with_dev_key(Settings.from_env(**overrides))
 
     def load(self) -> Servable:
         return load(self.target)
@@ -95,9 +97,12 @@ class DevTarget:
         return json.dumps(asdict(self))
 
     def configure_logging(self) -> None:
-        logging.basicConfig(
-            level=self.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
-        )
+        from .safetext import EscapingFormatter
+
+        # Text lines: what clients sent (ids, URLs) is escaped, so it cannot forge a line.
+        handler = logging.StreamHandler()
+        handler.setFormatter(EscapingFormatter("%(levelname)s %(name)s: %(message)s"))
+        logging.basicConfig(level=self.log_level.upper(), handlers=[handler])
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,15 @@ class DevApp:
     asgi: Callable[[Scope, Receive, Send], Awaitable[None]]
     agents: Sequence[tuple[str, A2AApplication]]
 
+    def served(self, allowed_hosts: str) -> Callable[[Scope, Receive, Send], Awaitable[None]]:
+        """What uvicorn runs: an agent's app checks Host itself; a FastAPI app's own routes
+        answer only `allowed_hosts` too (a DNS-rebound name is refused everywhere)."""
+        if isinstance(self.asgi, A2AApplication):
+            return self.asgi
+        from .origins import HostGuard
+
+        return HostGuard(self.asgi, allowed_hosts)
+
 
 def reload_app() -> Callable[[Scope, Receive, Send], Awaitable[None]]:
     """The app of a reloading child process (uvicorn's factory)."""
@@ -116,7 +130,8 @@ def reload_app() -> Callable[[Scope, Receive, Send], Awaitable[None]]:
         raise RuntimeError(f"{RELOAD_ENV} is not set: reload_app is for `a2a-serverless dev`")
     dev = DevTarget(**json.loads(raw))
     dev.configure_logging()
-    return dev.app().asgi
+    # The parent put the dev server's hosts in the environment (cli.py).
+    return dev.app().served(dev.settings().allowed_hosts or "")
 
 
 def load(target: str | None) -> Servable:

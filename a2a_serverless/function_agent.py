@@ -136,7 +136,12 @@ def call_arguments(kind: str, context: Context | DirectContext) -> tuple[Any, ..
 
 
 def argument_kind(func: Callable[..., Any]) -> str:
+    """How `func` is called (see `call_arguments`); TypeError, when it is made an agent, for a
+    function no such call fits, rather than a failed turn when the first message comes."""
+    if not callable(func):
+        raise TypeError(f"an agent needs a function, got {type(func).__name__}")
     parameters = list(inspect.signature(func).parameters.values())
+    _check_callable_with_one_argument(func, parameters)
     if not parameters:
         return "none"
     try:
@@ -149,6 +154,33 @@ def argument_kind(func: Callable[..., Any]) -> str:
     if annotation is Message:
         return "message"
     return "context"
+
+
+def _check_callable_with_one_argument(
+    func: Callable[..., Any], parameters: list[inspect.Parameter]
+) -> None:
+    """The function is called with its first parameter alone, positionally."""
+    name = getattr(func, "__qualname__", repr(func))
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if parameters and parameters[0].kind == inspect.Parameter.KEYWORD_ONLY:
+        raise TypeError(
+            f"agent function {name}: its first parameter {parameters[0].name!r} is keyword-only; "
+            "it is passed the message text, the Message or the Context positionally"
+        )
+    required = [
+        p.name
+        for p in parameters[1:]
+        if p.default is inspect.Parameter.empty
+        and (p.kind in positional or p.kind == inspect.Parameter.KEYWORD_ONLY)
+    ]
+    if parameters and parameters[0].kind not in (*positional, inspect.Parameter.VAR_POSITIONAL):
+        required.insert(0, parameters[0].name)  # **kwargs first: never given a value
+    if required:
+        raise TypeError(
+            f"agent function {name} cannot be called: it is given one argument (the message "
+            "text, the Message or the Context, by its first parameter's annotation), and "
+            f"{', '.join(map(repr, required))} would get none; give them defaults"
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,8 +3,8 @@
     a2a-serverless tasks list [--state S] [--context C] [--limit N]
     a2a-serverless tasks show TASK_ID
     a2a-serverless tasks tail TASK_ID [--after SEQ]     follow a task's events live
-    a2a-serverless dead-letters list [--task TASK_ID] [--all]
-    a2a-serverless dead-letters redrive [--task TASK_ID] [--notification ID]
+    a2a-serverless dead-letters list [--task TASK_ID | --all-owners] [--all]
+    a2a-serverless dead-letters redrive [--task TASK_ID | --all-owners] [--notification ID]
 
 Every command takes `--store URL` (default: A2A_STORE_URL, else the dev server's SQLite file):
 ``sqlite:///path.db``, ``dynamodb://table?region=...`` or ``firestore://...`` with the adapter
@@ -12,10 +12,19 @@ installed (`a2a_serverless.store.open_store` parses them), `--owner` (tasks belo
 creator; default "anonymous", the owner of every task of a deployment without authentication)
 and `--json` (a JSON document for scripts; `tail` writes one JSON object per line).
 
-Tables and progress are for people: progress goes to stderr, only when it is a terminal.
+No command creates a store: a SQLite path must name an existing store file, so a mistyped one
+is an error, not a new empty database. Tables and progress are for people: progress goes to
+stderr, only when it is a terminal, and what clients chose (ids, names, text) is shown with its
+control characters escaped (safetext.py), so it cannot drive the terminal; `--json` output is
+escaped likewise, and stays the same JSON.
+
+`dead-letters` looks at one owner's tasks, or every owner's with `--all-owners` (on a store
+that can find the tasks holding dead letters, `store.base.DeadLetterScan`: SQLite and memory).
 `redrive` sends each pending dead letter again through `PushNotifier.redrive`, signed with the
-deployment's keys (A2A_PUSH_SIGNING_KEYS, and the other A2A_PUSH_* settings); a letter that a
-redrive delivered is marked so and never sent again, so running it twice is safe.
+deployment's keys (A2A_PUSH_SIGNING_KEYS, and the other A2A_PUSH_* settings), or, against the dev
+server's SQLite file without them, with the dev key the server keeps beside that file
+(`push.keys.with_dev_key`); a letter that a redrive delivered is marked so and never sent
+again, so running it twice is safe.
 """
 
 from __future__ import annotations
@@ -30,8 +39,9 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .config import Settings
 from .models import TaskArtifactUpdateEvent, TaskState
+from .safetext import escape_controls, escape_json_text
 from .store import open_store
-from .store.base import Store, StoreError, TaskEvent, TaskQuery, TaskRecord
+from .store.base import DeadLetterScan, Store, StoreError, TaskEvent, TaskQuery, TaskRecord
 
 if TYPE_CHECKING:
     from .push.notifier import PushNotifier
@@ -39,6 +49,7 @@ if TYPE_CHECKING:
 
 STATES = [state.value for state in TaskState]
 PAGE = 100
+ALL_OWNERS_HELP = "every owner's, not --owner's (SQLite and memory stores)"
 
 
 class OpsError(Exception):
@@ -68,11 +79,15 @@ def add_commands(commands: Any) -> None:
     letter_commands = letters.add_subparsers(dest="action", required=True)
     dl_list = letter_commands.add_parser("list", help="dead letters, pending ones by default")
     _common(dl_list)
-    dl_list.add_argument("--task", help="only this task's (any owner)")
+    which = dl_list.add_mutually_exclusive_group()
+    which.add_argument("--task", help="only this task's (any owner)")
+    which.add_argument("--all-owners", action="store_true", help=ALL_OWNERS_HELP)
     dl_list.add_argument("--all", action="store_true", help="include redriven ones")
     redrive = letter_commands.add_parser("redrive", help="send pending dead letters again")
     _common(redrive)
-    redrive.add_argument("--task", help="only this task's (any owner)")
+    which = redrive.add_mutually_exclusive_group()
+    which.add_argument("--task", help="only this task's (any owner)")
+    which.add_argument("--all-owners", action="store_true", help=ALL_OWNERS_HELP)
     redrive.add_argument("--notification", help="only the dead letter with this notification id")
 
 
@@ -95,22 +110,37 @@ def run(args: argparse.Namespace, out: IO[str] | None = None, err: IO[str] | Non
     err = err or sys.stderr
     try:
         settings = Settings.from_env(**({"store_url": args.store} if args.store else {}))
-        store = open_store(settings.store_url)
+        # Only an existing store: a mistyped path is an error, never a new empty database.
+        store = open_store(settings.store_url, create=False)
     except (ValueError, TypeError, ImportError, StoreError) as exc:
-        print(f"a2a-serverless {args.command}: {exc}", file=err)
+        print(f"a2a-serverless {args.command}: {escape_controls(str(exc))}", file=err)
         return 1
     console = Console(out, err)
     command = COMMANDS[(args.command, args.action)]
     try:
         return asyncio.run(_run_closing(command(store, settings, args, console), store))
     except OpsError as exc:
-        print(f"a2a-serverless {args.command} {args.action}: {exc}", file=err)
+        print(f"a2a-serverless {args.command} {args.action}: {escape_controls(str(exc))}", file=err)
         return 1
     except StoreError as exc:
-        print(f"a2a-serverless {args.command} {args.action}: the store failed: {exc}", file=err)
+        print(
+            f"a2a-serverless {args.command} {args.action}: the store failed: "
+            f"{escape_controls(str(exc))}",
+            file=err,
+        )
         return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        # A store's client failing on its first call (no cloud credentials, an endpoint that
+        # does not answer): one line naming it, not a traceback of the client library's.
+        reason = (str(exc).strip().splitlines() or [""])[0]
+        print(
+            f"a2a-serverless {args.command} {args.action}: the store failed: "
+            f"{type(exc).__name__}: {escape_controls(reason)}",
+            file=err,
+        )
+        return 1
 
 
 async def _run_closing(command: Any, store: Store) -> int:
@@ -130,18 +160,22 @@ class Console:
         self._width = 0
 
     def print(self, text: str = "") -> None:
+        """Print lines for people: client text in them cannot drive the terminal."""
         self.clear_progress()
-        print(text, file=self.out, flush=True)
+        safe = "\n".join(escape_controls(line) for line in text.split("\n"))
+        print(safe, file=self.out, flush=True)
 
     def json(self, value: Any, *, line: bool = False) -> None:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":") if line else None)
         if not line:
             text = json.dumps(value, ensure_ascii=False, indent=2)
-        self.print(text)
+        self.clear_progress()
+        print(escape_json_text(text), file=self.out, flush=True)
 
     def progress(self, text: str) -> None:
         if not self._live:
             return
+        text = escape_controls(text)
         pad = max(0, self._width - len(text))
         self.err.write("\r" + text + " " * pad)
         self.err.flush()
@@ -158,7 +192,9 @@ class Console:
 
 
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """Columns padded to their widest cell, a rule under the header."""
+    """Columns padded to their widest cell, a rule under the header; a cell's control
+    characters are escaped first, so a newline in a client's id cannot fake a row."""
+    rows = [[escape_controls(cell) for cell in row] for row in rows]
     widths = [len(h) for h in headers]
     for row in rows:
         widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
@@ -228,6 +264,11 @@ async def tasks_show(
                     if c.retry is not None
                 },
                 "deadLetters": [letter.to_dict() for letter in letters],
+                # Per config, the seqs given up on (a cursor counts them as done too).
+                "deadLetteredSeqs": {
+                    cid: [x.seq for x in letters if x.config_id == cid]
+                    for cid in dict.fromkeys(x.config_id for x in letters)
+                },
             }
         )
         return 0
@@ -264,10 +305,18 @@ async def tasks_show(
     console.print()
     console.print(f"Push configs ({len(configs)})")
     if configs:
+        # A config's cursor moves past a notification delivered or dead-lettered alike: what
+        # was given up on is listed beside it, so "done" never reads as "delivered".
         console.table(
-            ["ID", "URL", "DELIVERED UP TO SEQ"],
+            ["ID", "URL", "DONE UP TO SEQ", "DEAD-LETTERED SEQS", "RETRYING"],
             [
-                [cid, c.config.url, str(record.push_cursor(cid).delivered)]
+                [
+                    cid,
+                    c.config.url,
+                    str(record.push_cursor(cid).delivered),
+                    _dead_lettered_seqs(letters, cid) or "-",
+                    _retrying(record, cid),
+                ]
                 for c in configs
                 for cid in [c.config.id or c.task_id]
             ],
@@ -317,19 +366,25 @@ async def dead_letters_list(
     store: Store, settings: Settings, args: argparse.Namespace, console: Console
 ) -> int:
     found = [
-        (record.task_id, letter)
+        (record, letter)
         async for record in _letter_records(store, args, console)
         for letter in record.dead_letters
         if args.all or not letter.redriven_at
     ]
     console.clear_progress()
     if args.json:
-        console.json([{"taskId": task_id, **letter.to_dict()} for task_id, letter in found])
+        console.json(
+            [
+                {"taskId": record.task_id, "owner": record.owner, **letter.to_dict()}
+                for record, letter in found
+            ]
+        )
         return 0
     if found:
-        _letters_table(console, found)
+        _letters_table(console, [(record.task_id, letter) for record, letter in found])
     kind = "dead letter(s)" if args.all else "pending dead letter(s)"
-    console.print(f"{len(found)} {kind}")
+    whose = "" if args.task else " of every owner" if args.all_owners else f" of {args.owner!r}"
+    console.print(f"{len(found)} {kind}{whose}")
     return 0
 
 
@@ -375,13 +430,29 @@ async def dead_letters_redrive(
 
 
 def _notifier(store: Store, settings: Settings) -> PushNotifier:
-    """A notifier signing with the deployment's keys; it only sends, so its queue has no
-    handler (a redrive never enqueues)."""
+    """A notifier signing with the deployment's keys (or, on a dev server's SQLite file, the
+    dev key kept beside it); it only sends, so its queue has no handler (a redrive never
+    enqueues)."""
+    from dataclasses import replace
+
+    from .push.keys import dev_key_file
+
     if not settings.push_signing_keys:
-        raise OpsError(
-            "redrive signs notifications with the deployment's keys: set A2A_PUSH_SIGNING_KEYS "
-            "(and the deployment's other A2A_PUSH_* settings) as the deployment has them"
-        )
+        dev_key = dev_key_file(settings)
+        if dev_key is None or not dev_key.is_file():
+            raise OpsError(
+                "redrive signs notifications with the deployment's keys: set "
+                "A2A_PUSH_SIGNING_KEYS (and the deployment's other A2A_PUSH_* settings) as the "
+                "deployment has them"
+                + (
+                    f"; the dev server keeps its key in {dev_key}, which is not there"
+                    if dev_key is not None
+                    else ""
+                )
+            )
+        # The dev server's file: sent as the dev server sends (dev mode's SSRF rules, which
+        # let http and local receivers through), signed with the key it signed with.
+        settings = replace(settings, push_signing_keys=f"file:{dev_key}", dev_mode=True)
     from .extras import MissingExtra
     from .journal import Journal
     from .push.keys import PushUnavailable
@@ -397,10 +468,28 @@ def _notifier(store: Store, settings: Settings) -> PushNotifier:
 async def _letter_records(
     store: Store, args: argparse.Namespace, console: Console
 ) -> AsyncIterator[TaskRecord]:
-    """The records whose dead letters a command looks at: one task's, or all of an owner's."""
+    """The records whose dead letters a command looks at: one task's, or those of an owner, or
+    of every owner (--all-owners). A store that can find the records holding dead letters
+    (`DeadLetterScan`) is asked for those alone; another is read task by task, one owner's."""
     if args.task:
         yield await _get(store, args.task)
         return
+    scan = store.scan_dead_letters if isinstance(store, DeadLetterScan) else None
+    if scan is not None:
+        after: str | None = None
+        while True:
+            page = await scan(after, PAGE)
+            for record in page:
+                if args.all_owners or record.owner == args.owner:
+                    yield record
+            if len(page) < PAGE:
+                return
+            after = page[-1].task_id
+    if args.all_owners:
+        raise OpsError(
+            "this store cannot list every owner's tasks (only SQLite and memory stores can): "
+            "name one with --owner, or a task with --task"
+        )
     scanned = 0
     async for record, total in _records(store, args.owner):
         scanned += 1
@@ -426,6 +515,21 @@ def _letters_table(
     ]
     headers = ["TASK", "SEQ", "NOTIFICATION", "URL", "ATTEMPTS", "AT", "STATUS", "REASON"]
     console.table(headers, rows)
+
+
+def _dead_lettered_seqs(letters: Sequence[DeadLetteredNotification], config_id: str) -> str:
+    return ", ".join(
+        f"{letter.seq} (redriven)" if letter.redriven_at else str(letter.seq)
+        for letter in letters
+        if letter.config_id == config_id
+    )
+
+
+def _retrying(record: TaskRecord, config_id: str) -> str:
+    retry = record.push_cursor(config_id).retry
+    if retry is None:
+        return "-"
+    return f"seq {retry.seq}, {retry.attempts} attempt(s)"
 
 
 def _letter_status(letter: DeadLetteredNotification) -> str:

@@ -15,8 +15,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from .config import Settings
+from .http import Receive, Scope, Send, json_bytes
 
 Headers = list[tuple[bytes, bytes]]
 
@@ -50,6 +52,37 @@ def dev_hosts(settings: Settings, bind_host: str) -> str:
     if settings.public_url:
         hosts.append(urlsplit(settings.public_url).netloc)
     return ",".join(dict.fromkeys(hosts))
+
+
+class HostGuard:
+    """ASGI middleware answering only the allowed hosts, before the app it wraps runs.
+
+    The dev server wraps a FastAPI app with it: the agents mounted in the app check Host
+    themselves, but the app's own routes (its API, /docs, /openapi.json) would answer any
+    Host, so a page on a rebound DNS name could read them."""
+
+    def __init__(self, app: Any, allowed_hosts: str) -> None:
+        """`allowed_hosts`: comma-separated, as A2A_ALLOWED_HOSTS (empty: no check)."""
+        self.app = app
+        self.hosts = frozenset(host_name(h) for h in split_list(allowed_hosts))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)  # lifespan
+            return
+        raw = next((v for k, v in scope.get("headers", []) if k.lower() == b"host"), None)
+        host = None if raw is None else raw.decode("latin-1")
+        if not self.hosts or host_name(host or "") in self.hosts:
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        # The answer A2AApplication gives its own requests for another host.
+        body = json_bytes({"error": f"this server does not answer host {host!r}"})
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+        await send({"type": "http.response.start", "status": 421, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
 
 class OriginPolicy:

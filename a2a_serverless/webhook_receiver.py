@@ -10,7 +10,7 @@ agent's server side (`a2a_serverless.push` is the sending side, and re-exports t
     verifier = WebhookVerifier(
         "https://agent.example.com/.well-known/jwks.json",
         audience="https://me.example.com/a2a/webhook",   # the URL given in the push config
-        token="the-token-given-in-the-push-config",      # optional
+        token="the-token-given-in-the-push-config",      # see "What the token is for"
     )
 
     try:
@@ -37,6 +37,14 @@ The agent's keys are read, fetched and cached by `a2a_serverless.jwks`, with the
 applies to bearer tokens: only public signing keys of the JWT's algorithm's type (RSA of 2048
 bits or more, EC on the algorithm's curve), the kid naming one of them; a JWKS that cannot be
 fetched (or fetched again, with no key cached) raises `KeySetUnavailable`.
+
+What the token is for: the signature proves the agent sent the notification to this URL, not
+that the push config behind it is yours. Anyone may set a push config naming your webhook URL on
+their own task, and the agent then sends genuine, signed notifications about *their* task to
+you. Without `token`, the verifier accepts them. Give each push config you set a secret random
+token (and check it here, or per call with `verify(..., token=...)`) when the receiver must act
+only on your own tasks; checking `notification.task_id` against the tasks you started does the
+same.
 
 `verify_sync` does the same for synchronous servers. Needs the `crypto` extra
 (`pip install 'a2a-serverless[crypto]'`: a `WebhookVerifier` is not made without it).

@@ -25,6 +25,7 @@ import base64
 import hashlib
 import json
 import logging
+import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -189,6 +190,54 @@ class KeyRing:
         """Load every key now (ValueError if one is unusable) instead of at the first send."""
         for key in self.keys:
             self.private_key(key)
+
+
+# --- the dev server's key --------------------------------------------------------------------
+
+# Beside the dev server's SQLite file: `<store file>` + this.
+DEV_KEY_SUFFIX = ".dev-signing-key.json"
+
+
+def dev_key_file(settings: Settings) -> Path | None:
+    """Where the dev server keeps its signing key: beside its SQLite store file (None for any
+    other store, where dev mode signs with an ephemeral key as before)."""
+    from ..store import sqlite_path
+
+    path = sqlite_path(settings.store_url)
+    if path is None or path == ":memory:":
+        return None
+    return Path(path + DEV_KEY_SUFFIX)
+
+
+def with_dev_key(settings: Settings) -> Settings:
+    """The dev server's settings, signing push notifications with the dev key kept beside its
+    SQLite store (made on first use, readable by its owner only) when no keys are configured.
+
+    So the key outlives a restart (receivers keep the JWKS they fetched), and `a2a-serverless
+    dead-letters redrive` on the same store file signs with the key the server used. A store
+    that is no file, or a missing `crypto` extra, leaves the settings as they are."""
+    from dataclasses import replace
+
+    if configured_keys(settings) is not None or not settings.dev_mode or not crypto_available():
+        return settings
+    path = dev_key_file(settings)
+    if path is None or not path.parent.is_dir():
+        return settings
+    if not path.exists():
+        # Written whole under another name, then linked: two processes starting at once (a
+        # --reload parent and its child) keep one key, and neither reads a half-written file.
+        scratch = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        fd = os.open(scratch, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            with os.fdopen(fd, "w") as out:
+                out.write(generate_keys_json("ES256") + "\n")
+            os.link(scratch, path)
+            log.info("made the dev server's push signing key: %s", path)
+        except FileExistsError:
+            pass
+        finally:
+            scratch.unlink(missing_ok=True)
+    return replace(settings, push_signing_keys=f"file:{path}")
 
 
 # --- making keys -------------------------------------------------------------------------------

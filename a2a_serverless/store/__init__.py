@@ -22,6 +22,7 @@ from .base import (
     StoredPushConfig,
     StoredReply,
     StoreError,
+    StoreOpenError,
     TaskAlreadyExists,
     TaskEvent,
     TaskEventPayload,
@@ -43,6 +44,7 @@ __all__ = [
     "SqliteStore",
     "Store",
     "StoreError",
+    "StoreOpenError",
     "StoredPushConfig",
     "StoredReply",
     "TaskAlreadyExists",
@@ -61,8 +63,8 @@ ENTRY_POINT_GROUP = "a2a_serverless.stores"
 
 # Schemes whose adapters live in separate distributions, for a helpful error when missing.
 _ADAPTER_HINTS = {
-    "dynamodb": "the DynamoDB adapter distribution",
-    "firestore": "the Firestore adapter distribution",
+    "dynamodb": ("the DynamoDB adapter distribution", "a2a-serverless-aws", "adapters/aws"),
+    "firestore": ("the Firestore adapter distribution", "a2a-serverless-gcp", "adapters/gcp"),
 }
 _SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
@@ -79,14 +81,27 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def open_store(url: str) -> Store:
-    """The store a URL names (see the module docstring). ValueError if none matches."""
+def sqlite_path(url: str) -> str | None:
+    """The file of the SQLite store a URL names, as given (None for any other store; the URL
+    is checked by `open_store`, not here)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url if url.endswith(_SQLITE_SUFFIXES) else None
+    if scheme.lower() == "sqlite" and rest.startswith("/") and len(rest) > 1:
+        return rest[1:]
+    return None
+
+
+def open_store(url: str, *, create: bool = True) -> Store:
+    """The store a URL names (see the module docstring). ValueError if none matches, or
+    StoreOpenError (a ValueError) if it names one that cannot be opened. Without `create`,
+    a SQLite store must exist already: a command that only looks makes no empty database."""
     scheme, sep, rest = url.partition("://")
     if not sep:
         if url.endswith(_SQLITE_SUFFIXES):
             from .sqlite import SqliteStore
 
-            return SqliteStore(url)
+            return SqliteStore(url, create=create)
         raise ValueError(
             f"unknown store {url!r}: expected memory://, sqlite:///path.db, a path ending in "
             f"{', '.join(_SQLITE_SUFFIXES)}, or a URL whose scheme an installed adapter provides"
@@ -108,7 +123,7 @@ def open_store(url: str) -> Store:
             )
         from .sqlite import SqliteStore
 
-        return SqliteStore(rest[1:])
+        return SqliteStore(rest[1:], create=create)
     return _open_adapter(scheme, url)
 
 
@@ -129,7 +144,11 @@ def _open_adapter(scheme: str, url: str) -> Store:
         return store
     hint = _ADAPTER_HINTS.get(scheme)
     if hint is not None:
-        raise ValueError(f"{scheme}:// stores are provided by {hint}; install it to use {url!r}")
+        what, distribution, folder = hint
+        raise ValueError(
+            f"{scheme}:// stores are provided by {what}, {distribution}; install it to use "
+            f"{url!r} (pip install {distribution}, or pip install -e {folder} in a checkout)"
+        )
     raise ValueError(
         f"unknown store scheme {scheme!r} in {url!r}: expected memory://, sqlite:///path.db, "
         f"or a scheme provided by an installed adapter (entry point group {ENTRY_POINT_GROUP!r})"

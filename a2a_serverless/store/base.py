@@ -67,6 +67,12 @@ class StoreUnavailable(StoreError):
     lets its job fail so the queue delivers it again."""
 
 
+class StoreOpenError(StoreError, ValueError):
+    """The store a URL names cannot be opened as one: a missing file where none may be made, a
+    directory, a file that is no store, a cloud store without its region. A setting to fix,
+    not an outage (a ValueError too, as any bad setting is); the message names the store."""
+
+
 class TaskAlreadyExists(StoreError):
     def __init__(self, task_id: str) -> None:
         super().__init__(f"task {task_id!r} already exists")
@@ -332,6 +338,18 @@ class Store(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class DeadLetterScan(Protocol):
+    """What a store may offer besides `Store`: every owner's tasks that hold dead letters, for
+    the operator's `dead-letters list|redrive --all-owners` (ops.py). MemoryStore and
+    SqliteStore offer it; a store without it is read owner by owner."""
+
+    async def scan_dead_letters(self, after: str | None, limit: int) -> list[TaskRecord]:
+        """Up to `limit` visible records with at least one dead letter, of any owner, in
+        task id order after the task id `after` (None: from the first)."""
+        ...
 
 
 # --- the stored shapes, shared by every adapter -------------------------------------------------

@@ -38,6 +38,9 @@ _DELIVERED = "push"
 _FLOORS = "pushFloor"
 _RETRIES = "pushAttempts"
 _LETTERS = "pushDeadLetters"
+# The key of the dead letters in `internal`, for a store that looks for records having any
+# (`DeadLetterScan`).
+DEAD_LETTERS_KEY = _LETTERS
 
 
 # Structs, not dataclasses: a turn's records are made on every message and every claim, and a

@@ -36,6 +36,7 @@ from .base import (
     record_from_json,
     record_json_bytes,
 )
+from .bookkeeping import DEAD_LETTERS_KEY
 
 
 def _wall_clock_ms() -> int:
@@ -152,6 +153,22 @@ class MemoryStore:
         if record is None or not _visible(record, self._clock()):
             return None
         return record.record()
+
+    async def scan_dead_letters(self, after: str | None, limit: int) -> list[TaskRecord]:
+        """`DeadLetterScan`: every owner's records holding dead letters, by task id."""
+        now_ms = self._clock()
+        with self._lock:
+            items = sorted(self._tasks.items())
+        found: list[TaskRecord] = []
+        for task_id, stored in items:
+            if len(found) >= max(limit, 0):
+                break
+            if (after is not None and task_id <= after) or not _visible(stored, now_ms):
+                continue
+            record = stored.record()
+            if record.internal.get(DEAD_LETTERS_KEY):
+                found.append(record)
+        return found
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
         now_ms = self._clock()

@@ -26,6 +26,7 @@ from .base import (
     IdempotencyKeyTaken,
     StoredPushConfig,
     StoredReply,
+    StoreOpenError,
     StoreUnavailable,
     TaskAlreadyExists,
     TaskEvent,
@@ -43,6 +44,7 @@ from .base import (
     reply_from_json,
     reply_to_json,
 )
+from .bookkeeping import DEAD_LETTERS_KEY
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -123,29 +125,70 @@ class SqliteStore:
     db_system = "sqlite"
 
     def __init__(
-        self, path: str | os.PathLike[str], *, clock: Callable[[], int] = _wall_clock_ms
+        self,
+        path: str | os.PathLike[str],
+        *,
+        clock: Callable[[], int] = _wall_clock_ms,
+        create: bool = True,
     ) -> None:
+        """Open the store in the file `path`; with `create` (the default) a missing file and
+        its directories are made. Without it (commands that only look, e.g. the operator CLI)
+        only an existing store file is opened, so a mistyped path is an error, not an empty
+        new database. StoreOpenError when the file cannot be a store (a directory, a file
+        that is no SQLite database, no permission)."""
         self.path = Path(path)
         self._clock = clock
         self._lock = threading.Lock()
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        # isolation_level=None: the module opens no transactions of its own; ours are explicit.
-        self._conn = sqlite3.connect(
-            self.path,
-            timeout=BUSY_TIMEOUT_MS / 1000,
-            isolation_level=None,
-            check_same_thread=False,
-        )
+        memory = str(path) == ":memory:"
+        if not memory:
+            if self.path.is_dir():
+                raise StoreOpenError(f"the SQLite store {self.path} is a directory, not a file")
+            if not create and not self.path.is_file():
+                raise StoreOpenError(f"no SQLite store at {self.path} (no such file)")
+            if create:
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise StoreOpenError(
+                        f"cannot create the SQLite store's directory {self.path.parent}: "
+                        f"{exc.strerror or exc}"
+                    ) from None
+        try:
+            # isolation_level=None: the module opens no transactions of its own; ours are
+            # explicit. Without `create`, mode=rw never makes the file (a URI path).
+            self._conn = sqlite3.connect(
+                self.path if create or memory else f"{self.path.resolve().as_uri()}?mode=rw",
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=not (create or memory),
+            )
+        except sqlite3.Error as exc:
+            raise StoreOpenError(f"cannot open the SQLite store {self.path}: {exc}") from None
         try:
             self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             self._conn.execute("PRAGMA journal_mode = WAL")
             # With WAL, NORMAL survives process crashes; only an OS crash may lose the last commits.
             self._conn.execute("PRAGMA synchronous = NORMAL")
+            if not create and not memory:
+                self._check_schema()
             self._migrate()
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            raise StoreOpenError(
+                f"cannot open the SQLite store {self.path}: {exc} (is it an a2a-serverless "
+                "store file?)"
+            ) from None
         except BaseException:
             self._conn.close()
             raise
+
+    def _check_schema(self) -> None:
+        """Refuse a database without a store's schema (empty, or another program's) rather
+        than write one into it."""
+        version: int = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0:
+            raise StoreOpenError(f"{self.path} is an SQLite database but no a2a-serverless store")
 
     def _migrate(self) -> None:
         with self._write() as conn:
@@ -315,6 +358,21 @@ class SqliteStore:
                 (task_id, self._clock()),
             ).fetchone()
         return None if row is None else record_from_json(row[0])
+
+    async def scan_dead_letters(self, after: str | None, limit: int) -> list[TaskRecord]:
+        """`DeadLetterScan`: every owner's records holding dead letters, by task id (the
+        filter runs in SQLite, on the stored JSON, so only those records are read)."""
+        with self._read() as conn:
+            rows = conn.execute(
+                f"""
+                SELECT body FROM tasks
+                WHERE task_id > ? AND {_VISIBLE}
+                AND json_array_length(body, '$.internal.{DEAD_LETTERS_KEY}') > 0
+                ORDER BY task_id LIMIT ?
+                """,
+                (after or "", self._clock(), max(limit, 0)),
+            ).fetchall()
+        return [record_from_json(body) for (body,) in rows]
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
         where = ["owner = ?", _VISIBLE]

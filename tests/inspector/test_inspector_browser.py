@@ -257,3 +257,28 @@ def test_the_inspector_talks_to_the_agent_and_shows_what_it_did(
     shot(driver, "5-agent-card")
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == []
+
+
+def test_only_web_addresses_become_links(
+    live_server: Callable[..., LiveServer], browser: WebDriver, tmp_path: Path
+) -> None:
+    # An agent's (or client's) file URI with another scheme, `javascript:` above all, is text:
+    # nothing on the page runs it when clicked (the CSP blocks it too; this does not rely on it).
+    server = live_server(
+        "tests.inspector.link_agent:links", A2A_STORE_URL=f"sqlite:///{tmp_path / 'tasks.db'}"
+    )
+    driver = browser
+    driver.get(f"{server.url}/_inspector/")
+    wait_for(driver, text_in("#agent-name", "Links"))
+    driver.find_element(By.ID, "message").send_keys("files please")
+    driver.find_element(By.ID, "send").click()
+    artifact = wait_for(driver, text_in(".bubble.artifact", "report.pdf"))
+    links = {a.text: a.get_attribute("href") for a in artifact.find_elements(By.TAG_NAME, "a")}
+    assert links == {"report.pdf": "https://files.example/report.pdf"}
+    shown = [s.text for s in artifact.find_elements(By.CSS_SELECTOR, ".part.file .uri")]
+    assert sorted(shown) == ["data.html", "mixed-case.pdf", "script.pdf"]
+    for element in artifact.find_elements(By.CSS_SELECTOR, ".part.file .uri"):
+        element.click()
+    assert driver.title != "owned"
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == []

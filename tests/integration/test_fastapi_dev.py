@@ -127,3 +127,16 @@ def test_an_app_without_an_agent_is_refused_in_one_line(tmp_path: Path) -> None:
         "a2a-serverless dev: plain_api:api is a FastAPI app with no agent in it: put one in "
         "with a2a_serverless.fastapi.mount_agent(app, agent, prefix=...)"
     )
+
+
+@pytest.mark.parametrize(
+    "path", ["/hello", "/docs", "/openapi.json", "/agent/.well-known/agent-card.json"]
+)
+def test_a_rebound_host_name_is_refused_on_the_apps_own_routes_too(
+    server: LiveServer, path: str
+) -> None:
+    # DNS rebinding: a page whose name now points here reads nothing, the app's API included.
+    assert httpx.get(f"{server.url}{path}").status_code == 200
+    rebound = httpx.get(f"{server.url}{path}", headers={"host": "attacker.example"})
+    assert rebound.status_code == 421
+    assert rebound.json() == {"error": "this server does not answer host 'attacker.example'"}

@@ -295,15 +295,28 @@ function joinText(parts) {
   return out;
 }
 
+// A file's URI is a link only if it is a web address: a `javascript:` (or any other scheme's)
+// URI an agent or client sent is shown as text, never made something to click.
+function webHref(uri) {
+  try {
+    const url = new URL(uri, location.href);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
 function renderParts(parts) {
   return joinText(parts).map((part) => {
     if (part.kind === "text") return el("div", { class: "part text" }, part.text);
     if (part.kind === "file") {
       const file = part.file;
-      const href = file.uri || `data:${file.mimeType || "application/octet-stream"};base64,${file.bytes}`;
+      const href = file.uri ? webHref(file.uri)
+        : `data:${file.mimeType || "application/octet-stream"};base64,${file.bytes}`;
+      const label = file.name || file.uri || "file";
       return el("div", { class: "part file" }, "📎 ",
-        el("a", { href, download: file.name || "file", target: "_blank", rel: "noopener" },
-          file.name || file.uri || "file"),
+        href ? el("a", { href, download: file.name || "file", target: "_blank", rel: "noopener" }, label)
+          : el("span", { class: "uri", title: file.uri }, label),
         file.mimeType ? el("span", { class: "muted" }, ` (${file.mimeType})`) : null);
     }
     return el("pre", { class: "part data" }, JSON.stringify(part.data, null, 2));

@@ -59,7 +59,19 @@ def open_dynamodb_store(url: str) -> DynamoDBStore:
 
     The entry point behind ``A2A_STORE_URL=dynamodb://...``. The table must exist.
     """
+    from botocore.exceptions import NoRegionError  # type: ignore[import-untyped]
+
+    from a2a_serverless.store import StoreOpenError
+
     from .store import DynamoDBStore
 
     parsed = parse_dynamodb_url(url)
-    return DynamoDBStore(parsed.table_name, region=parsed.region, endpoint_url=parsed.endpoint_url)
+    try:
+        return DynamoDBStore(
+            parsed.table_name, region=parsed.region, endpoint_url=parsed.endpoint_url
+        )
+    except NoRegionError:
+        raise StoreOpenError(
+            f"the DynamoDB store {url!r} has no region: add ?region=... to the URL or set "
+            "AWS_REGION"
+        ) from None
