@@ -112,6 +112,7 @@ def _dev(args: argparse.Namespace) -> int:
         print("`dev` needs uvicorn: pip install 'a2a-serverless[server]'", file=sys.stderr)
         return 1
     from .devserver import RELOAD_ENV, DevTarget, TargetError
+    from .devstore import claim_stores
     from .origins import OriginPolicy, dev_hosts
 
     dev = DevTarget(args.target, args.store, args.public_url, args.log_level)
@@ -120,6 +121,8 @@ def _dev(args: argparse.Namespace) -> int:
         # Built here even with --reload (where the child builds its own): a bad target or
         # setting is reported once, clearly, instead of by a child restarting in a loop.
         served = dev.app()
+        # Refused when the file holds other agents' tasks (devstore.py).
+        held = claim_stores([app for _, app in served.agents])
     except (TargetError, ValueError) as exc:
         print(f"a2a-serverless dev: {exc}", file=sys.stderr)
         return 1
@@ -140,7 +143,7 @@ def _dev(args: argparse.Namespace) -> int:
         print(f"  agent card: {base}{prefix}/.well-known/agent-card.json")
         if app.runtime.settings.dev_mode or app.runtime.settings.inspector:
             print(f"  inspector:  {base}{prefix}/_inspector/")
-    print(f"  store:      {settings.store_url}")
+    print(f"  store:      {settings.store_url}" + (f" ({held})" if held else ""))
     if not args.reload:
         uvicorn.run(served.asgi, host=args.host, port=args.port, log_level=args.log_level)
         return 0
