@@ -173,14 +173,23 @@ def shot(driver: WebDriver, name: str) -> None:
     driver.save_screenshot(str(SHOTS / f"{name}.png"))
 
 
+@pytest.mark.parametrize("refresh_ms", [None, 50], ids=["as-shipped", "refreshing-every-50ms"])
 def test_the_inspector_talks_to_the_agent_and_shows_what_it_did(
-    live_server: Callable[..., LiveServer], browser: WebDriver, webhook: Webhook, tmp_path: Path
+    live_server: Callable[..., LiveServer],
+    browser: WebDriver,
+    webhook: Webhook,
+    tmp_path: Path,
+    refresh_ms: int | None,
 ) -> None:
     server = live_server(None, A2A_STORE_URL=f"sqlite:///{tmp_path / 'tasks.db'}")
     assert f"inspector:  {server.url}/_inspector/" in server.log()
     driver = browser
     driver.get(f"{server.url}/_inspector/")
     wait_for(driver, text_in("#agent-name", "Trip Planner"))
+    if refresh_ms is not None:
+        # The page re-renders what it shows as it refreshes (every 3 s); here it does so all the
+        # time, so every step must hold however often the elements it read are replaced.
+        driver.execute_script(f"setInterval(refreshTasks, {refresh_ms})")
 
     # Send and stream, with a webhook that refuses (400: the notification is dead-lettered).
     driver.find_element(By.ID, "webhook").send_keys(webhook.url)
