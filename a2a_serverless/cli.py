@@ -115,6 +115,7 @@ def _dev(args: argparse.Namespace) -> int:
         return 1
     from .config import Settings
     from .devserver import RELOAD_ENV, DevTarget, TargetError
+    from .devstore import claim_stores
     from .origins import OriginPolicy, dev_hosts
 
     dev = DevTarget(args.target, args.store, args.public_url, args.log_level)
@@ -126,6 +127,8 @@ def _dev(args: argparse.Namespace) -> int:
         served = dev.app()
         # Before the banner: a port in use is the one thing said, not a banner then an error.
         _check_listen(args.host, args.port)
+        # Refused when the file holds other agents' tasks (devstore.py).
+        held = claim_stores([app for _, app in served.agents])
     except (TargetError, ValueError, OSError) as exc:
         print(f"a2a-serverless dev: {exc}", file=sys.stderr)
         return 1
@@ -153,7 +156,7 @@ def _dev(args: argparse.Namespace) -> int:
         print(f"  agent card: {base}{prefix}/.well-known/agent-card.json")
         if app.runtime.settings.dev_mode or app.runtime.settings.inspector:
             print(f"  inspector:  {base}{prefix}/_inspector/")
-    print(f"  store:      {settings.store_url}")
+    print(f"  store:      {settings.store_url}" + (f" ({held})" if held else ""))
     if not args.reload:
         uvicorn.run(served.served(hosts), host=args.host, port=args.port, log_level=args.log_level)
         return 0

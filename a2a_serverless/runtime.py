@@ -92,7 +92,8 @@ class Runtime:
             if durable:
                 from .queue.sqlite import SqliteQueue
 
-                built_queue = SqliteQueue(sqlite_path)
+                # Its jobs are this agent's: another agent on the file leaves them alone.
+                built_queue = SqliteQueue(sqlite_path, agent=agent.name)
             else:
                 from .queue.inprocess import InProcessQueue
 

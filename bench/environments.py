@@ -55,7 +55,8 @@ OUR_GCP_PACKAGES = {
 }
 # What Lambda sets in a Python function's environment.
 _LAMBDA_ENV = {
-    "AWS_EXECUTION_ENV": "AWS_Lambda_python3.11",
+    # The runtime is the interpreter the bench runs (the `.venv`'s: python3.12, as deployed).
+    "AWS_EXECUTION_ENV": f"AWS_Lambda_python{sys.version_info.major}.{sys.version_info.minor}",
     "AWS_LAMBDA_FUNCTION_NAME": "a2a-bench",
     "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "1024",
     "AWS_LAMBDA_FUNCTION_VERSION": "$LATEST",
@@ -130,7 +131,17 @@ def _run(args: Sequence[str], what: str) -> None:
 
 
 def _stamp_matches(stamp: Path, wanted: str) -> bool:
-    return stamp.is_file() and stamp.read_text() == wanted
+    return stamp.is_file() and stamp.read_text() == _for_this_python(wanted)
+
+
+def _write_stamp(stamp: Path, wanted: str) -> None:
+    stamp.write_text(_for_this_python(wanted))
+
+
+def _for_this_python(wanted: str) -> str:
+    # What pip installed holds compiled extensions for the interpreter that ran it (the
+    # `.venv`'s): another Python (3.11 -> 3.12) needs it installed again.
+    return f"{sys.implementation.cache_tag}\n{wanted}"
 
 
 def _pip_target(target: Path, requirements: Sequence[str], what: str) -> None:
@@ -158,7 +169,7 @@ def ensure_peer_venv() -> Path:
     _run([base, "-m", "venv", str(PEER_VENV)], "creating the peer's virtualenv")
     pip = [str(venv_python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     _run([*pip, *requirements], "installing the peer into its virtualenv")
-    stamp.write_text(wanted)
+    _write_stamp(stamp, wanted)
     return venv_python
 
 
@@ -169,7 +180,7 @@ def peer_bundle() -> Bundle:
     if not (PEER_BUNDLE.is_dir() and _stamp_matches(stamp, wanted)):
         log(f"pip install --target {PEER_BUNDLE.relative_to(REPO)} {' '.join(requirements)}")
         _pip_target(PEER_BUNDLE, requirements, "installing the peer's Lambda bundle")
-        stamp.write_text(wanted)
+        _write_stamp(stamp, wanted)
     _add_function_files(PEER_BUNDLE)
     return Bundle("peer", PEER_BUNDLE)
 
@@ -185,7 +196,7 @@ def ours_bundle() -> Bundle:
         log(f"pip install --target {OURS_BUNDLE.relative_to(REPO)} . adapters/aws")
         _pip_target(OURS_BUNDLE, [str(p) for p in projects], "installing our Lambda bundle")
         _move_runtime_packages()
-        stamp.write_text(wanted)
+        _write_stamp(stamp, wanted)
     _refresh_our_packages(OURS_BUNDLE, OUR_PACKAGES)
     _add_function_files(OURS_BUNDLE)
     return Bundle("ours", OURS_BUNDLE, (AWS_RUNTIME,))
@@ -204,7 +215,7 @@ def gcp_bundle() -> Bundle:
     if not (GCP_BUNDLE.is_dir() and _stamp_matches(stamp, wanted)):
         log(f"pip install --target {GCP_BUNDLE.relative_to(REPO)} . adapters/gcp")
         _pip_target(GCP_BUNDLE, [str(p) for p in projects], "installing our GCP bundle")
-        stamp.write_text(wanted)
+        _write_stamp(stamp, wanted)
     _refresh_our_packages(GCP_BUNDLE, OUR_GCP_PACKAGES)
     _add_function_files(GCP_BUNDLE)
     return Bundle("ours-gcp", GCP_BUNDLE, platform="gcp")
@@ -219,7 +230,7 @@ def with_fastapi(ours: Bundle) -> Bundle:
     if not (FASTAPI_EXTRA.is_dir() and _stamp_matches(stamp, requirement)):
         log(f"pip install --target {FASTAPI_EXTRA.relative_to(REPO)} {requirement}")
         _pip_target(FASTAPI_EXTRA, [requirement], "installing the fastapi extra")
-        stamp.write_text(requirement)
+        _write_stamp(stamp, requirement)
     return Bundle(ours.name, ours.path, (FASTAPI_EXTRA, *ours.runtime_path))
 
 

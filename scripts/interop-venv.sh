@@ -12,11 +12,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=.venv-a2a-sdk1
+# The interpreter of .venv (scripts/bootstrap.sh: Python 3.12, the deployments'), so our server
+# runs on the same Python in every test; python3 when there is no .venv yet.
+if [ -x .venv/bin/python ]; then
+    PYTHON="${PYTHON:-$(.venv/bin/python -c 'import sys; print(sys._base_executable)')}"
+fi
 PYTHON="${PYTHON:-python3}"
+version() {
+    "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true
+}
 
-if [ ! -x "$VENV/bin/python" ]; then
+if [ "$(version "$VENV/bin/python")" != "$(version "$PYTHON")" ]; then
     echo "interop-venv: creating $VENV with $($PYTHON --version 2>&1)"
-    "$PYTHON" -m venv "$VENV"
+    # --clear: one of another Python is emptied first (what it held is installed again below).
+    "$PYTHON" -m venv --clear "$VENV"
 fi
 # Keep the venv out of git (and so out of ruff, which respects .gitignore).
 [ -f "$VENV/.gitignore" ] || echo '*' > "$VENV/.gitignore"

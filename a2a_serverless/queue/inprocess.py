@@ -147,7 +147,18 @@ class InProcessQueue:
 
     async def drain(self) -> None:
         """Wait until no job is queued or running (tests use this)."""
-        while self._running:
+        while True:
+            # A finished task leaves `_running` by its done-callback, which runs only when the
+            # loop next turns; awaiting finished tasks need not turn it (Python 3.12's gather of
+            # finished tasks returns at once), so waiting on them could spin forever. Wait on
+            # the unfinished ones only, and let go of the finished here.
+            finished = {task for task in self._running if task.done()}
+            self._running.difference_update(finished)
+            for task in finished:
+                if not task.cancelled():
+                    task.exception()  # retrieved, as gather(return_exceptions=True) would
+            if not self._running:
+                return
             await asyncio.gather(*list(self._running), return_exceptions=True)
 
     async def aclose(self) -> None:

@@ -11,7 +11,10 @@ process (`holder`, `lease_until`), the lease renewed while it runs. So:
   out — and the worker resumes the interrupted turn from its start (worker.py);
 - a job waiting for a retry survives too (its `run_at` is kept; its count of failed deliveries,
   kept in memory, starts again in the process that takes it over);
-- several processes on one file share the work: whichever claims a job first runs it.
+- several processes on one file share the work: whichever claims a job first runs it;
+- a job belongs to the agent that queued it (`agent`): a process serving another agent on the
+  same file (two dev servers in one folder, agents mounted side by side in one app) leaves it
+  for its own agent, saying so once, and never runs a turn with the wrong agent's code.
 
 Every process polls the table every `poll_s` for jobs it does not run yet whose time has come
 and whose holder is gone.
@@ -40,7 +43,8 @@ CREATE TABLE IF NOT EXISTS a2a_jobs (
     body TEXT NOT NULL,
     run_at INTEGER NOT NULL,
     holder TEXT,
-    lease_until INTEGER
+    lease_until INTEGER,
+    agent TEXT
 )
 """
 
@@ -63,7 +67,10 @@ class SqliteQueue(InProcessQueue):
         concurrency: int = 32,
         max_attempts: int = 5,
         base_backoff_s: float = 0.2,
+        agent: str | None = None,
     ) -> None:
+        """`agent` names the agent whose jobs these are (the Runtime passes its agent's name):
+        jobs queued by another agent are left alone. None takes every job (as before)."""
         super().__init__(
             handler,
             concurrency=concurrency,
@@ -79,6 +86,14 @@ class SqliteQueue(InProcessQueue):
         )
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(a2a_jobs)")}
+        if "agent" not in columns:
+            # A file from before jobs had agents: its jobs stay anyone's (agent NULL).
+            with contextlib.suppress(sqlite3.OperationalError):  # another process added it
+                self._db.execute("ALTER TABLE a2a_jobs ADD COLUMN agent TEXT")
+        self.agent = agent
+        # Other agents' jobs this process has said it leaves alone (said once each).
+        self._set_aside: set[str] = set()
         # Jobs scheduled in this process (not yet finished): the poller leaves them alone.
         self._local: set[str] = set()
         self._poller: asyncio.Task[None] | None = None
@@ -88,9 +103,9 @@ class SqliteQueue(InProcessQueue):
     async def _schedule(self, job: Job, delay_s: float) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO a2a_jobs (id, body, run_at, holder, lease_until) "
-                "VALUES (?, ?, ?, NULL, NULL)",
-                (job.id, job.to_json(), _now_ms() + int(delay_s * 1000)),
+                "INSERT OR REPLACE INTO a2a_jobs (id, body, run_at, holder, lease_until, agent) "
+                "VALUES (?, ?, ?, NULL, NULL, ?)",
+                (job.id, job.to_json(), _now_ms() + int(delay_s * 1000), self.agent),
             )
         self.start()
         self._local.add(job.id)
@@ -176,11 +191,15 @@ class SqliteQueue(InProcessQueue):
         now = _now_ms()
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, body, holder, lease_until FROM a2a_jobs WHERE run_at <= ?", (now,)
+                "SELECT id, body, holder, lease_until, agent FROM a2a_jobs WHERE run_at <= ?",
+                (now,),
             ).fetchall()
         scheduled = 0
-        for job_id, body, holder, lease_until in rows:
+        for job_id, body, holder, lease_until, agent in rows:
             if job_id in self._local:
+                continue
+            if agent is not None and self.agent is not None and agent != self.agent:
+                self._leave(job_id, body, agent)
                 continue
             if holder is not None and lease_until >= now and not holder_is_dead(holder):
                 continue
@@ -191,6 +210,21 @@ class SqliteQueue(InProcessQueue):
             await super()._schedule(job, 0.0)
             scheduled += 1
         return scheduled
+
+    def _leave(self, job_id: str, body: str, agent: str) -> None:
+        """Say once that another agent's job waits here for that agent."""
+        if job_id in self._set_aside:
+            return
+        self._set_aside.add(job_id)
+        job = Job.from_json(body)
+        log.warning(
+            "job %s (%s) of task %s belongs to agent %r, not %r: left in the queue for it",
+            job.id,
+            job.kind,
+            job.task_id,
+            agent,
+            self.agent,
+        )
 
     async def aclose(self) -> None:
         if self._poller is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
 import urllib.error
 import urllib.request
@@ -316,3 +317,31 @@ def test_gcp_bundle_installs_and_serves_both_functions(gcp_function: tuple[str, 
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(push, timeout=10)
     assert refused.value.code in (401, 403)
+
+
+def test_the_guides_sizes_are_those_of_the_bundles_built(bundles: dict[str, Any]) -> None:
+    """docs/deploy-aws-serverless.md's table (and the figures other guides repeat) within 10%
+    of what `scripts/package` just built: a size measured before a dependency change is caught."""
+    guide = (ROOT / "docs" / "deploy-aws-serverless.md").read_text()
+    for target, name in (("aws", "aws-lambda.zip"), ("gcp", "gcp-source.zip")):
+        row = re.search(
+            rf"^\| `{name}`[^|]*\| (\d+) \| ([\d.]+) MB \| ([\d.]+) MB \|$", guide, re.M
+        )
+        assert row, f"no row for {name}"
+        unpacked, zipped = float(row[2]) * 1e6, float(row[3]) * 1e6
+        built = bundles[target]
+        assert abs(zipped - built["zipped_bytes"]) < 0.1 * built["zipped_bytes"], (name, built)
+        assert abs(unpacked - built["unzipped_bytes"]) < 0.1 * built["unzipped_bytes"], name
+    # The figures the other guides repeat, to the same 10%.
+    repeated = {
+        "deploy-aws.md": (r"`build/package/aws-lambda.zip` \(([\d.]+) MB zipped", "aws"),
+        "deploy-gcp.md": (r"the same for the example agent \(([\d.]+) MB\)", "gcp"),
+        "streaming-and-push.md": (r"a zip\s+([\d.]+) -> [\d.]+ MB zipped", "aws"),
+    }
+    for page, (pattern, target) in repeated.items():
+        found = re.search(pattern, (ROOT / "docs" / page).read_text())
+        assert found, f"{page}: no size"
+        size = float(found[1]) * 1e6
+        assert (
+            abs(size - bundles[target]["zipped_bytes"]) < 0.1 * bundles[target]["zipped_bytes"]
+        ), page

@@ -108,6 +108,11 @@ def browser(tmp_path: Path) -> Iterator[WebDriver]:
 
 
 def wait_for(driver: WebDriver, find: Callable[[WebDriver], Any], timeout: float = 20) -> Any:
+    """What `find` returns once it is truthy. The page re-renders its panels as it refreshes
+    (every few seconds), so an element found may be gone by the next command: `find` reads
+    what it needs (texts, attributes) from the elements it finds, and a read that met a
+    re-render (a stale element) is simply tried again. Elements are never kept across calls."""
+
     def attempt(d: WebDriver) -> Any:
         try:
             return find(d)
@@ -117,9 +122,27 @@ def wait_for(driver: WebDriver, find: Callable[[WebDriver], Any], timeout: float
     return WebDriverWait(driver, timeout, poll_frequency=0.1).until(attempt)
 
 
-def text_in(css: str, text: str) -> Callable[[WebDriver], WebElement | None]:
+def click(driver: WebDriver, find: Callable[[WebDriver], WebElement | None]) -> None:
+    """Click what `find` finds, found afresh until the click lands (a click on an element the
+    page has just replaced raises, and did nothing)."""
+
+    def attempt(d: WebDriver) -> bool:
+        element = find(d)
+        if element is None:
+            return False
+        element.click()
+        return True
+
+    wait_for(driver, attempt)
+
+
+def css(selector: str) -> Callable[[WebDriver], WebElement]:
+    return lambda d: d.find_element(By.CSS_SELECTOR, selector)
+
+
+def element_with(selector: str, text: str) -> Callable[[WebDriver], WebElement | None]:
     def find(driver: WebDriver) -> WebElement | None:
-        for element in driver.find_elements(By.CSS_SELECTOR, css):
+        for element in driver.find_elements(By.CSS_SELECTOR, selector):
             if text in element.text:
                 return element
         return None
@@ -127,96 +150,123 @@ def text_in(css: str, text: str) -> Callable[[WebDriver], WebElement | None]:
     return find
 
 
+def text_in(selector: str, text: str) -> Callable[[WebDriver], str | None]:
+    """The text of the first element matching `selector` that contains `text`."""
+
+    def find(driver: WebDriver) -> str | None:
+        for element in driver.find_elements(By.CSS_SELECTOR, selector):
+            found = element.text
+            if text in found:
+                return found
+        return None
+
+    return find
+
+
+def attributes(selector: str, name: str) -> Callable[[WebDriver], list[str | None]]:
+    """Attribute `name` of every element matching `selector`, read in one go."""
+    return lambda d: [e.get_attribute(name) for e in d.find_elements(By.CSS_SELECTOR, selector)]
+
+
 def shot(driver: WebDriver, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(SHOTS / f"{name}.png"))
 
 
+@pytest.mark.parametrize("refresh_ms", [None, 50], ids=["as-shipped", "refreshing-every-50ms"])
 def test_the_inspector_talks_to_the_agent_and_shows_what_it_did(
-    live_server: Callable[..., LiveServer], browser: WebDriver, webhook: Webhook, tmp_path: Path
+    live_server: Callable[..., LiveServer],
+    browser: WebDriver,
+    webhook: Webhook,
+    tmp_path: Path,
+    refresh_ms: int | None,
 ) -> None:
     server = live_server(None, A2A_STORE_URL=f"sqlite:///{tmp_path / 'tasks.db'}")
     assert f"inspector:  {server.url}/_inspector/" in server.log()
     driver = browser
     driver.get(f"{server.url}/_inspector/")
     wait_for(driver, text_in("#agent-name", "Trip Planner"))
+    if refresh_ms is not None:
+        # The page re-renders what it shows as it refreshes (every 3 s); here it does so all the
+        # time, so every step must hold however often the elements it read are replaced.
+        driver.execute_script(f"setInterval(refreshTasks, {refresh_ms})")
 
     # Send and stream, with a webhook that refuses (400: the notification is dead-lettered).
     driver.find_element(By.ID, "webhook").send_keys(webhook.url)
     driver.find_element(By.ID, "message").send_keys("Plan 2 days in Lisbon")
-    driver.find_element(By.ID, "send").click()
+    click(driver, lambda d: d.find_element(By.ID, "send"))
     log = wait_for(driver, text_in("[data-testid=stream-log]", "completed (final)"))
-    assert "task submitted" in log.text and "artifact-update" in log.text
+    assert "task submitted" in log and "artifact-update" in log
     artifact = wait_for(driver, text_in(".bubble.artifact", "Day 2"))
-    assert "Lisbon" in artifact.text
-    wait_for(
-        driver, lambda d: d.find_element(By.CSS_SELECTOR, ".bubble.agent [data-state=completed]")
-    )
+    assert "Lisbon" in artifact
+    wait_for(driver, css(".bubble.agent [data-state=completed]"))
     shot(driver, "1-chat-stream")
 
     # The task list shows it completed; its timeline replays the whole log.
-    row = wait_for(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#tasks tbody tr"))
-    assert row.find_element(By.CSS_SELECTOR, ".state").text == "completed"
-    task_id = row.get_attribute("data-task-id")
-    row.click()
-    final = wait_for(driver, text_in("#timeline li.final", "completed (final)"))
-    seqs = [
-        li.get_attribute("data-seq") for li in driver.find_elements(By.CSS_SELECTOR, "#timeline li")
-    ]
-    assert (
-        seqs == [str(n) for n in range(1, len(seqs) + 1)]
-        and final.get_attribute("data-seq") == seqs[-1]
+    def first_row(d: WebDriver) -> tuple[str, str | None]:
+        row = d.find_element(By.CSS_SELECTOR, "#tasks tbody tr")
+        return row.find_element(By.CSS_SELECTOR, ".state").text, row.get_attribute("data-task-id")
+
+    # The list refreshes on its own clock: the row may first show the task still working.
+    state, task_id = wait_for(driver, lambda d: (row := first_row(d))[0] == "completed" and row)
+    assert state == "completed" and task_id
+    click(driver, css(f"#tasks tbody tr[data-task-id='{task_id}']"))
+    wait_for(driver, text_in("#timeline li.final", "completed (final)"))
+
+    def timeline(d: WebDriver) -> tuple[list[str | None], str | None]:
+        final = d.find_element(By.CSS_SELECTOR, "#timeline li.final")
+        return attributes("#timeline li", "data-seq")(d), final.get_attribute("data-seq")
+
+    seqs, final_seq = wait_for(driver, timeline)
+    assert seqs == [str(n) for n in range(1, len(seqs) + 1)] and final_seq == seqs[-1]
+    click(
+        driver,
+        lambda d: d.find_elements(By.CSS_SELECTOR, "#timeline li")[3].find_element(
+            By.TAG_NAME, "button"
+        ),
     )
-    driver.find_elements(By.CSS_SELECTOR, "#timeline li")[3].find_element(
-        By.TAG_NAME, "button"
-    ).click()
     wait_for(driver, text_in("#replay-events", "end of stream"))
-    replayed = [
-        li.get_attribute("data-seq")
-        for li in driver.find_elements(By.CSS_SELECTOR, "#replay-events li[data-seq]")
-    ]
+    replayed = wait_for(driver, attributes("#replay-events li[data-seq]", "data-seq"))
     assert replayed == seqs[3:]
     shot(driver, "2-timeline-replay")
 
-    driver.find_element(By.CSS_SELECTOR, "#task-tabs [data-tab=artifacts]").click()
+    click(driver, css("#task-tabs [data-tab=artifacts]"))
     wait_for(driver, text_in("#artifacts", "Day 1"))
 
     # Push: the delivery of the final event was dead-lettered, with the receiver's 400 as reason.
-    driver.find_element(By.CSS_SELECTOR, "#task-tabs [data-tab=push]").click()
-    letter = wait_for(driver, text_in("#push table.dead-letters tbody tr", "HTTP 400"))
-    assert letter.find_element(By.CSS_SELECTOR, "[data-state=dead-lettered]")
-    delivery = wait_for(
+    click(driver, css("#task-tabs [data-tab=push]"))
+    letter = element_with("#push table.dead-letters tbody tr", "HTTP 400")
+    assert wait_for(
+        driver,
+        lambda d: (
+            (row := letter(d)) and row.find_element(By.CSS_SELECTOR, "[data-state=dead-lettered]")
+        ),
+    )
+    assert wait_for(
         driver,
         lambda d: d.find_element(
             By.CSS_SELECTOR, "#push table.deliveries [data-state=dead-lettered]"
-        ),
+        ).is_displayed(),
     )
-    assert delivery.is_displayed()
     shot(driver, "3-dead-letter")
     webhook.status = 200
-    letter.find_element(By.TAG_NAME, "button").click()
-    wait_for(
-        driver,
-        lambda d: d.find_element(By.CSS_SELECTOR, "#push table.dead-letters [data-state=redriven]"),
-    )
+    click(driver, lambda d: (row := letter(d)) and row.find_element(By.TAG_NAME, "button"))
+    wait_for(driver, css("#push table.dead-letters [data-state=redriven]"))
     assert len(webhook.received) == 2 and webhook.received[0] == webhook.received[1]
 
     # Multi-turn, with a file attached: the agent asks, the answer continues the same task.
-    driver.find_element(By.ID, "chat-reset").click()
+    click(driver, lambda d: d.find_element(By.ID, "chat-reset"))
     driver.find_element(By.ID, "webhook").clear()
     notes = tmp_path / "notes.txt"
     notes.write_text("window seat please")
     driver.find_element(By.ID, "files").send_keys(str(notes))
     driver.find_element(By.ID, "message").send_keys("Plan a trip")
-    driver.find_element(By.ID, "send").click()
-    wait_for(
-        driver,
-        lambda d: d.find_element(By.CSS_SELECTOR, ".bubble.agent [data-state=input-required]"),
-    )
-    asking = driver.find_element(By.ID, "chat-task").text
+    click(driver, lambda d: d.find_element(By.ID, "send"))
+    wait_for(driver, css(".bubble.agent [data-state=input-required]"))
+    asking = wait_for(driver, lambda d: d.find_element(By.ID, "chat-task").text)
     assert asking not in ("new", task_id)
     driver.find_element(By.ID, "message").send_keys("to Rome for 2 days")
-    driver.find_element(By.ID, "send").click()
+    click(driver, lambda d: d.find_element(By.ID, "send"))
     wait_for(driver, text_in(".bubble.artifact", "Rome"))
     wait_for(
         driver,
@@ -244,16 +294,21 @@ def test_the_inspector_talks_to_the_agent_and_shows_what_it_did(
     shot(driver, "4-multi-turn")
 
     # Filters: only completed tasks, then only the second conversation's.
-    driver.find_element(By.CSS_SELECTOR, "#filter-state option[value=input-required]").click()
+    click(driver, css("#filter-state option[value=input-required]"))
     wait_for(driver, text_in("#tasks-total", "0 of 0"))
-    driver.find_element(By.CSS_SELECTOR, "#filter-state option[value=completed]").click()
+    click(driver, css("#filter-state option[value=completed]"))
     wait_for(driver, text_in("#tasks-total", "2 of 2"))
 
     # The agent card as clients see it (v0.3).
-    driver.find_element(By.CSS_SELECTOR, "#side-tabs [data-tab=card]").click()
+    click(driver, css("#side-tabs [data-tab=card]"))
     card = wait_for(driver, text_in("[data-testid=card-json]", '"protocolVersion": "0.3.0"'))
-    assert '"name": "Trip Planner"' in card.text
-    assert driver.find_element(By.CSS_SELECTOR, "#card-versions button.active").text == "v0.3"
+    assert '"name": "Trip Planner"' in card
+    assert (
+        wait_for(
+            driver, lambda d: d.find_element(By.CSS_SELECTOR, "#card-versions button.active").text
+        )
+        == "v0.3"
+    )
     shot(driver, "5-agent-card")
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == []

@@ -689,6 +689,18 @@ def rpc_answer(status: int, body: str) -> dict[str, Any]:
     return data
 
 
+def driver_client() -> httpx.AsyncClient:
+    """The driver's HTTP client for instances in their own processes: a new connection per call.
+
+    A kept-alive connection races its server's keep-alive timer: a call sent as the server
+    closes the idle connection fails with ReadError. Letting idle connections go sooner than
+    the server does only narrows the window; on a busy machine the client can learn of a
+    response (and start its idle clock) a second or more after the server sent it, and a burst
+    of calls then met a closed connection (gunicorn's keep-alive is 2 s, uvicorn's 5 s). With
+    no connection kept, no call is ever sent on one the server may be closing."""
+    return httpx.AsyncClient(timeout=WAIT_S, limits=httpx.Limits(max_keepalive_connections=0))
+
+
 async def post_rpc(
     client: httpx.AsyncClient, url: str, method: str, params: dict[str, Any]
 ) -> dict[str, Any]:

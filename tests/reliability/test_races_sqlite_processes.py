@@ -30,10 +30,10 @@ from a2a_serverless.store import SqliteStore
 from a2a_serverless.store.base import Store
 from tests.reliability.race_processes import Processes, StartProcesses, processes
 from tests.reliability.races import (
-    WAIT_S,
     Deploy,
     cancel_vs_complete,
     concurrent_messages,
+    driver_client,
     env_int,
     post_rpc,
 )
@@ -48,7 +48,7 @@ class SqliteProcesses:
 
     def __init__(self, servers: list[LiveServer]) -> None:
         self.servers = servers
-        self.client = httpx.AsyncClient(timeout=WAIT_S)
+        self.client = driver_client()
         self._dead: list[str] = []
 
     async def rpc(self, index: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -127,3 +127,55 @@ async def test_concurrent_messages_to_one_task(tmp_path: Path) -> None:
     result = await concurrent_messages(deploy(tmp_path), store="sqlite", tasks=TASKS)
     print(result.summary())
     assert result.problems == []
+
+
+async def test_the_driver_sends_every_call_on_a_new_connection() -> None:
+    """No call of the drivers of processes (here and tests/gcp/runtime/test_races_processes.py)
+    can meet a kept-alive connection its server is closing (the ReadError of a busy machine):
+    each goes on a connection of its own, though the server offers to keep them alive."""
+    connections = 0
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next(
+                    (
+                        int(line.split(b":", 1)[1])
+                        for line in head.split(b"\r\n")
+                        if line.lower().startswith(b"content-length:")
+                    ),
+                    0,
+                )
+                await reader.readexactly(length)
+                body = b'{"jsonrpc": "2.0", "id": 1, "result": {}}'
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    b"Connection: keep-alive\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+                )
+                await writer.drain()
+        except asyncio.IncompleteReadError:
+            pass  # the client closed the connection
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/"
+    try:
+        async with httpx.AsyncClient() as pooled:
+            for _ in range(3):
+                await post_rpc(pooled, url, "tasks/get", {"id": "t"})
+        assert connections == 1, "an ordinary client reuses its connection"
+        async with driver_client() as client:
+            for _ in range(3):
+                assert await post_rpc(client, url, "tasks/get", {"id": "t"}) == {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "result": {},
+                }
+        assert connections == 4
+    finally:
+        server.close()
+        await server.wait_closed()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 
 import pytest
 
@@ -197,3 +198,29 @@ async def test_a_runtime_runs_the_jobs_of_an_in_process_queue_it_is_given_unboun
     await owned.drain()
     assert ran == [job]
     await runtime.aclose()
+
+
+async def test_drain_returns_when_a_finished_job_still_waits_for_its_done_callback() -> None:
+    """A job's task leaves the queue's running set by a done-callback that runs one loop turn
+    after it finishes. Awaiting a finished task need not turn the loop (Python 3.12's gather
+    returns at once), so a drain that awaited its set until empty spun forever at 100% CPU
+    (and no `wait_for` can fire in a loop that never turns): an alarm signal stops it here."""
+    queue = InProcessQueue(Script().router())
+    await queue.enqueue(JOB)
+    # This turn yields once: the job runs to its end in the next loop turn, queued before this
+    # coroutine's wake-up, and its done-callback is queued after it.
+    await asyncio.sleep(0)
+    [task] = queue._running
+    assert task.done(), "the job should have finished in one loop turn"
+
+    def stuck(signum: int, frame: object) -> None:
+        raise TimeoutError("drain() did not return for a finished job")
+
+    previous = signal.signal(signal.SIGALRM, stuck)
+    signal.setitimer(signal.ITIMER_REAL, 5)
+    try:
+        await queue.drain()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert not queue._running

@@ -274,7 +274,8 @@ class LambdaFunction:
             "AWS_DEFAULT_REGION": "us-east-1",
             "AWS_ACCESS_KEY_ID": "testing",
             "AWS_SECRET_ACCESS_KEY": "testing",
-            "AWS_EXECUTION_ENV": "AWS_Lambda_python3.11",
+            # The runtime the function runs on: this interpreter (python3.12 deployed).
+            "AWS_EXECUTION_ENV": "AWS_Lambda_python{}.{}".format(*sys.version_info[:2]),
             **self.env,
         }
         with open(log_path, "wb") as log:

@@ -37,7 +37,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from a2a_serverless.queue.base import RUN_AGENT, Job
@@ -51,6 +50,7 @@ from tests.reliability.races import (
     Deploy,
     cancel_vs_complete,
     concurrent_messages,
+    driver_client,
     env_int,
     post_rpc,
 )
@@ -87,10 +87,7 @@ class GcpProcesses:
         self.https = https
         self.workers = workers
         self.ledger_dir = ledger_dir
-        # Idle connections are let go after 1 s, before the servers do (gunicorn's keep-alive
-        # is 2 s): a call sent as the server closes its connection fails with ReadError.
-        limits = httpx.Limits(keepalive_expiry=1)
-        self.client = httpx.AsyncClient(timeout=WAIT_S, limits=limits)
+        self.client = driver_client()
         self._dead: list[str] = []
 
     async def rpc(self, index: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
