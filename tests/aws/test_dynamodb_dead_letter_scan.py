@@ -43,7 +43,8 @@ def letters_attribute(store: DynamoDBStore, task_id: str) -> str | None:
         Key={"PK": {"S": codec.task_pk(task_id)}, "SK": {"S": codec.TASK_SK}},
         ConsistentRead=True,
     )["Item"]
-    return item.get("letters", {}).get("N")
+    count: str | None = item.get("letters", {}).get("N")
+    return count
 
 
 def forget_letters_attribute(store: DynamoDBStore, task_id: str) -> None:

@@ -11,10 +11,10 @@ rarely; the running store never calls it, and the table has no index for it. Two
    key items), 0.5 read units per 4 KB read (eventually consistent). What crosses the network
    is one key per candidate.
 2. The candidates after `after`, sorted by task id (a Scan is unordered, so the whole table is
-   scanned for each page), are read in that order with consistent BatchGetItems (as many
-   keys as records are still missing, at most 100), their bodies decoded and kept if they
-   hold dead letters, until `limit` are found: a page reads the bodies of its own records and
-   of the older items (no `letters`) without dead letters before them.
+   scanned for each page), are read in that order with consistent BatchGetItems of 100 keys,
+   their bodies decoded and kept if they hold dead letters, until `limit` are found: a page
+   reads the bodies of its own records, of the older items (no `letters`) without dead letters
+   among them, and at most 99 more (the rest of its last batch).
 
 So a page costs one full Scan plus the reads of about `limit` + (older items in its range)
 task items; the operator command's pages are 100 records. A sparse index (`letters` only when
@@ -51,7 +51,7 @@ def scan_dead_letters(
     found: list[TaskRecord] = []
     start = 0
     while start < len(candidates) and len(found) < limit:
-        chunk = candidates[start : start + min(limit - len(found), BATCH_GET_KEYS)]
+        chunk = candidates[start : start + BATCH_GET_KEYS]
         start += len(chunk)
         records = _records(items, chunk, now_ms)
         found += [records[task_id] for task_id in chunk if task_id in records]
