@@ -19,7 +19,8 @@ control characters escaped (safetext.py), so it cannot drive the terminal; `--js
 escaped likewise, and stays the same JSON.
 
 `dead-letters` looks at one owner's tasks, or every owner's with `--all-owners` (on a store
-that can find the tasks holding dead letters, `store.base.DeadLetterScan`: SQLite and memory).
+that can find the tasks holding dead letters, `store.base.DeadLetterScan`: every shipped store,
+memory, SQLite, DynamoDB and Firestore; a third-party store without it is refused).
 `redrive` sends each pending dead letter again through `PushNotifier.redrive`, signed with the
 deployment's keys (A2A_PUSH_SIGNING_KEYS, and the other A2A_PUSH_* settings), or, against the dev
 server's SQLite file without them, with the dev key the server keeps beside that file
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 
 STATES = [state.value for state in TaskState]
 PAGE = 100
-ALL_OWNERS_HELP = "every owner's, not --owner's (SQLite and memory stores)"
+ALL_OWNERS_HELP = "every owner's, not --owner's (stores with DeadLetterScan: all shipped ones)"
 
 
 class OpsError(Exception):
@@ -487,7 +488,7 @@ async def _letter_records(
             after = page[-1].task_id
     if args.all_owners:
         raise OpsError(
-            "this store cannot list every owner's tasks (only SQLite and memory stores can): "
+            "this store cannot list every owner's tasks (it has no DeadLetterScan): "
             "name one with --owner, or a task with --task"
         )
     scanned = 0

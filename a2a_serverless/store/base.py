@@ -343,8 +343,11 @@ class Store(Protocol):
 @runtime_checkable
 class DeadLetterScan(Protocol):
     """What a store may offer besides `Store`: every owner's tasks that hold dead letters, for
-    the operator's `dead-letters list|redrive --all-owners` (ops.py). MemoryStore and
-    SqliteStore offer it; a store without it is read owner by owner."""
+    the operator's `dead-letters list|redrive --all-owners` (ops.py). Every shipped store
+    offers it: MemoryStore and SqliteStore with a filtered query, DynamoDBStore with a Scan of
+    the table and FirestoreStore with a projection of its task documents (their adapters say
+    what it costs); a third-party store without it is read owner by owner, never all at once.
+    An operator command, run rarely: it need not be cheap, only bounded by `limit`."""
 
     async def scan_dead_letters(self, after: str | None, limit: int) -> list[TaskRecord]:
         """Up to `limit` visible records with at least one dead letter, of any owner, in

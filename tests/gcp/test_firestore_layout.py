@@ -91,6 +91,8 @@ async def test_task_event_and_key_documents(
         "createdAt": 1234,
         "updatedAt": 1234,
         "visibleUntil": NEVER_EXPIRES,
+        # The record's dead letters, counted for scan_dead_letters.
+        "deadLetters": 0,
         "body": record_to_json(record),
     }
     assert isinstance(doc["writeId"], str) and doc["writeId"]

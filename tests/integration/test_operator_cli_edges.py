@@ -246,7 +246,7 @@ def test_every_owner_is_refused_clearly_where_a_store_cannot_scan(
 ) -> None:
     url = f"sqlite:///{tmp_path / 'tasks.db'}"
     letters_store(tmp_path / "tasks.db")
-    # A store without DeadLetterScan (as the DynamoDB and Firestore stores are).
+    # A store without DeadLetterScan (a third-party one: every shipped store has it).
     monkeypatch.setattr(ops, "DeadLetterScan", type("NoStoreScans", (), {}))
     status, out, err = run("dead-letters", "list", "--all-owners", "--store", url, capsys=capsys)
     assert status == 1

@@ -8,7 +8,8 @@
    notification is dead-lettered at once (a 4xx is permanent);
 2. `tasks tail` runs in a subprocess while the client answers; it prints the new events as
    they are logged and exits when the task completes, whose notification is dead-lettered too;
-3. `tasks list` and `tasks show` (table and --json) see the task, its artifacts and its letters;
+3. `tasks list` and `tasks show` (table and --json) see the task, its artifacts and its letters,
+   and `dead-letters list` finds them, for the owner and with `--all-owners`;
 4. the webhook now answers 200: `dead-letters redrive` sends both, signed with the
    deployment's keys; a second redrive sends nothing (safe to repeat), and `dead-letters list`
    shows none pending (`--all` shows them redriven).
@@ -173,6 +174,12 @@ async def check_operator_commands(store_url: str) -> None:
         pending = [d for d in json.loads(out) if d["taskId"] == task_id]
         assert [d["notificationId"] for d in pending] == nids
         assert all("400" in d["reason"] for d in pending)
+        # Every owner's, through the store's DeadLetterScan (every shipped store has one).
+        status, out, err = await cli("dead-letters", "list", "--all-owners", "--json", env=env)
+        assert status == 0, err
+        everyones = [d for d in json.loads(out) if d["taskId"] == task_id]
+        assert [d["notificationId"] for d in everyones] == nids
+        assert {d["owner"] for d in everyones} == {"anonymous"}
 
         # 4. Redrive, twice.
         refusing = False
@@ -198,6 +205,12 @@ async def check_operator_commands(store_url: str) -> None:
         status, out, err = await cli("dead-letters", "list", "--task", task_id, env=env)
         assert "0 pending dead letter(s)" in out
         status, out, err = await cli("dead-letters", "list", "--all", "--json", env=env)
+        mine = [d for d in json.loads(out) if d["taskId"] == task_id]
+        assert len(mine) == 2 and all(d["redrivenAt"] for d in mine)
+        status, out, err = await cli(
+            "dead-letters", "list", "--all-owners", "--all", "--json", env=env
+        )
+        assert status == 0, err
         mine = [d for d in json.loads(out) if d["taskId"] == task_id]
         assert len(mine) == 2 and all(d["redrivenAt"] for d in mine)
     finally:

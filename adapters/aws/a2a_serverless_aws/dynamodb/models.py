@@ -8,7 +8,8 @@ kind        PK                      SK                other attributes
 =========== ======================= ================= ========================================
 task        ``T#<task id>``         ``T``             body, events, events_bytes, owner,
                                                       owner_ctx, order_key, state, version,
-                                                      last_seq, keys, expires_ms, ttl, swept
+                                                      last_seq, keys, expires_ms, ttl, swept,
+                                                      letters
 event       ``T#<task id>``         ``E#<seq:010d>``  body, ttl
 push        ``T#<task id>``         ``P#<config id>`` body, ttl
 key         ``K#<idempotency key>`` ``K``             task_id, created_ms, expires_ms, ttl
@@ -148,6 +149,9 @@ class TableItem(Model):
     idempotency_keys = UnicodeSetAttribute(null=True, attr_name="keys")
     # The `ttl` the earlier items of the task were stamped with (see sweep.py).
     swept = OptionalIntegerAttribute()
+    # How many dead letters the record holds (0 too), so the operator's dead-letter scan
+    # (deadletters.py) can filter on it; task items written before it existed lack it.
+    letters = OptionalIntegerAttribute()
 
     # Task and key items: when the item stops being visible (ms) and when DynamoDB may delete
     # it (epoch seconds, the table's TTL attribute; events and push configs carry it too).

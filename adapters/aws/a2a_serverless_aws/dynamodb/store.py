@@ -36,6 +36,7 @@ from a2a_serverless.store.base import (
 )
 
 from . import codec
+from .deadletters import scan_dead_letters
 from .errors import MAX_ITEM_BYTES, ItemTooLarge, StoreUnavailable, cause_code, cause_message
 from .listing import list_tasks
 from .models import TableItem, bind
@@ -165,6 +166,11 @@ class DynamoDBStore:
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
         return await self._run(lambda: list_tasks(self._items, query, self._clock()))
+
+    async def scan_dead_letters(self, after: str | None, limit: int) -> list[TaskRecord]:
+        """`DeadLetterScan`, for the operator command: one Scan of the whole table per call,
+        then reads of the records found (see deadletters.py for what it costs)."""
+        return await self._run(partial(scan_dead_letters, self._items, after, limit, self._clock()))
 
     # --- events and idempotency keys ------------------------------------------------------------
 

@@ -66,6 +66,7 @@ from a2a_serverless.store.base import (
     record_to_json,
     reply_to_json,
 )
+from a2a_serverless.store.bookkeeping import DEAD_LETTERS_KEY
 
 from . import codec
 from .errors import (
@@ -376,6 +377,7 @@ class Writer:
             swept=swept,
             expires_ms=record.expires_at_ms,
             ttl=codec.ttl_seconds(record.expires_at_ms),
+            letters=len(record.internal.get(DEAD_LETTERS_KEY) or ()),
         )
 
     def _task_actions(self, task: TableItem) -> list[Action]:
@@ -390,6 +392,7 @@ class Writer:
             items.state.set(task.state),
             items.version.set(task.version),
             items.last_seq.set(task.last_seq),
+            items.letters.set(task.letters),
             set_or_remove(items.expires_ms, task.expires_ms),
             set_or_remove(items.ttl, task.ttl),
         ]

@@ -67,6 +67,7 @@ from a2a_serverless.store.base import (
     reply_from_json,
     reply_to_json,
 )
+from a2a_serverless.store.bookkeeping import DEAD_LETTERS_KEY
 
 from .clients import LoopClients
 from .documents import (
@@ -74,6 +75,7 @@ from .documents import (
     MAX_DOCUMENT_BYTES,
     MAX_VALUE_BYTES,
     MAX_WRITES_PER_COMMIT,
+    NEVER_EXPIRES,
     Collections,
     FirestoreLimitExceeded,
     decode_body,
@@ -91,6 +93,8 @@ from .url import DEFAULT_DATABASE, DEFAULT_PREFIX, FirestoreLocation
 log = logging.getLogger(__name__)
 
 Fields = dict[str, Any]
+# Task documents per query of `scan_dead_letters`.
+SCAN_BATCH = 300
 Snapshot = DocumentSnapshot[AsyncDocumentReference]
 
 
@@ -353,6 +357,54 @@ class FirestoreStore:
         )
 
     @unavailable_on_outage
+    async def scan_dead_letters(self, after: str | None, limit: int) -> list[TaskRecord]:
+        """`DeadLetterScan`, for the operator command (the running store never calls it).
+
+        Task documents in `taskId` order after `after` (the single-field index; no composite
+        index needed), read with a projection of `taskId`, `deadLetters` and `visibleUntil`,
+        `SCAN_BATCH` at a time; those whose `deadLetters` (the count every task write stores)
+        is above 0, or that have none (written before it existed: their body decides), are
+        read whole and kept if visible and holding dead letters, until `limit` are found.
+        Firestore bills a read per document the projection returns, so a page reads each task
+        document from `after` up to its last record once, bodies only for candidates; the
+        operator command's pages follow on from one another, so a whole listing reads every
+        task document once.
+        """
+        if limit <= 0:
+            return []
+        client = self._clients.current()
+        tasks = client.collection(self.collections.tasks)
+        now_ms = self._clock()
+        found: list[TaskRecord] = []
+        cursor = after
+        while len(found) < limit:
+            query = tasks.order_by("taskId").select(["taskId", "deadLetters", "visibleUntil"])
+            if cursor is not None:
+                query = query.start_after({"taskId": cursor})
+            batch = [snapshot async for snapshot in query.limit(SCAN_BATCH).stream()]
+            candidates = [
+                snapshot.reference
+                for snapshot in batch
+                if _may_hold_letters(snapshot.to_dict() or {}, now_ms)
+            ]
+            # In task id order, as many at a time as records are still missing.
+            while candidates and len(found) < limit:
+                chunk = candidates[: limit - len(found)]
+                candidates = candidates[len(chunk) :]
+                records: dict[str, TaskRecord] = {}
+                async for snapshot in client.get_all(chunk):
+                    if not snapshot.exists or snapshot.get("visibleUntil") <= now_ms:
+                        continue
+                    record = record_from_json(decode_body(snapshot.get("body")))
+                    if record.internal.get(DEAD_LETTERS_KEY):
+                        records[snapshot.reference.path] = record
+                found += [records[ref.path] for ref in chunk if ref.path in records]
+            if len(batch) < SCAN_BATCH:
+                break
+            cursor = str(batch[-1].get("taskId"))
+        return found
+
+    @unavailable_on_outage
     async def read_events(
         self, task_id: str, after_seq: int = 0, limit: int | None = None
     ) -> list[TaskEvent]:
@@ -472,6 +524,15 @@ class FirestoreStore:
         await self._clients.close()
 
 
+def _may_hold_letters(fields: Fields, now_ms: int) -> bool:
+    """A task document (its projection) to read whole for `scan_dead_letters`."""
+    if fields.get("visibleUntil", NEVER_EXPIRES) <= now_ms:
+        return False
+    count = fields.get("deadLetters")
+    # None: written before the field existed, the body decides.
+    return count is None or count > 0
+
+
 class _Write:
     """The documents one task write commits, checked against Firestore's limits."""
 
@@ -504,6 +565,8 @@ class _Write:
             "createdAt": record.created_at_ms,
             "updatedAt": record.updated_at_ms,
             "visibleUntil": visible_until(record.expires_at_ms),
+            # How many dead letters the record holds, for `scan_dead_letters`.
+            "deadLetters": len(record.internal.get(DEAD_LETTERS_KEY) or ()),
             "writeId": self.write_id,
             "body": encode_body(record_to_json(record)),
             **expiry,
