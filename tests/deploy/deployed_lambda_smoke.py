@@ -116,8 +116,9 @@ def sqs_event(queue_url: str) -> dict[str, Any]:
 
 
 def main() -> None:
+    # "package/module.attribute" or "package.module.attribute", as the runtime takes either.
     module, _, attribute = sys.argv[3].rpartition(".")
-    handler = getattr(importlib.import_module(module), attribute)
+    handler = getattr(importlib.import_module(module.replace("/", ".")), attribute)
     if sys.argv[4] == "http":
         seen: list[dict[str, Any]] = []
         for request in json.loads(sys.argv[5]):

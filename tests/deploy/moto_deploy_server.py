@@ -19,17 +19,16 @@ import moto.cloudformation.models as cloudformation
 import moto.sqs.models as sqs
 from moto.server import main
 
-_lint = cloudformation.validate_template_cfn_lint
+_lint = cloudformation.validate_template_cfn_lint  # type: ignore[attr-defined]
 
 
 def _errors_only(template: str) -> list[Any]:
     return [m for m in _lint(template) if str(getattr(m.rule, "id", "E")).startswith("E")]
 
 
-cloudformation.validate_template_cfn_lint = _errors_only  # type: ignore[assignment]
+cloudformation.validate_template_cfn_lint = _errors_only  # type: ignore[attr-defined]
 
-_attributes = sqs.Queue.attributes.fget
-assert _attributes is not None
+_attributes = vars(sqs.Queue)["attributes"].fget
 
 
 def _with_redrive_allow_policy(queue: sqs.Queue) -> dict[str, Any]:
@@ -40,10 +39,10 @@ def _with_redrive_allow_policy(queue: sqs.Queue) -> dict[str, Any]:
     return result
 
 
-sqs.Queue.attributes = property(_with_redrive_allow_policy)  # type: ignore[assignment,method-assign]
+setattr(sqs.Queue, "attributes", property(_with_redrive_allow_policy))  # noqa: B010
 # A valid name to ask for; read only where a queue has a KMS key, so a default is enough there.
 sqs.Queue.KMS_ATTRIBUTES = [*sqs.Queue.KMS_ATTRIBUTES, "RedriveAllowPolicy"]
-sqs.Queue.redrive_allow_policy = None  # type: ignore[attr-defined]
+setattr(sqs.Queue, "redrive_allow_policy", None)  # noqa: B010
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])

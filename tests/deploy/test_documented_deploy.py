@@ -32,6 +32,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -66,7 +67,7 @@ PLUGIN_DIR = Path(os.environ.get("A2A_TF_PLUGIN_DIR", "/opt/tf-plugins"))
 # so this virtualenv's copies stand in for the runtime's.
 RUNTIME_PROVIDED = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six.py", "urllib3")
 # Commands the emulator cannot run (see the module's docstring).
-NOT_RUN = ("npm install", "curl ")
+NOT_RUN = ("npm install", "scripts/emulators/serverless.sh", "curl ")
 
 
 def bash_blocks(markdown: str) -> list[str]:
@@ -76,12 +77,10 @@ def bash_blocks(markdown: str) -> list[str]:
 
 
 def section(markdown: str, heading: str) -> str:
-    """From `heading` (a whole line) to the next heading of the same or a higher level."""
-    start = markdown.index(f"\n{heading}\n")
-    level = heading.split(" ")[0]
-    following = re.search(rf"\n#{{1,{len(level)}}} ", markdown[start + len(heading) + 2 :])
-    end = len(markdown) if following is None else start + len(heading) + 2 + following.start()
-    return markdown[start:end]
+    """From `heading` (a whole line) to the next heading."""
+    start = markdown.index(f"\n{heading}\n") + len(heading) + 2
+    following = re.search(r"^#{1,6} ", markdown[start:], flags=re.M)
+    return markdown[start : len(markdown) if following is None else start + following.start()]
 
 
 def commands(markdown: str) -> list[str]:
@@ -113,11 +112,10 @@ class Documented:
 
 def readme_paths(project: Path) -> dict[str, Documented]:
     readme = (project / "README.md").read_text()
-    aws = section(readme, "## Deploy on AWS")
-    setup = commands(aws[: aws.index("\n### ")])
+    setup = commands(section(readme, "## Deploy on AWS"))
     return {
-        "serverless": Documented(setup, commands(section(aws, "### With `serverless deploy`"))),
-        "terraform": Documented(setup, commands(section(aws, "### With Terraform"))),
+        "serverless": Documented(setup, commands(section(readme, "### With `serverless deploy`"))),
+        "terraform": Documented(setup, commands(section(readme, "### With Terraform"))),
     }
 
 
@@ -159,7 +157,8 @@ class Emulator:
 def emulator(tmp_path: Path) -> Iterator[Emulator]:
     port = free_port()
     endpoint = f"http://127.0.0.1:{port}"
-    command = [ROOT / ".venv" / "bin" / "python", MOTO, "-H", "127.0.0.1", "-p", str(port)]
+    python = ROOT / ".venv" / "bin" / "python"
+    command: list[str | Path] = [python, MOTO, "-H", "127.0.0.1", "-p", str(port)]
     with service(command, tmp_path / "moto.log", env=tool_env(), cwd=tmp_path) as moto:
         moto.wait_http(f"{endpoint}/moto-api/", timeout_s=60)
         yield Emulator(endpoint)
@@ -255,7 +254,7 @@ def requests_from(curl: list[str], api_key: str) -> list[dict[str, Any]]:
     the card and the same call without its API key."""
     headers: dict[str, str] = {}
     body = ""
-    for flag, value in zip(curl, curl[1:], strict=False):
+    for flag, value in itertools.pairwise(curl):
         if flag == "-H":
             name, _, header = value.partition(": ")
             headers[name] = header.replace("$API_KEY", api_key)
@@ -316,16 +315,17 @@ def serve_a_message(
     return {"card": responses[0], "without_key": responses[1], "with_key": responses[2]}
 
 
-def assert_served(seen: dict[str, Any]) -> None:
+def assert_served(seen: dict[str, Any], agent: str = "Weather Agent") -> None:
     assert seen["card"]["status"] == 200
-    assert seen["card"]["body"]["name"] == "Weather Agent"
+    assert seen["card"]["body"]["name"] == agent
     # Signing keys read from their parameter at start-up.
     assert seen["card"]["body"]["capabilities"]["pushNotifications"] is True
     assert seen["without_key"]["status"] == 401
     assert seen["with_key"]["status"] == 200, seen["with_key"]
     task = seen["with_key"]["body"]["result"]
     assert task["status"]["state"] == "completed", task
-    assert task["artifacts"][0]["parts"] == [{"kind": "text", "text": "You said: hello"}]
+    if agent == "Weather Agent":
+        assert task["artifacts"][0]["parts"] == [{"kind": "text", "text": "You said: hello"}]
 
 
 def queue_name(url: str) -> str:
@@ -399,3 +399,40 @@ def test_terraform_apply_of_a_generated_project_serves_a_message(
         emulator, http, worker, work / "build" / "lambda.zip", documented.curl(), api_key, tmp_path
     )
     assert_served(seen)
+
+
+def test_serverless_deploy_of_the_repository_serves_a_message(
+    emulator: Emulator, tmp_path: Path
+) -> None:
+    """docs/deploy-aws-serverless.md, from the parameters to the deploy, in a copy of this
+    checkout (its .venv and node_modules linked), with serverless-python-requirements building
+    the zip as it would for a user."""
+    doc = (ROOT / "docs" / "deploy-aws-serverless.md").read_text()
+    documented = Documented(
+        commands(section(doc, "## Before the first deploy")), commands(section(doc, "## Deploy"))
+    )
+    setup = " ".join(documented.setup)
+    for parameter in ("push-signing-keys", "api-keys"):
+        name = f"/a2a-serverless/prod/{parameter}"
+        assert f"--region {REGION} --type SecureString --name {name}" in setup
+    repo = tmp_path / "a2a-serverless"
+    files = run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]).stdout
+    for name in filter(None, files.split("\0")):
+        source = ROOT / name
+        if source.is_file() and not source.is_symlink():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, repo / name)
+    for linked in ("node_modules", ".venv"):
+        (repo / linked).symlink_to(ROOT / linked)
+    api_key = run_documented(documented, repo, user_env(emulator, tmp_path))
+
+    http = deployed(emulator, "a2a-trip-planner-prod-http")
+    worker = deployed(emulator, "a2a-trip-planner-prod-worker")
+    assert http.environment["A2A_AUTH_API_KEYS"] == "ssm:/a2a-serverless/prod/api-keys"
+    assert_worker_reads_its_queue(emulator, worker)
+    zip_path = repo / ".serverless" / "a2a-trip-planner.zip"
+    seen = serve_a_message(emulator, http, worker, zip_path, documented.curl(), api_key, tmp_path)
+    assert_served(seen, agent="Trip Planner")
+    task = seen["with_key"]["body"]["result"]
+    text = "".join(p.get("text", "") for a in task["artifacts"] for p in a["parts"])
+    assert "Day 2:" in text and "Lisbon" in text
