@@ -22,7 +22,8 @@ What the emulator cannot do, and what stands in for it:
   never runs a Lambda function without Docker: the `curl` lines are not run; the test serves
   their request (their body and headers, parsed from the document) as an API Gateway payload 2.0
   event through the deployed handler, and hands the worker the queue's job as the event source
-  mapping would. That mapping, and Terraform's HTTP API, are checked to exist.
+  mapping would. That mapping is checked to exist, and so are Terraform's HTTP API, its
+  $default route and its payload 2.0 integration with the HTTP function.
 - IAM is recorded, not enforced: the roles' grants are checked by tests/deploy/test_serverless.py
   and test_terraform.py, not here.
 """
@@ -389,8 +390,17 @@ def test_terraform_apply_of_a_generated_project_serves_a_message(
     documented = readme_paths(work)["terraform"]
     api_key = run_documented(documented, work, user_env(emulator, tmp_path))
 
-    apis = emulator.client("apigatewayv2").get_apis()["Items"]
-    assert [api["Name"] for api in apis] == [f"{PROJECT}-http-api"]
+    # The HTTP API's $default route goes to the HTTP function, payload 2.0 (what the test's
+    # events are): as far as moto's API Gateway v2 goes, which stores it but never invokes.
+    gateway = emulator.client("apigatewayv2")
+    (api,) = gateway.get_apis()["Items"]
+    assert api["Name"] == f"{PROJECT}-http-api"
+    (route,) = gateway.get_routes(ApiId=api["ApiId"])["Items"]
+    (integration,) = gateway.get_integrations(ApiId=api["ApiId"])["Items"]
+    assert route["RouteKey"] == "$default"
+    assert route["Target"] == f"integrations/{integration['IntegrationId']}"
+    assert integration["PayloadFormatVersion"] == "2.0"
+    assert f":function:{PROJECT}-http/" in integration["IntegrationUri"]
     http = deployed(emulator, f"{PROJECT}-http")
     worker = deployed(emulator, f"{PROJECT}-worker")
     assert http.environment["A2A_AUTH_API_KEYS"] == f"ssm:/{PROJECT}/prod/api-keys"
