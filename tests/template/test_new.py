@@ -78,9 +78,9 @@ FILES = {
     },
 }
 FASTAPI_FILES = {"{module}/api.py", "tests/test_api.py"}
-# Tests of each generated project: the agent's 3, plus 2 of its cloud's entry points, plus the
-# FastAPI app's 1.
-TEST_COUNTS = {"none": 3, "aws": 5, "gcp": 5}
+# Tests of each generated project: the agent's 3, each under A2A 0.3 and 1.0 (its conftest's
+# AgentTestClient), plus 2 of its cloud's entry points, plus the FastAPI app's 1.
+TEST_COUNTS = {"none": 6, "aws": 8, "gcp": 8}
 
 
 def cloud_of(variant: str) -> str:

@@ -40,9 +40,10 @@ module "agent" {
   dead_letter_handler = "{{ cookiecutter.module_name }}.aws_lambda.dead_letters"
 
   push_signing_keys_ssm_parameter = var.push_signing_keys_ssm_parameter
-  # Callers send an API key (X-API-Key), read at start-up from the SSM SecureString
-  # "/<name>/api-keys" ("KEY=SUBJECT,..."). public = true would let anyone call the agent: an
-  # explicit choice, see the kit's docs/security.md.
-  finished_task_ttl_s = 30 * 24 * 3600
-  environment         = var.environment
+  # Callers send an API key (X-API-Key), read at start-up from this SSM SecureString
+  # ("KEY=SUBJECT,..."; null: "/<name>/api-keys"). public = true would let anyone call the
+  # agent: an explicit choice, see the kit's docs/security.md.
+  api_keys_ssm_parameter = var.api_keys_ssm_parameter
+  finished_task_ttl_s    = 30 * 24 * 3600
+  environment            = var.environment
 }

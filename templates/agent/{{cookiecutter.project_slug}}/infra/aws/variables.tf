@@ -22,6 +22,12 @@ variable "push_signing_keys_ssm_parameter" {
   default     = null
 }
 
+variable "api_keys_ssm_parameter" {
+  description = "SSM SecureString holding the API keys callers must send in X-API-Key (\"KEY=SUBJECT,...\"); null: \"/<name>/api-keys\". A function whose parameter is missing does not start."
+  type        = string
+  default     = null
+}
+
 variable "environment" {
   description = "More settings for every function, e.g. the agent's authentication (A2A_AUTH_*)."
   type        = map(string)
