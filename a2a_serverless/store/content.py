@@ -37,12 +37,13 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import re
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import msgspec
 
@@ -123,6 +124,27 @@ class Offloaded:
     uploaded: list[str]
     # (digest, key, size) of every reference the write carries.
     references: list[tuple[str, str, int]]
+
+
+# Bucket names as S3 and Cloud Storage both accept them (Cloud Storage also allows '_').
+_BUCKET = re.compile(r"[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]")
+
+
+def parse_bucket_url(url: str, scheme: str) -> tuple[str, str]:
+    """The bucket and key prefix of ``<scheme>://<bucket>[/<prefix>]`` (s3, gs): what a store
+    URL's `content` option names. ValueError, saying what is wrong, for anything else."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() != scheme:
+        raise ValueError(f"content must be a {scheme}://<bucket>[/<prefix>] URL, got {url!r}")
+    if parts.query or parts.fragment or "@" in parts.netloc:
+        raise ValueError(f"a {scheme}:// content URL is {scheme}://<bucket>/<prefix>: {url!r}")
+    bucket = parts.netloc
+    if not _BUCKET.fullmatch(bucket):
+        raise ValueError(f"invalid bucket name {bucket!r} in {url!r}")
+    prefix = parts.path.lstrip("/")
+    if prefix and not prefix.endswith("/"):
+        prefix += "/"
+    return bucket, prefix
 
 
 def task_prefix(task_id: str) -> str:
