@@ -38,6 +38,7 @@ import contextlib
 import hashlib
 import logging
 import re
+import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
@@ -190,6 +191,8 @@ class Offloader:
         self._cached: OrderedDict[str, bytes] = OrderedDict()
         self._cached_size = 0
         self._known: OrderedDict[tuple[str, str], tuple[str, int]] = OrderedDict()
+        # The store may be driven from several threads (each with its own event loop).
+        self._lock = threading.Lock()
 
     # --- writes ---------------------------------------------------------------------------------
 
@@ -231,7 +234,8 @@ class Offloader:
         for digest, data in large.values():
             if digest in references:
                 continue
-            known = self._known.get((prefix, digest))
+            with self._lock:
+                known = self._known.get((prefix, digest))
             if known is None:
                 key = f"{prefix}{uuid.uuid4().hex}"
                 pending[digest] = (data, key, len(data))
@@ -239,13 +243,7 @@ class Offloader:
             references[digest] = reference_part(known[0], digest, known[1])
             found.append((digest, known[0], known[1]))
         uploaded = [key for _, key, _ in pending.values()]
-        try:
-            await asyncio.gather(
-                *(self.content.put(key, data) for data, key, _ in pending.values())
-            )
-        except BaseException:
-            await self._discard(uploaded)
-            raise
+        await self._put_all({key: data for data, key, _ in pending.values()})
         for data, key, _ in pending.values():
             self._cache(key, data)
 
@@ -257,6 +255,18 @@ class Offloader:
         new_record = record if task is record.task else _with_task(record, task)
         new_events = [_map_event(event, swap) for event in events]
         return Offloaded(new_record, new_events, uploaded, found)
+
+    async def _put_all(self, objects: dict[str, bytes]) -> None:
+        """Upload every object; if any fails, delete them all (once every upload has ended, so
+        none lands after the delete) and raise the first failure."""
+        results = await asyncio.gather(
+            *(self.content.put(key, data) for key, data in objects.items()),
+            return_exceptions=True,
+        )
+        failures = [result for result in results if isinstance(result, BaseException)]
+        if failures:
+            await self._discard(list(objects))
+            raise failures[0]
 
     async def write_reply(
         self, reply: StoredReply, write: Callable[[StoredReply], Awaitable[None]]
@@ -271,11 +281,7 @@ class Offloader:
         keys = {digest: f"{prefix}{uuid.uuid4().hex}" for digest, _ in large.values()}
         blobs = {digest: data for digest, data in large.values()}
         uploaded = list(keys.values())
-        try:
-            await asyncio.gather(*(self.content.put(keys[d], blobs[d]) for d in keys))
-        except BaseException:
-            await self._discard(uploaded)
-            raise
+        await self._put_all({keys[digest]: blobs[digest] for digest in keys})
 
         def swap(part: Part) -> Part:
             entry = large.get(id(part))
@@ -360,9 +366,11 @@ class Offloader:
         return {id(part): decoded[_reference_of(part)[0]] for part in parts}
 
     async def _get(self, key: str) -> bytes:
-        cached = self._cached.get(key)
+        with self._lock:
+            cached = self._cached.get(key)
+            if cached is not None:
+                self._cached.move_to_end(key)
         if cached is not None:
-            self._cached.move_to_end(key)
             return cached
         data = await self.content.get(key)
         self._cache(key, data)
@@ -400,22 +408,27 @@ class Offloader:
         return found
 
     def _remember(self, prefix: str, digest: str, key: str, size: int) -> None:
-        self._known[(prefix, digest)] = (key, size)
-        self._known.move_to_end((prefix, digest))
-        while len(self._known) > _MAX_KNOWN:
-            self._known.popitem(last=False)
+        with self._lock:
+            self._known[(prefix, digest)] = (key, size)
+            self._known.move_to_end((prefix, digest))
+            while len(self._known) > _MAX_KNOWN:
+                self._known.popitem(last=False)
 
     def _has_known(self, prefix: str) -> bool:
-        return any(known_prefix == prefix for known_prefix, _ in self._known)
+        with self._lock:
+            return any(known_prefix == prefix for known_prefix, _ in self._known)
 
     def _cache(self, key: str, data: bytes) -> None:
         if len(data) > self._cache_bytes:
             return
-        self._cached[key] = data
-        self._cached_size += len(data)
-        while self._cached_size > self._cache_bytes:
-            _, dropped = self._cached.popitem(last=False)
-            self._cached_size -= len(dropped)
+        with self._lock:
+            if key in self._cached:
+                return
+            self._cached[key] = data
+            self._cached_size += len(data)
+            while self._cached_size > self._cache_bytes:
+                _, dropped = self._cached.popitem(last=False)
+                self._cached_size -= len(dropped)
 
     async def _expire(self, prefix: str, expires_at_ms: int) -> None:
         # After the write committed: failing here must not make its writer think it did not
@@ -427,10 +440,11 @@ class Offloader:
 
     async def _discard(self, keys: list[str]) -> None:
         # Best effort: what is left lives under the task's prefix and expires with the task.
-        for key in keys:
-            dropped = self._cached.pop(key, None)
-            if dropped is not None:
-                self._cached_size -= len(dropped)
+        with self._lock:
+            for key in keys:
+                dropped = self._cached.pop(key, None)
+                if dropped is not None:
+                    self._cached_size -= len(dropped)
         with contextlib.suppress(StoreError):
             await self.content.delete(keys)
 

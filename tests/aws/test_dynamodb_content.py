@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 from a2a_serverless.models import Artifact, DataPart, TaskState, TextPart
-from a2a_serverless.store.base import TaskEvent, TaskQuery, TaskRecord, VersionConflict
+from a2a_serverless.store.base import (
+    StoreUnavailable,
+    TaskEvent,
+    TaskQuery,
+    TaskRecord,
+    VersionConflict,
+)
 from a2a_serverless.store.content import (
     REFERENCE_KEY,
     ContentCorrupt,
@@ -194,3 +200,20 @@ def test_the_store_url_names_the_bucket(
         open_dynamodb_store(f"{dynamodb_store_url}&content=gs://a2a-content")
     with pytest.raises(ValueError, match="bucket name"):
         open_dynamodb_store(f"{dynamodb_store_url}&content=s3://A_B")
+
+
+async def test_content_that_cannot_be_uploaded_writes_no_task(
+    dynamodb_endpoint: str, dynamodb_table: str, moto_endpoint: str, store: DynamoDBStore
+) -> None:
+    nowhere = S3ContentStore(
+        "a2a-no-such-bucket", region=DYNAMODB_TEST_REGION, endpoint_url=moto_endpoint
+    )
+    failing = make_store(dynamodb_endpoint, dynamodb_table, nowhere)
+    record = make_record(state=TaskState.WORKING)
+    task = record.task.model_copy(
+        update={"artifacts": [Artifact(artifact_id="a-1", parts=[large_file(100_000)])]}
+    )
+    record = replace(record, task=task)
+    with pytest.raises(StoreUnavailable, match="a2a-no-such-bucket"):
+        await failing.create_task(record)
+    assert await store.get_task(record.task_id) is None
