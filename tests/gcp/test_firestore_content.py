@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 from a2a_serverless.models import Artifact, TaskState, TextPart
-from a2a_serverless.store.base import TaskEvent, TaskQuery, TaskRecord, VersionConflict
+from a2a_serverless.store.base import (
+    StoreUnavailable,
+    TaskEvent,
+    TaskQuery,
+    TaskRecord,
+    VersionConflict,
+)
 from a2a_serverless.store.content import ContentCorrupt, ContentMissing, task_prefix
 from a2a_serverless.testing.store_contract import (
     large_file,
@@ -158,3 +164,15 @@ def test_the_store_url_names_the_bucket() -> None:
     assert (content.bucket_name, content.prefix) == ("a2a-content", "agents/")
     with pytest.raises(ValueError, match="gs://"):
         open_firestore_store("firestore://p?content=s3://a2a-content")
+
+
+async def test_content_that_cannot_be_uploaded_writes_no_task(prefix: str) -> None:
+    nowhere = CloudStorageContentStore("a2a-no-such-bucket", project=FIRESTORE_TEST_PROJECT)
+    record = make_record(state=TaskState.WORKING)
+    task = record.task.model_copy(
+        update={"artifacts": [Artifact(artifact_id="a-1", parts=[large_file(100_000)])]}
+    )
+    record = replace(record, task=task)
+    with pytest.raises(StoreUnavailable, match="a2a-no-such-bucket"):
+        await make_store(prefix, nowhere).create_task(record)
+    assert await make_store(prefix, None).get_task(record.task_id) is None
