@@ -19,6 +19,8 @@ drive it from several threads at once; a slow remote store may lower `race_round
 from __future__ import annotations
 
 import asyncio
+import base64
+import random
 import sys
 import threading
 import time
@@ -31,11 +33,15 @@ from typing import Any, ClassVar
 
 import pytest
 
+from .. import codec
 from ..models import (
     Artifact,
+    FilePart,
+    FileWithBytes,
     Message,
     MessageSendConfiguration,
     MessageSendParams,
+    Part,
     PushNotificationAuthenticationInfo,
     PushNotificationConfig,
     Task,
@@ -219,6 +225,31 @@ def frequent_thread_switches() -> Iterator[None]:
         yield
     finally:
         sys.setswitchinterval(interval)
+
+
+def large_text(size: int, seed: int = 0) -> str:
+    """`size` characters of prose-like text (some of it beyond ASCII), the same for a seed."""
+    words = ["agent", "task", "artifact", "stream", "Größe", "データ", "\n", "“quoted”", "\t"]
+    chooser = random.Random(seed)
+    out: list[str] = []
+    length = 0
+    while length < size:
+        word = chooser.choice(words)
+        out.append(word + " ")
+        length += len(word) + 1
+    return "".join(out)[:size]
+
+
+def large_file(
+    size: int, seed: int = 0, *, mime_type: str = "application/octet-stream"
+) -> FilePart:
+    """A file part with `size` bytes of incompressible content inline (base64)."""
+    data = random.Random(seed).randbytes(size)
+    return FilePart(
+        file=FileWithBytes(
+            bytes=base64.b64encode(data).decode(), mime_type=mime_type, name=f"file-{seed}.bin"
+        )
+    )
 
 
 def newest_first(records: list[TaskRecord]) -> list[str]:
@@ -1053,6 +1084,137 @@ class StoreContract:
         listed = await store.list_push_configs(task_id)
         assert listed[0].config.url == "https://example.com/hook"
 
+    # --- large content (parts of several MB; stores may keep them out of their items) ---
+
+    async def _assert_reads_back(
+        self, store: Store, record: TaskRecord, events: list[TaskEvent]
+    ) -> None:
+        """Every read path gives back the content written, byte for byte."""
+        got = await store.get_task(record.task_id)
+        assert got is not None and got == record
+        assert codec.encode(got.task) == codec.encode(record.task)
+        replayed = await store.read_events(record.task_id, 0)
+        assert [e.seq for e in replayed] == [e.seq for e in events]
+        for read, written in zip(replayed, events, strict=True):
+            assert codec.encode(read.payload) == codec.encode(written.payload)
+        for after in (0, len(events) // 2):
+            tail = await store.read_events(record.task_id, after, limit=2)
+            assert [codec.encode(e.payload) for e in tail] == [
+                codec.encode(e.payload) for e in events[after : after + 2]
+            ]
+        page = await store.list_tasks(TaskQuery(owner=record.owner))
+        assert [codec.encode(r.task) for r in page.records] == [codec.encode(record.task)]
+
+    async def _produce_artifact(
+        self, store: Store, chunks: list[Part], *, history: list[Message] | None = None
+    ) -> tuple[TaskRecord, list[TaskEvent]]:
+        """A task that streams `chunks` as one artifact, one write per chunk, then completes."""
+        record = make_record(state=TaskState.WORKING)
+        if history is not None:
+            record = record.next(task=record.task.model_copy(update={"history": history}))
+            record = replace(record, version=1)
+        await store.create_task(record)
+        written: list[TaskEvent] = []
+        parts: list[Part] = []
+        for index, chunk in enumerate(chunks):
+            parts.append(chunk)
+            seq = record.last_seq + 1
+            task = record.task.model_copy(
+                update={"artifacts": [Artifact(artifact_id="a-1", name="out", parts=list(parts))]}
+            )
+            following = record.next(task=task, last_seq=seq, updated_at_ms=record.updated_at_ms + 1)
+            event = TaskEvent(
+                seq=seq,
+                payload=TaskArtifactUpdateEvent(
+                    task_id=record.task_id,
+                    context_id=record.context_id,
+                    artifact=Artifact(artifact_id="a-1", name="out", parts=[chunk]),
+                    append=index > 0,
+                    last_chunk=index == len(chunks) - 1,
+                ),
+            )
+            await store.update_task(following, [event])
+            written.append(event)
+            record = following
+        # Status changes after the artifact: the content stays as it was.
+        for state in (TaskState.WORKING, TaskState.COMPLETED):
+            following, status = step(record, 1, task=with_state(record, state))
+            await store.update_task(following, status)
+            written += status
+            record = following
+        return record, written
+
+    async def test_large_text_artifact_reads_back_identical(self, store: Store) -> None:
+        record, events = await self._produce_artifact(store, [TextPart(text=large_text(1_500_000))])
+        await self._assert_reads_back(store, record, events)
+
+    async def test_large_inline_file_artifact_reads_back_identical(self, store: Store) -> None:
+        record, events = await self._produce_artifact(store, [large_file(3_000_000)])
+        await self._assert_reads_back(store, record, events)
+
+    async def test_artifact_of_8_mb_streamed_in_chunks_reads_back_identical(
+        self, store: Store
+    ) -> None:
+        chunks: list[Part] = [TextPart(text=large_text(256 * 1024, seed=n)) for n in range(32)]
+        record, events = await self._produce_artifact(store, chunks)
+        assert sum(len(codec.encode(part)) for part in chunks) > 8_000_000
+        await self._assert_reads_back(store, record, events)
+
+    async def test_large_inline_uploads_read_back_identical(self, store: Store) -> None:
+        # A client's message with a 3 MB file, then one at 4 MiB (A2A_MAX_FILE_BYTES' default).
+        for size in (3_000_000, 4 * 1024 * 1024):
+            message = Message(
+                message_id=new_id("msg"),
+                role="user",
+                parts=[TextPart(text="please read this"), large_file(size, seed=size)],
+            )
+            record, events = await self._produce_artifact(
+                store, [TextPart(text="read it")], history=[message]
+            )
+            await self._assert_reads_back(store, record, events)
+
+    async def test_large_status_message_reads_back_identical(self, store: Store) -> None:
+        record = make_record(state=TaskState.WORKING)
+        await store.create_task(record)
+        status = TaskStatus(
+            state=TaskState.INPUT_REQUIRED,
+            message=Message(
+                message_id=new_id("msg"),
+                role="agent",
+                parts=[TextPart(text=large_text(600_000)), large_file(700_000)],
+            ),
+        )
+        following = record.next(task=record.task.model_copy(update={"status": status}), last_seq=1)
+        event = TaskEvent(
+            seq=1,
+            payload=TaskStatusUpdateEvent(
+                task_id=record.task_id, context_id=record.context_id, status=status, final=False
+            ),
+        )
+        await store.update_task(following, [event])
+        await self._assert_reads_back(store, following, [event])
+
+    async def test_stale_write_of_large_content_writes_nothing(self, store: Store) -> None:
+        record, events = await self._produce_artifact(store, [TextPart(text=large_text(500_000))])
+        stale = replace(record, version=record.version - 1)
+        task = record.task.model_copy(
+            update={"artifacts": [Artifact(artifact_id="a-2", parts=[large_file(500_000)])]}
+        )
+        with pytest.raises(VersionConflict):
+            await store.update_task(stale.next(task=task), [])
+        await self._assert_reads_back(store, record, events)
+
+    async def test_large_direct_reply_reads_back_identical(self, store: Store) -> None:
+        reply = make_reply()
+        reply = replace(
+            reply,
+            reply=reply.reply.model_copy(update={"parts": [large_file(3_000_000, seed=7)]}),
+        )
+        await store.put_reply(reply)
+        got = await store.find_reply(reply.key)
+        assert got == reply
+        assert got is not None and codec.encode(got.reply) == codec.encode(reply.reply)
+
 
 __all__ = [
     "BASE_MS",
@@ -1060,6 +1222,8 @@ __all__ = [
     "StoreContract",
     "all_pages",
     "artifact_event",
+    "large_file",
+    "large_text",
     "make_record",
     "make_task",
     "new_id",

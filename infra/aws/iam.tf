@@ -1,6 +1,8 @@
 # One role per function, each allowed only what its function does:
 #
 #   function      table (+ indexes)       queues                                     its log group
+#   (every function also reads, writes, tags and deletes objects of the content bucket, and
+#   lists it: the S3 content store, for parts too large for an item)
 #   http          read/write (the Store)  SendMessage                                write
 #   stream        read/write              SendMessage                                write
 #   worker        read/write              SendMessage; Receive/Delete/GetAttr (jobs) write
@@ -30,6 +32,23 @@ locals {
     Action   = local.table_actions
     Resource = [aws_dynamodb_table.tasks.arn, "${aws_dynamodb_table.tasks.arn}/index/*"]
   }
+
+  # What the S3 content store does (a2a_serverless_aws.s3content): objects by key, and the
+  # listing of a finished task's objects to tag them for the lifecycle rule.
+  content_statements = [
+    {
+      Sid      = "ContentObjects"
+      Effect   = "Allow"
+      Action   = ["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:PutObjectTagging"]
+      Resource = ["${aws_s3_bucket.content.arn}/*"]
+    },
+    {
+      Sid      = "ListContent"
+      Effect   = "Allow"
+      Action   = ["s3:ListBucket"]
+      Resource = [aws_s3_bucket.content.arn]
+    },
+  ]
 
   send_statement = {
     Sid      = "EnqueueJobs"
@@ -102,6 +121,7 @@ locals {
             Resource = ["${aws_cloudwatch_log_group.function[key].arn}:*"]
           },
         ],
+        local.content_statements,
         length(f.consumes) > 0 ? [{
           Sid      = "ConsumeJobs"
           Effect   = "Allow"

@@ -19,6 +19,9 @@ locals {
   # The lease must outlive the worker's timeout (a2a_serverless_aws.config checks it at init).
   worker_lease_s = coalesce(var.worker_lease_s, max(900, var.worker_timeout + 60))
 
+  # The table, and the bucket for parts too large for its items (s3.tf).
+  store_url = "dynamodb://${aws_dynamodb_table.tasks.name}?content=s3://${aws_s3_bucket.content.id}"
+
   queue_arns = [for q in local.queue_names : aws_sqs_queue.queue[q].arn]
   dlq_arns   = [for q in local.queue_names : aws_sqs_queue.dead_letter[q].arn]
 
@@ -27,7 +30,7 @@ locals {
   shared_environment = merge(
     var.environment,
     {
-      A2A_STORE_URL                = "dynamodb://${aws_dynamodb_table.tasks.name}"
+      A2A_STORE_URL                = local.store_url
       A2A_SQS_QUEUE_URL            = aws_sqs_queue.queue["jobs"].url
       A2A_SQS_MAX_RECEIVE_COUNT    = tostring(var.max_receive_count)
       A2A_SQS_VISIBILITY_TIMEOUT_S = tostring(local.visibility_timeout_s)

@@ -20,7 +20,12 @@ output "table_arn" {
 
 output "store_url" {
   description = "A2A_STORE_URL of the functions."
-  value       = "dynamodb://${aws_dynamodb_table.tasks.name}"
+  value       = local.store_url
+}
+
+output "content_bucket" {
+  description = "The S3 bucket holding parts too large for the table's items."
+  value       = aws_s3_bucket.content.id
 }
 
 output "queue_url" {

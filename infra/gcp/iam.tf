@@ -1,8 +1,8 @@
 # Service accounts, each allowed only what it does:
 #
 #   account   what it may do
-#   http      the store's database; publish to the job topic; queue tasks (with the invoker's
-#             identity); read the signing keys
+#   http      the store's database and content bucket (objects only); publish to the job
+#             topic; queue tasks (with the invoker's identity); read the signing keys
 #   worker    the same, except publishing unless Cloud Tasks is off (webhooks then use Pub/Sub)
 #   invoker   call the worker (the identity of Pub/Sub pushes and Cloud Tasks requests)
 #   build     Cloud Build for the functions: read the source bucket, write images and logs
@@ -51,6 +51,16 @@ resource "google_project_iam_member" "firestore" {
     title      = "${var.name}-firestore-database"
     expression = "resource.name == \"projects/${var.project_id}/databases/${local.database}\""
   }
+}
+
+# The content store reads, writes, lists and deletes objects, and patches a finished task's
+# objects' Custom-Time: objectUser on this bucket alone, no bucket administration.
+resource "google_storage_bucket_iam_member" "content" {
+  for_each = local.runtime_accounts
+
+  bucket = google_storage_bucket.content.name
+  role   = "roles/storage.objectUser"
+  member = each.value
 }
 
 resource "google_pubsub_topic_iam_member" "publisher" {

@@ -35,7 +35,7 @@ locals {
     { A2A_PUBLIC_URL = local.http_url },
     var.environment,
     {
-      A2A_STORE_URL                    = "firestore://${var.project_id}/${local.database}?prefix=${var.collection_prefix}"
+      A2A_STORE_URL                    = "firestore://${var.project_id}/${local.database}?prefix=${var.collection_prefix}&content=gs://${google_storage_bucket.content.name}"
       A2A_GCP_PROJECT                  = var.project_id
       A2A_PUBSUB_TOPIC                 = google_pubsub_topic.jobs.id
       A2A_PUBSUB_MAX_DELIVERY_ATTEMPTS = tostring(var.max_delivery_attempts)

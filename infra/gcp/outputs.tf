@@ -13,6 +13,11 @@ output "store_url" {
   value       = local.shared_environment.A2A_STORE_URL
 }
 
+output "content_bucket" {
+  description = "The Cloud Storage bucket holding parts too large for a Firestore document."
+  value       = google_storage_bucket.content.name
+}
+
 output "firestore_database" {
   description = "The Firestore database."
   value       = local.database

@@ -34,3 +34,53 @@ resource "google_storage_bucket_object" "source" {
   bucket = google_storage_bucket.source.name
   source = var.source_zip
 }
+
+# The content bucket: parts of tasks too large for a Firestore document
+# (a2a_serverless.store.content, a2a_serverless_gcp.cloud_storage). Objects are written once
+# under fresh names and read by name; when a task finishes with a TTL, its objects' Custom-Time
+# is set to the moment it expires, and the lifecycle rule deletes them a day later. Private
+# (uniform access, public access prevented), versioned (what a write overwrites or deletes is
+# kept a day), Google-managed or customer-managed (content_kms_key_name) encryption.
+resource "google_storage_bucket" "content" {
+  #checkov:skip=CKV_GCP_62:objects are read and written only by the functions' service accounts, which Cloud Audit Logs record; a usage-log bucket would add nothing
+  project                     = var.project_id
+  name                        = "${var.project_id}-${var.name}-a2a-content"
+  location                    = var.region
+  uniform_bucket_level_access = true
+  public_access_prevention    = "enforced"
+  force_destroy               = false
+  labels                      = var.labels
+
+  versioning {
+    enabled = true
+  }
+
+  dynamic "encryption" {
+    for_each = var.content_kms_key_name == null ? [] : [var.content_kms_key_name]
+    content {
+      default_kms_key_name = encryption.value
+    }
+  }
+
+  # A finished task's content: a day past the task's expiry (its Custom-Time).
+  lifecycle_rule {
+    condition {
+      days_since_custom_time = 1
+    }
+    action {
+      type = "Delete"
+    }
+  }
+
+  lifecycle_rule {
+    condition {
+      days_since_noncurrent_time = 1
+      with_state                 = "ARCHIVED"
+    }
+    action {
+      type = "Delete"
+    }
+  }
+
+  depends_on = [google_project_service.api]
+}

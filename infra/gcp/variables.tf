@@ -327,6 +327,12 @@ variable "push_signing_keys_version" {
   default     = "latest"
 }
 
+variable "content_kms_key_name" {
+  description = "Cloud KMS key for the content bucket (CMEK); the Cloud Storage service agent must be allowed to use it. null: Google-managed encryption."
+  type        = string
+  default     = null
+}
+
 variable "kms_key_name" {
   description = "Cloud KMS key for the Pub/Sub topics (CMEK); its Pub/Sub service agent must be allowed to use it. null: Google-managed encryption."
   type        = string

@@ -17,6 +17,11 @@ Names other test modules rely on (kept stable; tests/aws/runtime/ uses them too)
   value for ``A2A_STORE_URL``.
 - `dynamodb_store` (function): a `DynamoDBStore` on that table, closed after the test.
 - `new_table_name()`: a fresh table name, for tests that need a table of their own.
+- `moto_endpoint` (session): `python -m moto.server` on a free loopback port, over real HTTP
+  (S3 here; SQS, SSM and Secrets Manager in tests/aws/runtime/). A missing moto server fails
+  the tests with how to install it.
+- `s3_bucket` (session): a fresh bucket on that server; `s3_content` (function): an
+  `S3ContentStore` on it, for `DynamoDBStore(content=...)`.
 """
 
 from __future__ import annotations
@@ -24,7 +29,9 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
+import sys
 import time
+import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -33,6 +40,7 @@ from urllib.parse import quote
 import pytest
 
 from a2a_serverless_aws.dynamodb import DynamoDBStore, create_table
+from a2a_serverless_aws.s3content import S3ContentStore
 from tests.support.server import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -162,3 +170,56 @@ async def dynamodb_store(
     )
     yield store
     await store.close()
+
+
+@pytest.fixture(scope="session")
+def moto_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    try:
+        import moto.server  # noqa: F401
+    except ImportError as exc:
+        pytest.fail(
+            f"the moto server is needed for the S3 and SQS tests ({exc}); install the AWS "
+            "adapter's test extra: .venv/bin/pip install -e 'adapters/aws[test]' "
+            "(scripts/bootstrap.sh)"
+        )
+    port = free_port()
+    log = tmp_path_factory.mktemp("moto") / "moto.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    endpoint = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"moto server exited with {process.returncode}:\n{_tail(log)}")
+            try:
+                with urllib.request.urlopen(f"{endpoint}/moto-api/", timeout=1):
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"moto server not up after 30 s:\n{_tail(log)}")
+            time.sleep(0.1)
+        yield endpoint
+    finally:
+        _stop(process)
+
+
+@pytest.fixture(scope="session")
+def s3_bucket(moto_endpoint: str, dynamodb_endpoint: str) -> str:
+    # After dynamodb_endpoint: its session environment holds the test credentials.
+    import boto3  # type: ignore[import-untyped]
+
+    name = f"a2a-content-{uuid.uuid4().hex[:12]}"
+    client = boto3.client("s3", endpoint_url=moto_endpoint, region_name=DYNAMODB_TEST_REGION)
+    client.create_bucket(Bucket=name)
+    return name
+
+
+@pytest.fixture
+def s3_content(moto_endpoint: str, s3_bucket: str) -> S3ContentStore:
+    return S3ContentStore(s3_bucket, region=DYNAMODB_TEST_REGION, endpoint_url=moto_endpoint)

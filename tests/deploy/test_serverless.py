@@ -68,7 +68,17 @@ TABLE_ACTIONS = {
     "dynamodb:BatchWriteItem",
 }
 LOG_ACTIONS = {"logs:CreateLogStream", "logs:PutLogEvents"}
-SHARED_ACTIONS = LOG_ACTIONS | TABLE_ACTIONS | {"sqs:SendMessage", "ssm:GetParameter"}
+# The S3 content store: objects in the content bucket, and listing a finished task's objects.
+CONTENT_ACTIONS = {
+    "s3:GetObject",
+    "s3:PutObject",
+    "s3:DeleteObject",
+    "s3:PutObjectTagging",
+    "s3:ListBucket",
+}
+SHARED_ACTIONS = (
+    LOG_ACTIONS | TABLE_ACTIONS | CONTENT_ACTIONS | {"sqs:SendMessage", "ssm:GetParameter"}
+)
 EXPECTED_ACTIONS = {
     "Http": SHARED_ACTIONS,
     "Stream": SHARED_ACTIONS,
@@ -198,10 +208,35 @@ def test_table_is_the_one_the_dynamodb_store_expects(packaged: Packaged) -> None
         url = packaged.function(name)["Environment"]["Variables"]["A2A_STORE_URL"]
         parts = url["Fn::Join"][1]
         assert parts[1] == {"Ref": "TasksTable"} and parts[3] == {"Ref": "AWS::Region"}
-        # As CloudFormation resolves it: the store reads the generated name and the region.
+        assert parts[4:] == ["&content=s3://", {"Ref": "ContentBucket"}]
+        # As CloudFormation resolves it: the store reads the generated names and the region.
         generated = "a2a-trip-planner-test-TasksTable-1A2B3C4D5E6F"
-        parsed = parse_dynamodb_url(f"{parts[0]}{generated}{parts[2]}us-east-1")
+        bucket = "a2a-trip-planner-test-contentbucket-1a2b3c4d5e6f"
+        parsed = parse_dynamodb_url(f"{parts[0]}{generated}{parts[2]}us-east-1{parts[4]}{bucket}")
         assert (parsed.table_name, parsed.region) == (generated, "us-east-1")
+        assert parsed.content_url == f"s3://{bucket}"
+
+
+def test_content_bucket_is_private_encrypted_and_expires_finished_tasks(
+    packaged: Packaged,
+) -> None:
+    from a2a_serverless_aws.s3content import EXPIRING_TAG
+
+    bucket = packaged.resources["ContentBucket"]
+    properties = bucket["Properties"]
+    assert bucket["DeletionPolicy"] == "Retain"
+    assert set(properties["PublicAccessBlockConfiguration"].values()) == {True}
+    (encryption,) = properties["BucketEncryption"]["ServerSideEncryptionConfiguration"]
+    assert encryption["ServerSideEncryptionByDefault"]["SSEAlgorithm"] == "AES256"
+    rules = {rule["Id"]: rule for rule in properties["LifecycleConfiguration"]["Rules"]}
+    finished = rules["finished-task-content"]
+    assert finished["TagFilters"] == [{"Key": EXPIRING_TAG, "Value": "true"}]
+    # A day past the finished task's TTL (A2A_FINISHED_TASK_TTL_S), never before it.
+    ttl_s = int(packaged.function("Http")["Environment"]["Variables"]["A2A_FINISHED_TASK_TTL_S"])
+    assert finished["ExpirationInDays"] * 86400 >= ttl_s + 86400
+    policy = packaged.resources["ContentBucketPolicy"]["Properties"]["PolicyDocument"]
+    (tls,) = policy["Statement"]
+    assert tls["Effect"] == "Deny" and tls["Condition"]["Bool"]["aws:SecureTransport"] == "false"
 
 
 def test_timeouts_and_queue_pass_the_adapters_timing_rules(packaged: Packaged) -> None:

@@ -14,6 +14,11 @@ Names other test modules may rely on (kept stable):
   its own, so what a test writes is apart from every other test's.
 - `firestore_store` (function): a `FirestoreStore` on that URL, closed after the test.
 - `FIRESTORE_TEST_PROJECT`, `unique_prefix()`: the project id and a fresh collection prefix.
+- `storage_emulator` (session): starts gcp-storage-emulator (PyPI, in its own virtualenv,
+  ``scripts/emulators/cloud-storage.sh``) in memory on a free loopback port and yields its URL;
+  for the session it sets STORAGE_EMULATOR_HOST (how google-cloud-storage finds it). A missing
+  install fails the test with the hint. `storage_bucket` (session) is a fresh bucket on it and
+  `cloud_storage_content` (function) a `CloudStorageContentStore` on that bucket.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from pathlib import Path
 
 import pytest
 
+from a2a_serverless_gcp.cloud_storage import CloudStorageContentStore
 from a2a_serverless_gcp.firestore import FirestoreStore, open_firestore_store
 from tests.support.server import free_port
 
@@ -40,6 +46,14 @@ INSTALL_HINT = (
     "The GCP tests need the Firestore emulator: the Google Cloud CLI (gcloud), its "
     "cloud-firestore-emulator component and Java 11+. Run scripts/emulators/firestore.sh "
     "(it installs the component when it can, and says what to install when it cannot)."
+)
+
+
+REPO = Path(__file__).resolve().parents[2]
+STORAGE_EMULATOR = REPO / ".emulators" / "cloud-storage-venv" / "bin" / "gcp-storage-emulator"
+STORAGE_INSTALL_HINT = (
+    "The GCP tests need the Cloud Storage emulator: run scripts/emulators/cloud-storage.sh "
+    "(pip installs gcp-storage-emulator into .emulators/cloud-storage-venv/)."
 )
 
 
@@ -152,3 +166,67 @@ async def firestore_store(firestore_store_url: str) -> AsyncIterator[FirestoreSt
     store = open_firestore_store(firestore_store_url)
     yield store
     await store.close()
+
+
+@pytest.fixture(scope="session")
+def storage_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not STORAGE_EMULATOR.is_file():
+        pytest.fail(
+            f"Cloud Storage emulator not installed ({STORAGE_EMULATOR} missing).\n"
+            f"{STORAGE_INSTALL_HINT}",
+            pytrace=False,
+        )
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log_path = tmp_path_factory.mktemp("storage-emulator") / "emulator.log"
+    with log_path.open("wb") as log_file:
+        process = subprocess.Popen(
+            [str(STORAGE_EMULATOR), "start", "--host", "127.0.0.1", "--port", str(port), "-M"],
+            stdin=subprocess.DEVNULL,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while not _storage_answers(url):
+            if process.poll() is not None:
+                pytest.fail(
+                    f"the Cloud Storage emulator exited with code {process.returncode} while "
+                    f"starting; its log ({log_path}) ends with:\n{_tail(log_path)}",
+                    pytrace=False,
+                )
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"the Cloud Storage emulator did not answer on {url} within "
+                    f"{STARTUP_TIMEOUT_S} s; its log ({log_path}) ends with:\n{_tail(log_path)}",
+                    pytrace=False,
+                )
+            time.sleep(0.1)
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("STORAGE_EMULATOR_HOST", url)
+            yield url
+    finally:
+        _stop(process)
+
+
+def _storage_answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/storage/v1/b?project=x", timeout=2) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+@pytest.fixture(scope="session")
+def storage_bucket(storage_emulator: str) -> str:
+    from google.cloud import storage  # type: ignore[attr-defined]
+
+    name = f"a2a-content-{uuid.uuid4().hex[:12]}"
+    storage.Client(project=FIRESTORE_TEST_PROJECT).create_bucket(name)
+    return name
+
+
+@pytest.fixture
+def cloud_storage_content(storage_bucket: str) -> CloudStorageContentStore:
+    return CloudStorageContentStore(storage_bucket, project=FIRESTORE_TEST_PROJECT)

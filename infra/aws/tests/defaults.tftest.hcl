@@ -154,7 +154,7 @@ run "defaults" {
       f.environment[0].variables.A2A_SQS_MAX_RECEIVE_COUNT == "5" &&
       f.environment[0].variables.A2A_SQS_VISIBILITY_TIMEOUT_S == "1800" &&
       f.environment[0].variables.A2A_SQS_QUEUE_URL == aws_sqs_queue.queue["jobs"].url &&
-      f.environment[0].variables.A2A_STORE_URL == "dynamodb://test-agent-tasks"
+      f.environment[0].variables.A2A_STORE_URL == "dynamodb://test-agent-tasks?content=s3://${aws_s3_bucket.content.id}"
     )])
     error_message = "every function gets the store URL, the queue URL, maxReceiveCount and the visibility timeout"
   }
@@ -254,8 +254,8 @@ run "defaults" {
   assert {
     condition = jsonencode(sort([
       for s in jsondecode(aws_iam_role_policy.function["http"].policy).Statement : s.Sid
-    ])) == jsonencode(["EnqueueJobs", "Logs", "ReadApiKeys", "TaskTable"])
-    error_message = "the HTTP function may use the table, send jobs, write its logs and read the API keys, nothing more"
+    ])) == jsonencode(["ContentObjects", "EnqueueJobs", "ListContent", "Logs", "ReadApiKeys", "TaskTable"])
+    error_message = "the HTTP function may use the table and the content bucket, send jobs, write its logs and read the API keys, nothing more"
   }
   assert {
     condition = alltrue([for s in jsondecode(aws_iam_role_policy.function["http"].policy).Statement : (
@@ -303,5 +303,38 @@ run "defaults" {
   assert {
     condition     = output.stream_url == null && output.webhook_queue_url == null
     error_message = "no stream URL or webhook queue by default"
+  }
+
+  # The content bucket: private, encrypted, versioned; with no TTL nothing expires.
+  assert {
+    condition     = startswith(aws_s3_bucket.content.bucket_prefix, "test-agent-content-") && output.content_bucket == aws_s3_bucket.content.id
+    error_message = "the content bucket, named after the deployment"
+  }
+  assert {
+    condition = alltrue([
+      aws_s3_bucket_public_access_block.content.block_public_acls,
+      aws_s3_bucket_public_access_block.content.block_public_policy,
+      aws_s3_bucket_public_access_block.content.ignore_public_acls,
+      aws_s3_bucket_public_access_block.content.restrict_public_buckets,
+    ])
+    error_message = "public access to the content bucket is blocked"
+  }
+  assert {
+    condition     = one(one(aws_s3_bucket_server_side_encryption_configuration.content.rule).apply_server_side_encryption_by_default).sse_algorithm == "AES256"
+    error_message = "the content bucket is encrypted with SSE-S3 by default"
+  }
+  assert {
+    condition     = [for r in aws_s3_bucket_lifecycle_configuration.content.rule : r.id] == ["noncurrent-versions"]
+    error_message = "without finished_task_ttl_s no content expires (as no task does)"
+  }
+  assert {
+    condition     = jsondecode(aws_s3_bucket_policy.content.policy).Statement[0].Condition.Bool["aws:SecureTransport"] == "false"
+    error_message = "the content bucket refuses requests without TLS"
+  }
+  assert {
+    condition = alltrue([for p in aws_iam_role_policy.function :
+      jsonencode([for s in jsondecode(p.policy).Statement : s.Action if s.Sid == "ContentObjects"]) == jsonencode([["s3:GetObject", "s3:PutObject", "s3:DeleteObject", "s3:PutObjectTagging"]])
+    ])
+    error_message = "every function may read, write, tag and delete content objects, nothing more"
   }
 }

@@ -55,6 +55,10 @@ run "customer_managed_key" {
   }
 
   assert {
+    condition     = one(one(aws_s3_bucket_server_side_encryption_configuration.content.rule).apply_server_side_encryption_by_default).kms_master_key_id == var.kms_key_arn
+    error_message = "the content bucket uses the customer managed key"
+  }
+  assert {
     condition     = aws_dynamodb_table.tasks.server_side_encryption[0].kms_key_arn == var.kms_key_arn
     error_message = "the table is encrypted with the key"
   }
@@ -301,6 +305,12 @@ run "long_worker_timings" {
   assert {
     condition     = aws_lambda_function.http.environment[0].variables.A2A_FINISHED_TASK_TTL_S == "604800"
     error_message = "finished tasks expire (the table's TTL deletes them)"
+  }
+  assert {
+    condition = one([
+      for r in aws_s3_bucket_lifecycle_configuration.content.rule : one(r.expiration).days if r.id == "finished-task-content"
+    ]) == 8
+    error_message = "a finished task's content expires a day after its 7-day TTL"
   }
   assert {
     condition     = aws_lambda_function.worker.environment[0].variables.A2A_AUTH_API_KEYS == "test-key-0123456789abcdef"

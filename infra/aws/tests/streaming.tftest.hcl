@@ -84,8 +84,8 @@ run "streaming" {
   assert {
     condition = jsonencode(sort([
       for s in jsondecode(aws_iam_role_policy.function["stream"].policy).Statement : s.Sid
-    ])) == jsonencode(["EnqueueJobs", "Logs", "ReadApiKeys", "TaskTable"])
-    error_message = "the streaming function may use the table, send jobs, write its logs and read the API keys, nothing more"
+    ])) == jsonencode(["ContentObjects", "EnqueueJobs", "ListContent", "Logs", "ReadApiKeys", "TaskTable"])
+    error_message = "the streaming function may use the table and the content bucket, send jobs, write its logs and read the API keys, nothing more"
   }
   assert {
     condition     = aws_cloudwatch_log_group.function["stream"].name == "/aws/lambda/test-agent-stream"

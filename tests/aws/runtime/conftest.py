@@ -1,8 +1,7 @@
 """Fixtures for the Lambda/SQS tests: a real moto server, SQS queues with a DLQ, functions run
 under the real Lambda runtime client, and the store they share.
 
-- `moto_endpoint` (session): `python -m moto.server` on a free loopback port, over real HTTP.
-  A missing moto server fails the tests with how to install it.
+- `moto_endpoint` (session, from tests/aws/conftest.py): the moto server.
 - `sqs`: a boto3 SQS client on that server; `make_queues()` makes a queue and its dead-letter
   queue (redrive policy) with fresh names.
 - `store_url`: where the functions keep tasks: the DynamoDB Local table of tests/aws/conftest.py
@@ -18,7 +17,6 @@ import json
 import logging
 import os
 import subprocess
-import sys
 import time
 import urllib.request
 import uuid
@@ -30,7 +28,7 @@ from typing import Any
 import pytest
 
 from tests.aws.runtime.runtime_api import LambdaFunction
-from tests.support.server import free_port
+from tests.support.server import free_port  # noqa: F401 (tests import it from here)
 
 REGION = "us-east-1"
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
@@ -48,36 +46,6 @@ def wait_for_http(url: str, process: subprocess.Popen[bytes], log: Path, timeout
         if time.monotonic() > deadline:
             raise RuntimeError(f"{url} not up after {timeout_s} s:\n{log.read_text()}")
         time.sleep(0.1)
-
-
-@pytest.fixture(scope="session")
-def moto_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    try:
-        import moto.server  # noqa: F401
-    except ImportError as exc:
-        pytest.fail(
-            f"the moto server is needed for the SQS tests ({exc}); install the AWS adapter's "
-            "test extra: .venv/bin/pip install -e 'adapters/aws[test]' (scripts/bootstrap.sh)"
-        )
-    port = free_port()
-    log = tmp_path_factory.mktemp("moto") / "moto.log"
-    with open(log, "wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    endpoint = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_http(f"{endpoint}/moto-api/", process, log, timeout_s=30)
-        yield endpoint
-    finally:
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,10 @@ run), then works according to its message:
 
     "crash once"   after its first progress write, the process dies (os._exit) the first time
     "sleep <s>"    sleeps that long between progress and answer
+    "produce text <n>" / "produce file <n>" / "produce chunks <k> <n>"
+                   answers <n> characters of text, a file part of <n> bytes, or <k> chunks of
+                   <n> characters, streamed (the contract suite's `large_text` / `large_file`,
+                   seeded 0, and 0..k-1 for chunks)
     anything else  answers "done: <text>"
 """
 
@@ -56,7 +60,23 @@ def subject(ctx: Context) -> Iterator[Any]:
             os._exit(17)  # the process dies mid-turn, as on an out-of-memory kill
     elif text.startswith("sleep "):
         time.sleep(float(text.split()[1]))
+    elif text.startswith("produce "):
+        yield from _produce(text.split()[1:])
+        return
     yield f"done: {text}"
+
+
+def _produce(words: list[str]) -> Iterator[Any]:
+    from a2a_serverless.testing.store_contract import large_file, large_text
+
+    kind, numbers = words[0], [int(word) for word in words[1:]]
+    if kind == "text":
+        yield large_text(numbers[0])
+    elif kind == "file":
+        yield large_file(numbers[0])
+    else:
+        for seed in range(numbers[0]):
+            yield large_text(numbers[1], seed=seed)
 
 
 class ClaimRefusingStore:

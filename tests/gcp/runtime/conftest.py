@@ -213,7 +213,10 @@ def start_function(
     log_path = log_dir / f"{name or target}.log"
     args = [sys.executable, "-m", "functions_framework", "--target", target]
     args += ["--source", str(source), "--host", "127.0.0.1", "--port", str(port)]
-    full_env = {**os.environ, **env, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
+    # This checkout first; then whatever the tests' own path adds (the adapters of this
+    # checkout where the environment's editable install points at another).
+    python_path = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+    full_env = {**os.environ, **env, "PYTHONPATH": python_path, "PYTHONUNBUFFERED": "1"}
     process = start_process(args, log_path, full_env)
     server = FunctionServer(target, port, process, log_path)
     wait_until(

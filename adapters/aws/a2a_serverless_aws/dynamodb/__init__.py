@@ -4,6 +4,7 @@ idempotency keys (design, costs and the table's schema: adapters/aws/README.md).
     store = DynamoDBStore("a2a-tasks", region="eu-west-1")
     store = open_dynamodb_store("dynamodb://a2a-tasks?region=eu-west-1")
     A2A_STORE_URL=dynamodb://a2a-tasks?region=eu-west-1   # through a2a_serverless.store.open_store
+    A2A_STORE_URL=dynamodb://a2a-tasks?content=s3://a2a-content   # large parts in S3
 
 pynamodb (and botocore) load when the first store or table is made, not when this package is
 imported, so the `a2a_serverless.stores` entry point is cheap to resolve.
@@ -55,9 +56,10 @@ def __getattr__(name: str) -> Any:
 
 
 def open_dynamodb_store(url: str) -> DynamoDBStore:
-    """The store a ``dynamodb://<table>?region=...&endpoint=...`` URL names (see url.py).
+    """The store a ``dynamodb://<table>?region=...&endpoint=...&content=s3://...`` URL names
+    (see url.py).
 
-    The entry point behind ``A2A_STORE_URL=dynamodb://...``. The table must exist.
+    The entry point behind ``A2A_STORE_URL=dynamodb://...``. The table (and bucket) must exist.
     """
     from botocore.exceptions import NoRegionError  # type: ignore[import-untyped]
 
@@ -66,9 +68,20 @@ def open_dynamodb_store(url: str) -> DynamoDBStore:
     from .store import DynamoDBStore
 
     parsed = parse_dynamodb_url(url)
+    content = None
+    if parsed.content_url is not None:
+        from a2a_serverless.store.content import parse_bucket_url
+
+        from ..s3content import S3ContentStore
+
+        bucket, prefix = parse_bucket_url(parsed.content_url, "s3")
+        content = S3ContentStore(bucket, prefix=prefix, region=parsed.region)
     try:
         return DynamoDBStore(
-            parsed.table_name, region=parsed.region, endpoint_url=parsed.endpoint_url
+            parsed.table_name,
+            region=parsed.region,
+            endpoint_url=parsed.endpoint_url,
+            content=content,
         )
     except NoRegionError:
         raise StoreOpenError(

@@ -34,6 +34,7 @@ from a2a_serverless.store.base import (
     record_from_json,
     reply_from_json,
 )
+from a2a_serverless.store.content import DEFAULT_THRESHOLD, ContentStore, Offloader
 
 from . import codec
 from .deadletters import scan_dead_letters
@@ -70,7 +71,10 @@ class DynamoDBStore:
 
     `region` and `endpoint_url` default to botocore's own configuration (AWS_REGION,
     AWS_ENDPOINT_URL_DYNAMODB, ...); credentials always come from botocore's usual chain.
-    `clock` (milliseconds) decides which tasks have expired.
+    `clock` (milliseconds) decides which tasks have expired. With `content` (an
+    `S3ContentStore`), parts larger than `offload_threshold` bytes of JSON are kept there and
+    referenced from the items (a2a_serverless.store.content); without it every part is inline
+    and a task item is bounded by DynamoDB's 400 KB.
     """
 
     # Its name in spans (db.system.name, a2a_serverless/tracing.py).
@@ -83,6 +87,8 @@ class DynamoDBStore:
         region: str | None = None,
         endpoint_url: str | None = None,
         clock: Callable[[], int] = _wall_clock_ms,
+        content: ContentStore | None = None,
+        offload_threshold: int = DEFAULT_THRESHOLD,
     ) -> None:
         check_table_name(table_name)
         self.table_name = table_name
@@ -92,6 +98,9 @@ class DynamoDBStore:
         self._clock = clock
         self._items = bind(table_name, region=region, host=endpoint_url)
         self._writer = Writer(self._items, clock)
+        self.offloader = (
+            None if content is None else Offloader(content, threshold=offload_threshold)
+        )
 
     def __repr__(self) -> str:
         return f"DynamoDBStore({self.table_name!r}, region={self.region!r})"
@@ -141,7 +150,13 @@ class DynamoDBStore:
         *,
         idempotency_key: str | None = None,
     ) -> None:
-        await self._run(partial(self._writer.create_task, record, list(events), idempotency_key))
+        async def write(record: TaskRecord, events: list[TaskEvent]) -> None:
+            await self._run(partial(self._writer.create_task, record, events, idempotency_key))
+
+        if self.offloader is None:
+            await write(record, list(events))
+        else:
+            await self.offloader.write(record, events, write)
 
     async def update_task(
         self,
@@ -150,10 +165,19 @@ class DynamoDBStore:
         *,
         idempotency_key: str | None = None,
     ) -> None:
-        await self._run(partial(self._writer.update_task, record, list(events), idempotency_key))
+        async def write(record: TaskRecord, events: list[TaskEvent]) -> None:
+            await self._run(partial(self._writer.update_task, record, events, idempotency_key))
+
+        if self.offloader is None:
+            await write(record, list(events))
+        else:
+            await self.offloader.write(record, events, write)
 
     async def get_task(self, task_id: str) -> TaskRecord | None:
-        return await self._run(partial(self._get_task, task_id))
+        record = await self._run(partial(self._get_task, task_id))
+        if record is None or self.offloader is None:
+            return record
+        return await self.offloader.restore_record(record)
 
     def _get_task(self, task_id: str) -> TaskRecord | None:
         item = self._get(codec.task_pk(task_id), codec.TASK_SK)
@@ -165,12 +189,22 @@ class DynamoDBStore:
         return record
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
-        return await self._run(lambda: list_tasks(self._items, query, self._clock()))
+        page = await self._run(lambda: list_tasks(self._items, query, self._clock()))
+        if self.offloader is None:
+            return page
+        records = await self.offloader.restore_records(page.records)
+        return TaskPage(records=records, total_size=page.total_size, has_more=page.has_more)
 
     async def scan_dead_letters(self, after: str | None, limit: int) -> list[TaskRecord]:
         """`DeadLetterScan`, for the operator command: one Scan of the whole table per call,
         then reads of the records found (see deadletters.py for what it costs)."""
-        return await self._run(partial(scan_dead_letters, self._items, after, limit, self._clock()))
+        records = await self._run(
+            partial(scan_dead_letters, self._items, after, limit, self._clock())
+        )
+        if self.offloader is None:
+            return records
+        # Large parts live in the content bucket: a redrive's bodies carry them as sent.
+        return await self.offloader.restore_records(records)
 
     # --- events and idempotency keys ------------------------------------------------------------
 
@@ -182,7 +216,10 @@ class DynamoDBStore:
         first = max(after_seq, 0) + 1
         if first > codec.MAX_SEQ:
             return []
-        return await self._run(partial(self._read_events, task_id, first, limit))
+        events = await self._run(partial(self._read_events, task_id, first, limit))
+        if self.offloader is None:
+            return events
+        return await self.offloader.restore_events(task_id, events)
 
     def _read_events(self, task_id: str, first: int, limit: int | None) -> list[TaskEvent]:
         """The log's end is in the task item (`events`), its beginning in event items
@@ -236,10 +273,19 @@ class DynamoDBStore:
     # --- direct replies (key items of kind "reply", see writes.py) ------------------------------
 
     async def put_reply(self, reply: StoredReply) -> None:
-        await self._run(partial(self._writer.put_reply, reply))
+        async def write(reply: StoredReply) -> None:
+            await self._run(partial(self._writer.put_reply, reply))
+
+        if self.offloader is None:
+            await write(reply)
+        else:
+            await self.offloader.write_reply(reply, write)
 
     async def find_reply(self, key: str) -> StoredReply | None:
-        return await self._run(partial(self._find_reply, key))
+        reply = await self._run(partial(self._find_reply, key))
+        if reply is None or self.offloader is None:
+            return reply
+        return await self.offloader.restore_reply(reply)
 
     def _find_reply(self, key: str) -> StoredReply | None:
         item = self._get(codec.key_pk(key), codec.KEY_SK)

@@ -1,14 +1,18 @@
 """`dynamodb://` store URLs: which table, in which region, at which endpoint.
 
     dynamodb://<table>[?region=<region>][&endpoint=<url-encoded endpoint URL>]
+               [&content=s3://<bucket>[/<prefix>]]
 
 e.g. ``dynamodb://a2a-tasks?region=eu-west-1`` on AWS, or
 ``dynamodb://a2a-tasks?region=us-east-1&endpoint=http://127.0.0.1:8000`` for DynamoDB Local.
+`content` names the S3 bucket (and key prefix) that holds parts too large for the table's
+items (a2a_serverless.store.content); without it every part stays in the items.
 Without `region` or `endpoint`, botocore's own configuration decides (AWS_REGION,
 AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_DYNAMODB, the shared config file). Credentials never go in
 the URL: they come from botocore's usual chain (the Lambda role, environment, profile).
 
-Standard library only, so parsing costs nothing at import.
+Standard library only, so parsing costs nothing at import (a `content` URL is checked by the
+core's parser, imported then).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from urllib.parse import parse_qs, urlsplit
 
 SCHEME = "dynamodb"
 _TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]{3,255}")
-_OPTIONS = ("region", "endpoint")
+_OPTIONS = ("region", "endpoint", "content")
 _REGION = re.compile(r"[a-z0-9][a-z0-9-]{1,62}")
 
 
@@ -28,6 +32,8 @@ class DynamoDBUrl:
     table_name: str
     region: str | None = None
     endpoint_url: str | None = None
+    # s3://<bucket>[/<prefix>], checked.
+    content_url: str | None = None
 
 
 def check_table_name(name: str) -> None:
@@ -57,7 +63,7 @@ def parse_dynamodb_url(url: str) -> DynamoDBUrl:
     if unknown:
         raise ValueError(
             f"unknown option(s) {', '.join(unknown)} in {url!r}: a DynamoDB store URL takes "
-            f"{' and '.join(_OPTIONS)}"
+            f"{', '.join(_OPTIONS)}"
         )
     values: dict[str, str] = {}
     for name, given in options.items():
@@ -74,4 +80,11 @@ def parse_dynamodb_url(url: str) -> DynamoDBUrl:
             raise ValueError(
                 f"endpoint must be an http(s) URL such as http://127.0.0.1:8000, got {endpoint!r}"
             )
-    return DynamoDBUrl(table_name=table_name, region=region, endpoint_url=endpoint)
+    content = values.get("content")
+    if content is not None:
+        from a2a_serverless.store.content import parse_bucket_url
+
+        parse_bucket_url(content, "s3")
+    return DynamoDBUrl(
+        table_name=table_name, region=region, endpoint_url=endpoint, content_url=content
+    )

@@ -42,6 +42,17 @@ def open_firestore_store(url: str) -> FirestoreStore:
     location = parse_firestore_url(url)
     from .store import FirestoreStore
 
+    content = None
+    if location.content is not None:
+        from a2a_serverless.store.content import parse_bucket_url
+
+        from ..cloud_storage import CloudStorageContentStore
+
+        bucket, prefix = parse_bucket_url(location.content, "gs")
+        content = CloudStorageContentStore(bucket, prefix=prefix, project=location.project)
     return FirestoreStore(
-        project=location.project, database=location.database, prefix=location.prefix
+        project=location.project,
+        database=location.database,
+        prefix=location.prefix,
+        content=content,
     )

@@ -68,6 +68,7 @@ from a2a_serverless.store.base import (
     reply_to_json,
 )
 from a2a_serverless.store.bookkeeping import DEAD_LETTERS_KEY
+from a2a_serverless.store.content import DEFAULT_THRESHOLD, ContentStore, Offloader
 
 from .clients import LoopClients
 from .documents import (
@@ -128,6 +129,8 @@ class FirestoreStore:
         credentials: Any = None,
         clock: Callable[[], int] = _wall_clock_ms,
         call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+        content: ContentStore | None = None,
+        offload_threshold: int = DEFAULT_THRESHOLD,
     ) -> None:
         # Each Store call's bound, retries included: past it, or on an outage, the call raises
         # StoreUnavailable (see `outage`).
@@ -136,6 +139,11 @@ class FirestoreStore:
         self.collections = Collections(prefix)
         self._clock = clock
         self._clients = LoopClients(project=project, database=database, credentials=credentials)
+        # Parts above the threshold in Cloud Storage (a2a_serverless.store.content); the
+        # content calls are outside `call_timeout_s`, which bounds each Firestore call.
+        self.offloader = (
+            None if content is None else Offloader(content, threshold=offload_threshold)
+        )
 
     def __repr__(self) -> str:
         project = self._clients.project or "<from environment>"
@@ -166,8 +174,80 @@ class FirestoreStore:
 
     # --- writes --------------------------------------------------------------------------------
 
-    @unavailable_on_outage
+    # --- the Store methods: large parts through the offloader, the rest in Firestore -----------
+
     async def create_task(
+        self,
+        record: TaskRecord,
+        events: Sequence[TaskEvent] = (),
+        *,
+        idempotency_key: str | None = None,
+    ) -> None:
+        async def write(record: TaskRecord, events: Sequence[TaskEvent]) -> None:
+            await self._create_task(record, events, idempotency_key=idempotency_key)
+
+        if self.offloader is None:
+            await write(record, events)
+        else:
+            await self.offloader.write(record, events, write)
+
+    async def update_task(
+        self,
+        record: TaskRecord,
+        events: Sequence[TaskEvent] = (),
+        *,
+        idempotency_key: str | None = None,
+    ) -> None:
+        async def write(record: TaskRecord, events: Sequence[TaskEvent]) -> None:
+            await self._update_task(record, events, idempotency_key=idempotency_key)
+
+        if self.offloader is None:
+            await write(record, events)
+        else:
+            await self.offloader.write(record, events, write)
+
+    async def get_task(self, task_id: str) -> TaskRecord | None:
+        record = await self._get_task(task_id)
+        if record is None or self.offloader is None:
+            return record
+        return await self.offloader.restore_record(record)
+
+    async def list_tasks(self, query: TaskQuery) -> TaskPage:
+        page = await self._list_tasks(query)
+        if self.offloader is None:
+            return page
+        records = await self.offloader.restore_records(page.records)
+        return TaskPage(records=records, total_size=page.total_size, has_more=page.has_more)
+
+    async def read_events(
+        self, task_id: str, after_seq: int = 0, limit: int | None = None
+    ) -> list[TaskEvent]:
+        events = await self._read_events(task_id, after_seq, limit)
+        if self.offloader is None:
+            return events
+        return await self.offloader.restore_events(task_id, events)
+
+    async def scan_dead_letters(self, after: str | None, limit: int) -> list[TaskRecord]:
+        """`DeadLetterScan`, for the operator command (see `_scan_dead_letters`)."""
+        records = await self._scan_dead_letters(after, limit)
+        if self.offloader is None:
+            return records
+        return await self.offloader.restore_records(records)
+
+    async def put_reply(self, reply: StoredReply) -> None:
+        if self.offloader is None:
+            await self._put_reply(reply)
+        else:
+            await self.offloader.write_reply(reply, self._put_reply)
+
+    async def find_reply(self, key: str) -> StoredReply | None:
+        reply = await self._find_reply(key)
+        if reply is None or self.offloader is None:
+            return reply
+        return await self.offloader.restore_reply(reply)
+
+    @unavailable_on_outage
+    async def _create_task(
         self,
         record: TaskRecord,
         events: Sequence[TaskEvent] = (),
@@ -187,7 +267,7 @@ class FirestoreStore:
         await self._commit(write, batch, creating=True)
 
     @unavailable_on_outage
-    async def update_task(
+    async def _update_task(
         self,
         record: TaskRecord,
         events: Sequence[TaskEvent] = (),
@@ -300,7 +380,7 @@ class FirestoreStore:
     # --- reads ---------------------------------------------------------------------------------
 
     @unavailable_on_outage
-    async def get_task(self, task_id: str) -> TaskRecord | None:
+    async def _get_task(self, task_id: str) -> TaskRecord | None:
         client = self._clients.current()
         snapshot = await self._task_ref(client, task_id).get()
         if not snapshot.exists or snapshot.get("visibleUntil") <= self._clock():
@@ -310,7 +390,7 @@ class FirestoreStore:
         return record if record.task_id == task_id else None
 
     @unavailable_on_outage
-    async def list_tasks(self, query: TaskQuery) -> TaskPage:
+    async def _list_tasks(self, query: TaskQuery) -> TaskPage:
         client = self._clients.current()
         matching = self._list_query(client, query)
         limit = max(query.limit, 0)
@@ -357,7 +437,7 @@ class FirestoreStore:
         )
 
     @unavailable_on_outage
-    async def scan_dead_letters(self, after: str | None, limit: int) -> list[TaskRecord]:
+    async def _scan_dead_letters(self, after: str | None, limit: int) -> list[TaskRecord]:
         """`DeadLetterScan`, for the operator command (the running store never calls it).
 
         Task documents in `taskId` order after `after` (the single-field index; no composite
@@ -405,7 +485,7 @@ class FirestoreStore:
         return found
 
     @unavailable_on_outage
-    async def read_events(
+    async def _read_events(
         self, task_id: str, after_seq: int = 0, limit: int | None = None
     ) -> list[TaskEvent]:
         if limit is not None and limit <= 0:
@@ -431,7 +511,7 @@ class FirestoreStore:
     # --- direct replies ------------------------------------------------------------------------
 
     @unavailable_on_outage
-    async def put_reply(self, reply: StoredReply) -> None:
+    async def _put_reply(self, reply: StoredReply) -> None:
         client = self._clients.current()
         ref = self._key_ref(client, reply.key)
         fields: Fields = {
@@ -465,7 +545,7 @@ class FirestoreStore:
         raise IdempotencyKeyTaken(reply.key, holder)
 
     @unavailable_on_outage
-    async def find_reply(self, key: str) -> StoredReply | None:
+    async def _find_reply(self, key: str) -> StoredReply | None:
         client = self._clients.current()
         snapshot = await self._key_ref(client, key).get()
         fields = snapshot.to_dict() or {} if snapshot.exists else {}

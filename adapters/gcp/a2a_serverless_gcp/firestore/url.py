@@ -1,11 +1,13 @@
-"""The Firestore store's URL: ``firestore://[project][/database][?prefix=p]``.
+"""The Firestore store's URL: ``firestore://[project][/database][?prefix=p][&content=gs://b/p]``.
 
 - ``firestore://`` -- the project from the environment (GOOGLE_CLOUD_PROJECT, or Application
   Default Credentials), the ``(default)`` database, prefix ``a2a``;
 - ``firestore://my-project`` -- that project's ``(default)`` database;
 - ``firestore://my-project/agents?prefix=shouter`` -- database ``agents``, collections
   ``shouter_tasks``, ``shouter_events``, ...;
-- ``firestore:///agents`` -- database ``agents`` of the project from the environment.
+- ``firestore:///agents`` -- database ``agents`` of the project from the environment;
+- ``firestore://my-project?content=gs://my-bucket/a2a`` -- parts too large for a document in
+  the Cloud Storage bucket ``my-bucket``, names under ``a2a/`` (a2a_serverless.store.content).
 
 The emulator is not part of the URL: the client library connects to it whenever
 FIRESTORE_EMULATOR_HOST is set (``host:port``), with any project id.
@@ -36,6 +38,8 @@ class FirestoreLocation:
     project: str | None = None
     database: str = DEFAULT_DATABASE
     prefix: str = DEFAULT_PREFIX
+    # gs://<bucket>[/<prefix>], checked.
+    content: str | None = None
 
     def __post_init__(self) -> None:
         if self.project is not None and not _PROJECT.fullmatch(self.project):
@@ -46,6 +50,10 @@ class FirestoreLocation:
                 f"or 4-63 lowercase letters, digits and '-', starting with a letter)"
             )
         Collections(self.prefix)  # validates the prefix
+        if self.content is not None:
+            from a2a_serverless.store.content import parse_bucket_url
+
+            parse_bucket_url(self.content, "gs")
 
 
 def parse_firestore_url(url: str) -> FirestoreLocation:
@@ -63,10 +71,18 @@ def parse_firestore_url(url: str) -> FirestoreLocation:
             f"expected firestore://<project>/<database>?prefix=<prefix>"
         )
     options = parse_qs(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query))
-    unknown = sorted(set(options) - {"prefix"})
+    unknown = sorted(set(options) - {"prefix", "content"})
     if unknown:
         raise ValueError(f"unknown firestore:// URL option(s) {unknown} in {url!r}")
     prefixes = options.get("prefix", [DEFAULT_PREFIX])
     if len(prefixes) != 1:
         raise ValueError(f"firestore:// URL gives prefix more than once: {url!r}")
-    return FirestoreLocation(project=project, database=path or DEFAULT_DATABASE, prefix=prefixes[0])
+    contents = options.get("content", [])
+    if len(contents) > 1:
+        raise ValueError(f"firestore:// URL gives content more than once: {url!r}")
+    return FirestoreLocation(
+        project=project,
+        database=path or DEFAULT_DATABASE,
+        prefix=prefixes[0],
+        content=contents[0] if contents else None,
+    )

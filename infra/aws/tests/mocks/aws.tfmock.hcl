@@ -8,6 +8,13 @@ mock_resource "aws_dynamodb_table" {
   }
 }
 
+mock_resource "aws_s3_bucket" {
+  defaults = {
+    id  = "test-agent-content-20260101000000000000000001"
+    arn = "arn:aws:s3:::test-agent-content-20260101000000000000000001"
+  }
+}
+
 mock_resource "aws_sqs_queue" {
   defaults = {
     arn = "arn:aws:sqs:eu-west-1:123456789012:mocked"
