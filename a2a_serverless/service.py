@@ -3,7 +3,9 @@
 A `TaskService` holds no state of its own between calls — everything is read from and written to
 the Store through the Journal — so any number of instances (Lambda containers, Cloud Run
 replicas, dev server processes) can serve the same tasks. The transports (JSON-RPC, REST) parse
-requests into the protocol models, call one method here, and render what it returns.
+requests into the protocol models, call one method here, and render what it returns. A method
+holds its params to the request limits (limits.py) before anything else, so that no binding, of
+either version, can skip them.
 
 A message creates or continues a Task: the turn is put on the Queue before the response is
 sent, so it survives the function being frozen, and a blocking `message/send` then waits for it
