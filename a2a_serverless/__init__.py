@@ -11,30 +11,35 @@
 The core imports no cloud SDK; adapters (`a2a_serverless_aws`, `a2a_serverless_gcp`) bring theirs.
 """
 
-from .agent import (
-    Agent,
-    AuthRequired,
-    Context,
-    DirectContext,
-    Failed,
-    InputRequired,
-    Rejected,
-    agent,
-    agent_message,
-    direct_agent,
-    progress,
-    skill,
-)
-from .app import create_app
-from .config import Settings
-from .errors import (
-    A2AError,
-    ContentTypeNotSupportedError,
-    InvalidParamsError,
-    UnsupportedOperationError,
-)
-from .executor import AgentExecutor, TaskEnded, TaskUpdater
-from .runtime import Runtime
+from typing import TYPE_CHECKING
+
+from .lazyface import lazy_face
+
+if TYPE_CHECKING:
+    from .agent import (
+        Agent,
+        AuthRequired,
+        Context,
+        DirectContext,
+        Failed,
+        InputRequired,
+        Rejected,
+        agent,
+        agent_message,
+        direct_agent,
+        progress,
+        skill,
+    )
+    from .app import create_app
+    from .config import Settings
+    from .errors import (
+        A2AError,
+        ContentTypeNotSupportedError,
+        InvalidParamsError,
+        UnsupportedOperationError,
+    )
+    from .executor import AgentExecutor, TaskEnded, TaskUpdater
+    from .runtime import Runtime
 
 __version__ = "0.1.0"
 
@@ -63,3 +68,33 @@ __all__ = [
     "progress",
     "skill",
 ]
+
+# Each name is imported on first use: `import a2a_serverless.models` (or the webhook receiver,
+# or an adapter's face) loads what it names, not the whole server.
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "A2AError": ".errors",
+        "Agent": ".agent",
+        "AgentExecutor": ".executor",
+        "AuthRequired": ".agent",
+        "ContentTypeNotSupportedError": ".errors",
+        "Context": ".agent",
+        "DirectContext": ".agent",
+        "Failed": ".agent",
+        "InputRequired": ".agent",
+        "InvalidParamsError": ".errors",
+        "Rejected": ".agent",
+        "Runtime": ".runtime",
+        "Settings": ".config",
+        "TaskEnded": ".executor",
+        "TaskUpdater": ".executor",
+        "UnsupportedOperationError": ".errors",
+        "agent": ".agent",
+        "agent_message": ".agent",
+        "create_app": ".app",
+        "direct_agent": ".agent",
+        "progress": ".agent",
+        "skill": ".agent",
+    },
+)

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 from . import jsonrpc_transport, tracing
 from .auth import AuthError, RequestView
-from .card import build_card, card_document, join_url, platform_base_url, trusted_networks
+from .card import build_card, card_document
 from .errors import (
     AuthenticatedExtendedCardNotConfiguredError,
     MethodNotAllowedError,
@@ -64,6 +64,7 @@ from .http import (
 )
 from .models import AgentCard
 from .origins import OriginPolicy
+from .publicurl import join_url, platform_base_url, trusted_networks
 from .routepaths import (
     CARD_PATHS,
     HEALTH_PATH,

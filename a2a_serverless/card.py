@@ -6,25 +6,13 @@ and HTTP+JSON/REST at the app's base URL, the one REST clients append `/v1/...` 
 SDK strips a trailing slash, then requests e.g. `{url}/v1/message:send`). With the JSON-RPC
 endpoint at the root the two differ only by the trailing slash of the JSON-RPC url.
 
-Both come, in this order, from:
-
-1. configuration (`public_url`): what the deploy files and the project template set;
-2. the platform's own request context: API Gateway's and Lambda function URLs'
-   `requestContext.domainName` (and the stage, on an execute-api host), which the gateway fills
-   in, not the client;
-3. the request: its Host header and the ASGI root path; proxies' X-Forwarded-Proto /
-   X-Forwarded-Host / X-Forwarded-Prefix only when the request comes from an address in
-   `trusted_proxies` (a client can write any header: a card built from one, kept by a shared
-   cache, would send every client's messages and credentials to the host it names). The card
-   is then served `Cache-Control: private` with `Vary` on those headers (asgi.py).
-
-Never from the wildcard address a server happens to be bound to.
+Both come from the public base URL of the deployment, which `publicurl.py` finds (configuration,
+then the platform's request context, then the request, forwarded headers only from trusted
+proxies; never the wildcard address a server happens to be bound to).
 """
 
 from __future__ import annotations
 
-import ipaddress
-from collections.abc import Mapping
 from typing import Any
 
 from .agent import Agent
@@ -36,9 +24,6 @@ from .models import (
     AgentInterface,
     TransportProtocol,
 )
-
-_WILDCARD_HOSTS = {"0.0.0.0", "[::]", "::"}
-IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 def build_card(
@@ -156,105 +141,3 @@ def _interfaces(url: str, rest_url: str | None) -> list[AgentInterface]:
     if rest_url is not None:
         interfaces.append(AgentInterface(transport=TransportProtocol.HTTP_JSON.value, url=rest_url))
     return interfaces
-
-
-def request_base_url(
-    *,
-    scheme: str,
-    headers: Mapping[str, str],
-    server: tuple[str, int | None] | None,
-    root_path: str = "",
-    aws_event: Mapping[str, Any] | None = None,
-    trust_forwarded: bool = False,
-) -> str:
-    """The public base URL (no trailing slash) a client used to reach this app: the platform's
-    request context if there is one, else the request (forwarded headers if `trust_forwarded`)."""
-    platform = platform_base_url(aws_event)
-    if platform is not None:
-        return platform
-    forwarded = headers if trust_forwarded else {}
-    proto = _first(forwarded.get("x-forwarded-proto")) or scheme
-    host = _first(forwarded.get("x-forwarded-host")) or headers.get("host")
-    if not host and server is not None:
-        name, port = server
-        host = name if port is None else f"{name}:{port}"
-    host = _not_wildcard(host or "localhost")
-    prefix = _first(forwarded.get("x-forwarded-prefix")) or root_path
-    return f"{proto}://{host}{_clean_prefix(prefix)}"
-
-
-def platform_base_url(event: Mapping[str, Any] | None) -> str | None:
-    """The base URL API Gateway (REST or HTTP API) or a Lambda function URL says it was called
-    at: its `requestContext.domainName`, and a named stage on an execute-api host (a custom
-    domain maps the stage away). None for other events (an ALB's) and other platforms."""
-    if not event:
-        return None
-    context = event.get("requestContext") or {}
-    domain = context.get("domainName")
-    if not isinstance(domain, str) or not domain:
-        return None
-    return f"https://{domain}{api_gateway_stage(event)}"
-
-
-def api_gateway_stage(event: Mapping[str, Any] | None) -> str:
-    """`/<stage>` when the client called a named API Gateway stage on its execute-api host
-    (the stage is then the first segment of the URL it called), else "": the `$default`
-    stage, a custom domain (which maps the stage away), a function URL, an ALB."""
-    context = (event or {}).get("requestContext") or {}
-    domain, stage = context.get("domainName"), context.get("stage")
-    if not isinstance(domain, str) or ".execute-api." not in domain:
-        return ""
-    if not isinstance(stage, str) or not stage or stage == "$default":
-        return ""
-    return f"/{stage}"
-
-
-def trusted_networks(value: str | None) -> tuple[IPNetwork, ...]:
-    """`trusted_proxies` (comma-separated addresses or CIDR networks), parsed; ValueError names
-    a bad entry at start-up."""
-    networks: list[IPNetwork] = []
-    for item in (value or "").split(","):
-        if item.strip():
-            try:
-                networks.append(ipaddress.ip_network(item.strip(), strict=False))
-            except ValueError:
-                raise ValueError(f"A2A_TRUSTED_PROXIES: {item.strip()!r} is no address") from None
-    return tuple(networks)
-
-
-def from_trusted_proxy(client: Any, networks: tuple[IPNetwork, ...]) -> bool:
-    """Whether the peer of a request (the ASGI scope's `client`) is one of `networks`."""
-    if not networks or not client:
-        return False
-    try:
-        address = ipaddress.ip_address(client[0])
-    except (ValueError, TypeError, IndexError):
-        return False
-    return any(address in network for network in networks)
-
-
-def _first(value: str | None) -> str | None:
-    """The client-side value of a header that proxies may have turned into a list."""
-    return value.split(",")[0].strip() or None if value else None
-
-
-def _not_wildcard(host: str) -> str:
-    name, sep, port = host.rpartition(":") if not host.endswith("]") else (host, "", "")
-    if not sep:
-        name, port = host, ""
-    if name in _WILDCARD_HOSTS:
-        return f"127.0.0.1:{port}" if port else "127.0.0.1"
-    return host
-
-
-def _clean_prefix(prefix: str | None) -> str:
-    if not prefix:
-        return ""
-    prefix = "/" + prefix.strip("/")
-    return "" if prefix == "/" else prefix
-
-
-def join_url(base: str, path: str) -> str:
-    if path in ("", "/"):
-        return base + "/"
-    return base.rstrip("/") + "/" + path.lstrip("/")

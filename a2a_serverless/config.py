@@ -121,7 +121,7 @@ class Settings:
     # Where tasks live: "sqlite:///path.db" (default), "memory://", or an adapter's URL.
     store_url: str = "sqlite:///a2a-tasks.db"
     # The public URL clients use (the card's `url`). Unset: API Gateway's own domain name where
-    # there is one, else the request's Host (card.py says how; the card is then not cached
+    # there is one, else the request's Host (publicurl.py says how; the card is then not cached
     # by shared caches).
     public_url: str | None = None
     # Comma-separated addresses or CIDR networks of the proxies in front of the app whose

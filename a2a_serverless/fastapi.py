@@ -41,9 +41,9 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from .agent import Agent
 from .asgi import A2AApplication
-from .card import from_trusted_proxy, join_url, request_base_url
 from .config import Settings
 from .http import Receive, Request, Scope, Send
+from .publicurl import from_trusted_proxy, join_url, request_base_url
 from .routepaths import CARD_PATHS
 from .runtime import Runtime
 

@@ -17,8 +17,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from .card import IPNetwork, from_trusted_proxy, request_base_url
 from .codec import ENCODER
+from .publicurl import IPNetwork, from_trusted_proxy, request_base_url
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

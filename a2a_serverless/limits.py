@@ -1,9 +1,12 @@
 """What one request may carry: strict JSON parsing and the configurable size limits.
 
-Both transports parse request bodies with `parse_json` and check a message with
-`check_message` before anything is stored, so a hostile or broken client gets a clear error
-naming the limit (its `data` says which setting, the maximum and what was sent) instead of a
-crash, a corrupted task or a stored value no client can read back.
+Every transport parses request bodies with `parse_json` (and counts a message's raw parts with
+`check_parts_count` before validating them); the service checks the validated params of each
+method that takes a message, a push config or a time filter (`check_send`, `check_push_config`,
+`check_list`) as it is called, whatever the version or binding, before anything is stored. A
+hostile or broken client gets a clear error naming the limit (its `data` says which setting,
+the maximum and what was sent) instead of a crash, a corrupted task or a stored value no client
+can read back.
 
 `parse_json` is `json.loads` made strict, at almost no cost on ordinary requests:
 
@@ -45,7 +48,6 @@ from .models import (
     Message,
     MessageSendParams,
     PushNotificationConfig,
-    TaskPushNotificationConfig,
 )
 
 # Integers a Store can hold (SQLite INTEGER, DynamoDB and Firestore numbers): signed 64 bits.
@@ -299,16 +301,18 @@ def check_push_config(config: PushNotificationConfig, at: str) -> None:
             )
 
 
-def check_params(params: Any, settings: Settings) -> None:
-    """The limits that apply to a method's validated params, whichever transport they came by."""
-    if isinstance(params, MessageSendParams):
-        check_message(params.message, settings)
-        push = params.configuration.push_notification_config if params.configuration else None
-        if push is not None:
-            check_push_config(push, "configuration.pushNotificationConfig")
-    elif isinstance(params, TaskPushNotificationConfig):
-        check_push_config(params.push_notification_config, "pushNotificationConfig")
-    elif isinstance(params, ListTasksParams) and (params.last_updated_after or 0) > MAX_INT64:
+def check_send(params: MessageSendParams, settings: Settings) -> None:
+    """The limits on a message/send or message/stream request: its message, and the push config
+    it may carry."""
+    check_message(params.message, settings)
+    push = params.configuration.push_notification_config if params.configuration else None
+    if push is not None:
+        check_push_config(push, "configuration.pushNotificationConfig")
+
+
+def check_list(params: ListTasksParams) -> None:
+    """The limit on a tasks/list request: a time filter a Store can hold."""
+    if (params.last_updated_after or 0) > MAX_INT64:
         raise InvalidParamsError(
             data={"errors": [{"field": "lastUpdatedAfter", "message": "Must fit in 64 bits"}]}
         )

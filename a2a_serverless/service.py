@@ -3,7 +3,9 @@
 A `TaskService` holds no state of its own between calls — everything is read from and written to
 the Store through the Journal — so any number of instances (Lambda containers, Cloud Run
 replicas, dev server processes) can serve the same tasks. The transports (JSON-RPC, REST) parse
-requests into the protocol models, call one method here, and render what it returns.
+requests into the protocol models, call one method here, and render what it returns. A method
+holds its params to the request limits (limits.py) before anything else, so that no binding, of
+either version, can skip them.
 
 A message creates or continues a Task: the turn is put on the Queue before the response is
 sent, so it survives the function being frozen, and a blocking `message/send` then waits for it
@@ -21,6 +23,7 @@ from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
+from . import limits
 from .codec import ENCODER
 from .config import Settings
 from .contexts import Contexts
@@ -37,7 +40,6 @@ from .errors import (
 from .ids import random_uuid
 from .journal import Change, Journal, TaskGone, TaskTooLarge, now_ms
 from .lifecycle import CANCELABLE_STATES, now_iso, status_event, task_view
-from .limits import task_too_large
 from .media import check_message_media
 from .models import (
     AgentExtension,
@@ -154,6 +156,7 @@ class TaskService:
     # --- message/send, message/stream ----------------------------------------------------------
 
     async def send_message(self, params: MessageSendParams, caller: Caller) -> Task | Message:
+        limits.check_send(params, self.settings)
         record = await self._accept(params, caller)
         if isinstance(record, Message):
             return record  # a direct reply: nothing to wait for
@@ -168,6 +171,7 @@ class TaskService:
     ) -> AsyncIterator[StreamItem]:
         """Accept the message, then stream the task: the Task first, then its events (or only
         the direct reply, when the agent answers that way)."""
+        limits.check_send(params, self.settings)
         self._require_streaming()
         record = await self._accept(params, caller)
         if isinstance(record, Message):
@@ -195,7 +199,7 @@ class TaskService:
         if size > self.settings.max_task_bytes:
             # Alone over the bound of the task it would join: refused before anything (a
             # context's claim included) is stored. The journal checks the task it would make.
-            raise task_too_large(self.settings.max_task_bytes, size)
+            raise limits.task_too_large(self.settings.max_task_bytes, size)
         if message.context_id and not message.task_id and Contexts.guards(caller.owner):
             # Before the agent sees it, directly or in a task (a task's context is its own).
             await self.contexts.hold(message.context_id, caller.owner)
@@ -345,7 +349,7 @@ class TaskService:
                 idempotency_key=key,
             )
         except TaskTooLarge as too_large:
-            raise task_too_large(too_large.maximum, too_large.actual) from None
+            raise limits.task_too_large(too_large.maximum, too_large.actual) from None
 
     async def _continue(
         self, params: MessageSendParams, caller: Caller, key: str | None
@@ -406,7 +410,7 @@ class TaskService:
         except TaskGone:
             raise TaskNotFoundError(data={"taskId": task_id}) from None
         except TaskTooLarge as too_large:
-            raise task_too_large(too_large.maximum, too_large.actual) from None
+            raise limits.task_too_large(too_large.maximum, too_large.actual) from None
         except _MaybeRetry as maybe:
             assert key is not None
             if await self.store.find_idempotency_key(key) == task_id:
@@ -590,6 +594,7 @@ class TaskService:
         return task_view(record.task, history_length=params.history_length)
 
     async def list_tasks(self, params: ListTasksParams, caller: Caller) -> ListTasksResult:
+        limits.check_list(params)
         page_size = params.page_size or DEFAULT_PAGE_SIZE
         query = TaskQuery(
             owner=caller.owner,
@@ -651,6 +656,7 @@ class TaskService:
     async def set_push_config(
         self, params: TaskPushNotificationConfig, caller: Caller
     ) -> TaskPushNotificationConfig:
+        limits.check_push_config(params.push_notification_config, "pushNotificationConfig")
         notifier = self._require_push()
         await notifier.check_config_url(params.push_notification_config.url)
         record = await self._owned(params.task_id, caller)

@@ -7,7 +7,7 @@ in its own wire form, and says how an authentication refusal looks on it. None i
 what more than one of them needs is here:
 
 - a method as the service is called: `Method` (its params model and handler), `Call` (what a
-  handler gets besides the params), `parse_params` (validated against the limits),
+  handler gets besides the params), `parse_params` (parts counted, then validated),
   `parse_last_event_id`, `render`;
 - `a2a_error`: the protocol error answered for a failure, a store outage included;
 - `sse_frames`: a stream of events as SSE frames, a failure after the start as its last frame.
@@ -105,8 +105,8 @@ ABSENT = Sentinel("absent")  # params left out (null is a value they may have)
 
 
 def parse_params(method: Method, raw: Any, service: TaskService) -> Any:
-    """A method's params from its raw JSON value (`ABSENT` when left out): counted, validated
-    and checked against the limits."""
+    """A method's params from its raw JSON value (`ABSENT` when left out): its parts counted,
+    then validated (the service holds the validated params to the other limits)."""
     if method.params is None:
         if raw is not ABSENT and raw is not None and not isinstance(raw, dict | list):
             raise InvalidParamsError("params must be an object")
@@ -124,7 +124,6 @@ def parse_params(method: Method, raw: Any, service: TaskService) -> Any:
         params = method.params.model_validate(raw)
     except ValidationError as exc:
         raise invalid_params_from_validation(exc) from None
-    limits.check_params(params, service.settings)
     return params
 
 

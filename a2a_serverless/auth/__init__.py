@@ -38,9 +38,9 @@ they are made without it; API keys and upstream identities do not.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..lazyface import lazy_face
 from .apikey import ApiKey, ApiKeyAuthenticator
 from .base import (
     ANONYMOUS,
@@ -92,19 +92,15 @@ __all__ = [
 
 # The schemes a deployment may not use (JWTs, OpenID Connect, upstream identities) and the key
 # sets behind them load when first named: a cold start with API keys or no auth skips them.
-_LAZY = {
-    "KeySet": "..jwks",
-    "VerificationKey": "..jwks",
-    "BearerJWTAuthenticator": ".bearer",
-    "bearer_token": ".bearer",
-    "scopes_from_claims": ".bearer",
-    "OpenIdConnectAuthenticator": ".oidc",
-    "UpstreamIdentityAuthenticator": ".upstream",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module, __name__), name)
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "KeySet": "..jwks",
+        "VerificationKey": "..jwks",
+        "BearerJWTAuthenticator": ".bearer",
+        "bearer_token": ".bearer",
+        "scopes_from_claims": ".bearer",
+        "OpenIdConnectAuthenticator": ".oidc",
+        "UpstreamIdentityAuthenticator": ".upstream",
+    },
+)

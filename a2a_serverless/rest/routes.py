@@ -301,7 +301,6 @@ def _send_params(call: _Call) -> MessageSendParams:
     message = body.get("message", body.get("request"))
     limits.check_parts_count(limits.raw_parts_count(message, "content", "parts"), settings)
     params = _validate(MessageSendParams, proto_json.from_send_params(body))
-    limits.check_params(params, settings)
     # proto3 defaults (see the module docstring): blocking left out is false, historyLength 0
     # (or left out) is the whole history.
     config = params.configuration or MessageSendConfiguration()
@@ -380,7 +379,6 @@ async def _list_tasks(call: _Call) -> RestReply:
             )
         raw["lastUpdatedAfter"] = limits.timestamp_ms(updated_time, "lastUpdatedTime")
     params = _validate(ListTasksParams, raw)
-    limits.check_params(params, call.service.settings)
     result = await call.service.list_tasks(params, call.caller)
     return _ok(proto_json.to_list_tasks_result(result.dump()))
 
@@ -452,7 +450,6 @@ async def _set_push_config(call: _Call) -> RestReply:
     if config_id and "id" not in inner:
         inner["id"] = config_id
     params = _validate(TaskPushNotificationConfig, raw)
-    limits.check_params(params, call.service.settings)
     result = await call.service.set_push_config(params, call.caller)
     return _ok(proto_json.to_task_push_config(result.dump()))
 

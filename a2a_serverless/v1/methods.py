@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import limits
 from ..card import card_document
 from ..errors import InvalidParamsError, UnsupportedOperationError
 from ..models import (
@@ -32,13 +31,11 @@ def event_result(event: StreamEvent) -> dict[str, Any]:
 
 async def _send(p: v1.SendMessageRequest, c: Call) -> Any:
     params = convert.send_params_in(p)
-    limits.check_params(params, c.service.settings)
     return convert.send_result_out(await c.service.send_message(params, c.caller))
 
 
 async def _stream(p: v1.SendMessageRequest, c: Call) -> Any:
     params = convert.send_params_in(p)
-    limits.check_params(params, c.service.settings)
     return await c.service.stream_message(params, c.caller, last_event_id=c.last_event_id)
 
 
@@ -56,7 +53,6 @@ async def _get(p: v1.GetTaskRequest, c: Call) -> Any:
 
 async def _list(p: v1.ListTasksRequest, c: Call) -> Any:
     params = convert.list_params_in(p)
-    limits.check_params(params, c.service.settings)
     return convert.list_result_out(await c.service.list_tasks(params, c.caller))
 
 
@@ -79,7 +75,6 @@ async def _push_create(p: v1.TaskPushNotificationConfig, c: Call) -> Any:
     params = InternalPushConfig(
         task_id=p.task_id, push_notification_config=convert.push_config_in(p)
     )
-    limits.check_params(params, c.service.settings)
     return convert.push_config_out(await c.service.set_push_config(params, c.caller))
 
 

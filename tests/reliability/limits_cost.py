@@ -1,6 +1,6 @@
 """What the per-request checks of limits.py cost: `python -m tests.reliability.limits_cost`.
 
-Times `parse_json` against the plain `json.loads` it replaces, and `check_params` on validated
+Times `parse_json` against the plain `json.loads` it replaces, and `check_send` on validated
 params, for bodies from a typical message to a 1 MiB file, and prints microseconds per call.
 (A measurement to read, not a test: timing assertions have no place in the suite.)
 """
@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from a2a_serverless.config import Settings
-from a2a_serverless.limits import check_params, parse_json
+from a2a_serverless.limits import check_send, parse_json
 from a2a_serverless.models import MessageSendParams
 
 SETTINGS = Settings()
@@ -66,12 +66,12 @@ def per_call_us(function: Callable[[], Any]) -> float:
 
 
 def main() -> None:
-    print(f"{'body':32} {'bytes':>9} {'json.loads':>11} {'parse_json':>11} {'check_params':>13}")
+    print(f"{'body':32} {'bytes':>9} {'json.loads':>11} {'parse_json':>11} {'check_send':>13}")
     for name, raw in BODIES.items():
         loads = per_call_us(lambda raw=raw: json.loads(raw))  # type: ignore[misc]
         strict = per_call_us(lambda raw=raw: parse_json(raw, SETTINGS.max_json_depth))  # type: ignore[misc]
         params = MessageSendParams.model_validate(json.loads(raw)["params"])
-        checks = per_call_us(lambda params=params: check_params(params, SETTINGS))  # type: ignore[misc]
+        checks = per_call_us(lambda params=params: check_send(params, SETTINGS))  # type: ignore[misc]
         print(f"{name:32} {len(raw):>9} {loads:>9.1f}us {strict:>9.1f}us {checks:>11.2f}us")
 
 

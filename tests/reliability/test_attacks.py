@@ -579,7 +579,7 @@ async def test_a_configured_public_url_is_cached_publicly(make_client: Any) -> N
 
 
 def test_api_gateway_context_wins_over_client_headers() -> None:
-    from a2a_serverless.card import request_base_url
+    from a2a_serverless.publicurl import request_base_url
 
     event = {
         "requestContext": {"domainName": "abc.execute-api.eu-west-1.amazonaws.com", "stage": "prod"}
@@ -599,7 +599,7 @@ def test_api_gateway_context_wins_over_client_headers() -> None:
 
 
 def test_a_bad_trusted_proxy_is_refused_at_start_up() -> None:
-    from a2a_serverless.card import trusted_networks
+    from a2a_serverless.publicurl import trusted_networks
 
     with pytest.raises(ValueError, match="A2A_TRUSTED_PROXIES"):
         trusted_networks("10.0.0.0/8, proxy.internal")

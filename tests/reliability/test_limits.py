@@ -17,9 +17,13 @@ from typing import Any
 import httpx
 import pytest
 
-from a2a_serverless import Settings
+from a2a_serverless import InvalidParamsError, Settings
 from a2a_serverless.http import json_bytes
-from a2a_serverless.limits import MAX_INT64, decoded_size, parse_json
+from a2a_serverless.limits import MAX_INT64, LimitExceededError, decoded_size, parse_json
+from a2a_serverless.models import ListTasksParams, MessageSendParams, TaskPushNotificationConfig
+from a2a_serverless.runtime import Runtime
+from a2a_serverless.service import Caller
+from a2a_serverless.store.base import TaskQuery
 from tests.reliability.harness import fuzz_agent
 
 SMALL = {
@@ -376,3 +380,30 @@ async def test_push_config_ids_cannot_hold_a_slash(
     error_of(await client.post(f"{configs}?configId=a/b", json=bare), "rest", 400, -32602)
     sdk_form = {"configId": "a/b", "config": bare}
     error_of(await client.post(configs, json=sdk_form), "rest", 400, -32602)
+
+
+async def test_the_service_holds_its_callers_to_the_limits(tmp_path: Path) -> None:
+    # Checked by the service, not by each binding: a method of any version or binding that
+    # calls it cannot skip them.
+    settings = Settings(store_url=f"sqlite:///{tmp_path / 'tasks.db'}", **SMALL)
+    runtime = Runtime(fuzz_agent, settings)
+    service, caller = runtime.service, Caller()
+    message = {"role": "user", "messageId": "m-1", "parts": [text_part()] * 6}
+    too_many = MessageSendParams.model_validate({"message": message})
+    config = TaskPushNotificationConfig.model_validate(
+        {"taskId": "t", "pushNotificationConfig": {"url": "https://x.example/h", "id": "a/b"}}
+    )
+    try:
+        for method in (service.send_message, service.stream_message):
+            with pytest.raises(LimitExceededError) as refused:
+                await method(too_many, caller)
+            assert refused.value.data["limit"] == "max_message_parts"
+        with pytest.raises(InvalidParamsError) as bad_time:
+            await service.list_tasks(ListTasksParams(last_updated_after=MAX_INT64 + 1), caller)
+        assert bad_time.value.data["errors"][0]["field"] == "lastUpdatedAfter"
+        with pytest.raises(InvalidParamsError) as bad_id:
+            await service.set_push_config(config, caller)
+        assert bad_id.value.data["errors"][0]["field"] == "pushNotificationConfig.id"
+        assert (await runtime.store.list_tasks(TaskQuery(owner=caller.owner))).total_size == 0
+    finally:
+        await runtime.aclose()

@@ -1,16 +1,21 @@
-"""The package's modules import each other without cycles, lazy imports included: a cycle
-hides behind a function-level or TYPE_CHECKING import until someone moves it and the package
-no longer imports. Read from the source (every `import` statement, wherever it is), not by
-importing."""
+"""The package's modules, and the adapters', import each other without cycles, lazy imports
+included: a cycle hides behind a function-level or TYPE_CHECKING import until someone moves it
+and the package no longer imports. Read from the source (every `import` statement, wherever it
+is), not by importing."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-import a2a_serverless
-
-PACKAGE = Path(a2a_serverless.__file__).parent
+ROOT = Path(__file__).resolve().parents[2]
+# Each package the graph reads, and its directory.
+PACKAGES = {
+    "a2a_serverless": ROOT / "a2a_serverless",
+    "a2a_serverless_aws": ROOT / "adapters" / "aws" / "a2a_serverless_aws",
+    "a2a_serverless_gcp": ROOT / "adapters" / "gcp" / "a2a_serverless_gcp",
+}
+ADAPTERS = ("a2a_serverless_aws", "a2a_serverless_gcp")
 
 # The transport bindings, peers over the service: none imports another (transport.py, http.py
 # and httpjson.py hold what they share).
@@ -41,11 +46,21 @@ BELOW_TRANSPORTS = (
     "a2a_serverless.httpjson",
     "a2a_serverless.v1.methods",
 )
+# The HTTP edge: requests and responses, hosts and origins, the public URL, the fixed paths.
+# It knows nothing of A2A: besides its own modules it reaches only the JSON codec and the
+# settings.
+HTTP_EDGE = {
+    "a2a_serverless.http",
+    "a2a_serverless.origins",
+    "a2a_serverless.publicurl",
+    "a2a_serverless.routepaths",
+}
+NOT_A2A = HTTP_EDGE | {"a2a_serverless.codec", "a2a_serverless.config"}
 
 
-def module_name(path: Path) -> tuple[str, tuple[str, ...]]:
+def module_name(path: Path, package: str) -> tuple[str, tuple[str, ...]]:
     """The module's dotted name and the package its relative imports start from."""
-    parts = ("a2a_serverless", *path.relative_to(PACKAGE).with_suffix("").parts)
+    parts = (package, *path.relative_to(PACKAGES[package]).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
         return ".".join(parts), parts
@@ -68,7 +83,11 @@ def imports_of(path: Path, package: tuple[str, ...]) -> set[str]:
 
 
 def import_graph() -> dict[str, set[str]]:
-    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    modules = {
+        module_name(p, package): p
+        for package, directory in PACKAGES.items()
+        for p in directory.rglob("*.py")
+    }
     names = {name for name, _ in modules}
     graph: dict[str, set[str]] = {}
     for (name, package), path in modules.items():
@@ -157,6 +176,27 @@ def test_the_vocabulary_of_a_turn_is_a_leaf() -> None:
     assert graph["a2a_serverless.turn"] <= {"a2a_serverless.ids", "a2a_serverless.models"}
     for name in ("executor", "function_agent", "direct"):
         assert "a2a_serverless.agent" not in graph[f"a2a_serverless.{name}"], name
+
+
+def test_the_http_edge_knows_nothing_of_a2a() -> None:
+    graph = import_graph()
+    for module in HTTP_EDGE:
+        assert reaches(graph, module) <= NOT_A2A, (module, reaches(graph, module) - NOT_A2A)
+
+
+def test_the_core_imports_no_adapter_and_the_adapters_not_each_other() -> None:
+    graph = import_graph()
+    for name, imported in graph.items():
+        package = name.split(".")[0]
+        others = {m for m in imported if m.split(".")[0] in ADAPTERS and m.split(".")[0] != package}
+        assert not others, (name, others)
+
+
+def test_the_adapters_are_read() -> None:
+    graph = import_graph()
+    for adapter in ADAPTERS:
+        assert f"{adapter}.wrap" in graph
+        assert "a2a_serverless.models" in reaches(graph, f"{adapter}.wrap")
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

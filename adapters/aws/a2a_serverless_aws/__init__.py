@@ -25,8 +25,9 @@ the function uses.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from a2a_serverless.lazyface import lazy_face
 
 if TYPE_CHECKING:
     from .config import AwsSettings, ConfigurationError
@@ -47,21 +48,17 @@ __all__ = [
     "make_worker_handler",
 ]
 
-_MODULES = {
-    "AwsSettings": ".config",
-    "ConfigurationError": ".config",
-    "HttpHandler": ".lambda_http",
-    "make_http_handler": ".lambda_http",
-    "WorkerHandler": ".lambda_worker",
-    "make_worker_handler": ".lambda_worker",
-    "make_dead_letter_handler": ".lambda_worker",
-    "SqsQueue": ".sqs",
-    "create_web_app": ".web_adapter",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module, __name__), name)
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "AwsSettings": ".config",
+        "ConfigurationError": ".config",
+        "HttpHandler": ".lambda_http",
+        "make_http_handler": ".lambda_http",
+        "WorkerHandler": ".lambda_worker",
+        "make_worker_handler": ".lambda_worker",
+        "make_dead_letter_handler": ".lambda_worker",
+        "SqsQueue": ".sqs",
+        "create_web_app": ".web_adapter",
+    },
+)

@@ -16,8 +16,8 @@ import base64
 from typing import Any
 from urllib.parse import unquote
 
-from a2a_serverless.card import api_gateway_stage
 from a2a_serverless.http import Request, Response
+from a2a_serverless.publicurl import api_gateway_stage
 
 # Response content types sent as text; anything else goes base64-encoded (what Mangum does).
 TEXT_TYPES = ("text/", "application/json", "application/javascript", "application/xml")

@@ -26,18 +26,30 @@ from __future__ import annotations
 import logging
 import os
 import random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .priming import prime
 
 if TYPE_CHECKING:
-    from .container import Container
+    import asyncio
+
+    from a2a_serverless.runtime import Runtime
 
 log = logging.getLogger("a2a_serverless_aws.snapstart")
 
 # What Lambda sets during the init of a version that is snapshotted.
 INITIALIZATION_TYPE = "AWS_LAMBDA_INITIALIZATION_TYPE"
 SNAP_START = "snap-start"
+
+
+class Container(Protocol):
+    """What the hooks use of the Lambda container (container.py's, which registers them: a
+    protocol, so that this module does not import it back)."""
+
+    loop: asyncio.AbstractEventLoop
+    queue: object
+    runtime: Runtime
+    primed: bool
 
 
 def snapshot_init() -> bool:

@@ -41,9 +41,9 @@ from typing import TYPE_CHECKING, Any
 
 from a2a_serverless.agent import Agent
 from a2a_serverless.asgi import A2AApplication
-from a2a_serverless.card import api_gateway_stage
 from a2a_serverless.config import Settings
 from a2a_serverless.observability import Observer
+from a2a_serverless.publicurl import api_gateway_stage
 
 from .config import AwsSettings, check_http_timing, streaming_timeout
 from .container import service_name

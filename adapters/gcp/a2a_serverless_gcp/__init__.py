@@ -13,8 +13,9 @@ what it touches on a cold start.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from a2a_serverless.lazyface import lazy_face
 
 if TYPE_CHECKING:
     from .cloud_tasks import CloudTasksQueue
@@ -33,19 +34,15 @@ __all__ = [
     "worker_function",
 ]
 
-_WHERE = {
-    "CloudTasksQueue": ".cloud_tasks",
-    "ConfigError": ".config",
-    "GcpConfig": ".config",
-    "PubSubQueue": ".pubsub",
-    "RoutedQueue": ".routing",
-    "http_function": ".functions",
-    "worker_function": ".functions",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module, __name__), name)
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "CloudTasksQueue": ".cloud_tasks",
+        "ConfigError": ".config",
+        "GcpConfig": ".config",
+        "PubSubQueue": ".pubsub",
+        "RoutedQueue": ".routing",
+        "http_function": ".functions",
+        "worker_function": ".functions",
+    },
+)
