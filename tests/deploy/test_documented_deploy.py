@@ -361,9 +361,12 @@ def test_the_docs_give_the_readmes_commands(project: Path) -> None:
 def test_serverless_deploy_of_a_generated_project_serves_a_message(
     project: Path, emulator: Emulator, tmp_path: Path
 ) -> None:
-    kit = json.loads((ROOT / "package.json").read_text())["devDependencies"]["serverless"]
+    # The kit's node_modules stands in for the project's `npm install`: the same osls version
+    # as the project's exact pin (the kit's own is a range its lock file resolves).
+    lock = json.loads((ROOT / "package-lock.json").read_text())
+    installed = lock["packages"]["node_modules/serverless"]["version"]
     pinned = json.loads((project / "package.json").read_text())["devDependencies"]["serverless"]
-    assert pinned == kit
+    assert pinned == f"npm:osls@{installed}"
     work = tmp_path / PROJECT
     shutil.copytree(project, work)
     (work / "node_modules").symlink_to(ROOT / "node_modules")
