@@ -3,16 +3,23 @@
 Every setting has a default that works on a laptop; `Settings.from_env()` reads the environment
 (what a Lambda or Cloud Function is configured with). Unknown values fail loudly at start-up,
 not in the middle of a request.
+
+`fields_from_env` is the one loader of settings: `Settings`, the `A2A_AUTH_*` settings
+(auth/config.py, from the `auth_*` fields declared here) and the adapters' settings classes
+read their variables with it, each field's text parsed by the field's declared type.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
+
+import msgspec.inspect
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +45,7 @@ def register_environment_names(*names: str) -> None:
     _OTHER_NAMES.update(names)
 
 
-# --- reading `A2A_*` variables: `Settings` and the adapters' settings share these -------------
+# --- reading `A2A_*` variables: the one loader of `Settings` and the adapters' settings ------
 
 
 def env_name(field_name: str) -> str:
@@ -47,15 +54,24 @@ def env_name(field_name: str) -> str:
 
 
 def fields_from_env(
-    cls: type, environ: Mapping[str, str], *, blank_is_default: bool = False
+    cls: type,
+    environ: Mapping[str, str],
+    *,
+    blank_is_default: bool = False,
+    only: Collection[str] | None = None,
+    skip: Collection[str] = (),
 ) -> dict[str, Any]:
     """The values of dataclass `cls`'s fields set in `environ` (as `A2A_<FIELD_NAME>`), parsed
-    by the field's type; `ConfigurationError` names a variable that does not parse. A blank
+    by the field's declared type (msgspec resolves the annotations): bool, int, float, a tuple
+    of comma-separated strings, optional, str. An int declared `Annotated[int, Meta(ge=N)]`
+    must be at least N. `ConfigurationError` names a variable that does not parse. A blank
     value is None for an optional field; with `blank_is_default` any blank value is left out
-    (the field keeps its default) and values are stripped."""
+    (the field keeps its default) and values are stripped. `only` / `skip` pick fields."""
     values: dict[str, Any] = {}
-    for f in fields(cls):
-        name = env_name(f.name)
+    for field_name, read in _readers(cls).items():
+        if (only is not None and field_name not in only) or field_name in skip:
+            continue
+        name = env_name(field_name)
         raw = environ.get(name)
         if raw is None:
             continue
@@ -63,48 +79,71 @@ def fields_from_env(
             raw = raw.strip()
             if not raw:
                 continue
-        values[f.name] = parse_env_value(name, str(f.type), raw)
+        values[field_name] = read(name, raw)
     return values
 
 
-def parse_env_value(name: str, type_name: str, raw: str) -> Any:
-    """Variable `name`'s text as the type named `type_name` (bool, int, float, optional, str)."""
-    if type_name.startswith("bool"):
-        return _flag(name, raw)
-    if "None" in type_name and raw.strip() == "":
-        return None
+Reader = Callable[[str, str], Any]
+
+
+@functools.cache
+def _readers(cls: type) -> dict[str, Reader]:
+    """How to parse each field of `cls` from its variable's text, from the declared types
+    (once per class: resolving the annotations is the costly part)."""
+    info = msgspec.inspect.type_info(cls)
+    assert isinstance(info, msgspec.inspect.DataclassType), f"{cls} is not a dataclass"
+    return {f.name: _reader(f.type) for f in info.fields}
+
+
+def _reader(kind: msgspec.inspect.Type) -> Reader:
+    if isinstance(kind, msgspec.inspect.UnionType):
+        others = [t for t in kind.types if not isinstance(t, msgspec.inspect.NoneType)]
+        inner = _reader(others[0]) if len(others) == 1 else _text
+
+        def optional(name: str, raw: str) -> Any:
+            return None if raw.strip() == "" else inner(name, raw)
+
+        return optional
+    if isinstance(kind, msgspec.inspect.BoolType):
+        return _flag
+    if isinstance(kind, msgspec.inspect.IntType):
+        return functools.partial(_whole_number, least=kind.ge)
+    if isinstance(kind, msgspec.inspect.FloatType):
+        return _number
+    if isinstance(kind, (msgspec.inspect.VarTupleType, msgspec.inspect.ListType)):
+        return _names
+    return _text
+
+
+def _text(name: str, raw: str) -> str:
+    return raw
+
+
+def _number(name: str, raw: str) -> float:
     try:
-        if type_name.startswith("float"):
-            return float(raw)
-        if type_name.startswith("int"):
-            return int(raw)
+        return float(raw)
     except ValueError:
         raise ConfigurationError(f"{name}={raw!r} is not a number") from None
-    return raw
+
+
+def _whole_number(name: str, raw: str, *, least: int | None) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigurationError(f"{name}={raw!r} is not a number") from None
+    if least is not None and value < least:
+        raise ConfigurationError(f"{name} must be at least {least}, got {value}")
+    return value
+
+
+def _names(name: str, raw: str) -> tuple[str, ...]:
+    """A comma-separated list, blanks dropped."""
+    return tuple(part.strip() for part in raw.split(",") if part.strip())
 
 
 def env_text(environ: Mapping[str, str], name: str) -> str | None:
     """A variable's stripped text; None when unset or blank."""
     return environ.get(name, "").strip() or None
-
-
-def env_flag(environ: Mapping[str, str], name: str, default: bool) -> bool:
-    raw = env_text(environ, name)
-    return default if raw is None else _flag(name, raw)
-
-
-def env_int(environ: Mapping[str, str], name: str, default: int, *, minimum: int) -> int:
-    """A whole number of at least `minimum`; `default` when unset or blank."""
-    raw = env_text(environ, name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigurationError(f"{name}={raw!r} is not a whole number") from None
-    if value < minimum:
-        raise ConfigurationError(f"{name} must be at least {minimum}, got {value}")
-    return value
 
 
 def _flag(name: str, raw: str) -> bool:
