@@ -9,7 +9,8 @@ not in the middle of a request.
 read their variables with it, each field's text parsed by the field's declared type.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: the settings loader reads the fields' declared types
+# (cheaply, as objects; a2a_serverless.config.fields_from_env).
 
 import functools
 import logging
@@ -68,10 +69,10 @@ def fields_from_env(
     value is None for an optional field; with `blank_is_default` any blank value is left out
     (the field keeps its default) and values are stripped. `only` / `skip` pick fields."""
     values: dict[str, Any] = {}
-    for field_name, read in _readers(cls).items():
-        if (only is not None and field_name not in only) or field_name in skip:
+    for f in fields(cls):
+        if (only is not None and f.name not in only) or f.name in skip:
             continue
-        name = env_name(field_name)
+        name = env_name(f.name)
         raw = environ.get(name)
         if raw is None:
             continue
@@ -79,7 +80,8 @@ def fields_from_env(
             raw = raw.strip()
             if not raw:
                 continue
-        values[field_name] = read(name, raw)
+        declared: Any = f.type
+        values[f.name] = _reader_of(declared)(name, raw)
     return values
 
 
@@ -87,12 +89,16 @@ Reader = Callable[[str, str], Any]
 
 
 @functools.cache
-def _readers(cls: type) -> dict[str, Reader]:
-    """How to parse each field of `cls` from its variable's text, from the declared types
-    (once per class: resolving the annotations is the costly part)."""
-    info = msgspec.inspect.type_info(cls)
-    assert isinstance(info, msgspec.inspect.DataclassType), f"{cls} is not a dataclass"
-    return {f.name: _reader(f.type) for f in info.fields}
+def _reader_of(annotation: Any) -> Reader:
+    """How to parse a variable's text as a field's declared type (once per type, and only for
+    the fields whose variables are set: msgspec's introspection costs a few microseconds a
+    type, and resolving every annotation of `Settings` up front about 1 ms of cold start)."""
+    if isinstance(annotation, str):
+        raise TypeError(
+            f"settings field type {annotation!r} is text: the module declaring it must not use "
+            "`from __future__ import annotations`"
+        )
+    return _reader(msgspec.inspect.type_info(annotation))
 
 
 def _reader(kind: msgspec.inspect.Type) -> Reader:
@@ -107,7 +113,7 @@ def _reader(kind: msgspec.inspect.Type) -> Reader:
     if isinstance(kind, msgspec.inspect.BoolType):
         return _flag
     if isinstance(kind, msgspec.inspect.IntType):
-        return functools.partial(_whole_number, least=kind.ge)
+        return functools.partial(_integer, least=kind.ge)
     if isinstance(kind, msgspec.inspect.FloatType):
         return _number
     if isinstance(kind, (msgspec.inspect.VarTupleType, msgspec.inspect.ListType)):
@@ -126,7 +132,7 @@ def _number(name: str, raw: str) -> float:
         raise ConfigurationError(f"{name}={raw!r} is not a number") from None
 
 
-def _whole_number(name: str, raw: str, *, least: int | None) -> int:
+def _integer(name: str, raw: str, *, least: int | None) -> int:
     try:
         value = int(raw)
     except ValueError:
@@ -310,7 +316,7 @@ class Settings:
             )
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":
         """Settings from `A2A_<FIELD_NAME>` variables (e.g. A2A_STORE_URL), then `overrides`.
 
         An `A2A_*` variable that nothing reads (a typo) is logged as a warning naming the

@@ -29,7 +29,7 @@ misconfigured deployment fails before it takes a request.
 Pub/Sub's client finds an emulator through PUBSUB_EMULATOR_HOST, as always.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: see a2a_serverless/config.py.
 
 import os
 import re
@@ -77,7 +77,7 @@ class GcpConfig:
     prime: bool = True
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> GcpConfig:
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "GcpConfig":
         env = os.environ if environ is None else environ
         # Every field but `project` is its A2A_<FIELD> variable, parsed by its declared type;
         # the names of topics and queues are then completed and checked.
