@@ -23,7 +23,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, overload
+from typing import Any, TypedDict, Unpack, overload
 
 from .executor import AgentExecutor
 from .function_agent import FunctionExecutor
@@ -91,6 +91,39 @@ class Agent:
         return self.func(*args, **kwargs)
 
 
+class CardOptions(TypedDict, total=False):
+    """The card's optional fields as keyword arguments: `agent()`, `direct_agent()` and the
+    adapters' wrap helpers take them (`**card: Unpack[CardOptions]`) and pass on those given
+    (`card_fields`), so each default is `Agent`'s, declared once, above. Iterables are made
+    lists."""
+
+    version: str
+    skills: Iterable[AgentSkill]
+    input_modes: Iterable[str]
+    output_modes: Iterable[str]
+    provider: AgentProvider | None
+    documentation_url: str | None
+    icon_url: str | None
+    extensions: Iterable[AgentExtension]
+    extended_skills: Iterable[AgentSkill]
+
+
+_LISTS = ("skills", "input_modes", "output_modes", "extensions", "extended_skills")
+
+
+def card_fields(card: CardOptions, *, caller: str) -> dict[str, Any]:
+    """`Agent`'s keyword arguments for the card options given to `caller`; a TypeError for a
+    keyword that is not one (as a misspelt keyword argument would be)."""
+    for key in card:
+        if key not in CardOptions.__optional_keys__:
+            raise TypeError(f"{caller}() got an unexpected keyword argument {key!r}")
+    fields: dict[str, Any] = dict(card)
+    for key in _LISTS:
+        if key in fields:
+            fields[key] = list(fields[key])
+    return fields
+
+
 def skill(
     id: str,
     name: str | None = None,
@@ -133,17 +166,9 @@ def agent(
     *,
     name: str | None = None,
     description: str | None = None,
-    version: str = "1.0.0",
-    skills: Iterable[AgentSkill] = (),
-    input_modes: Iterable[str] = ("text/plain",),
-    output_modes: Iterable[str] = ("text/plain",),
-    provider: AgentProvider | None = None,
-    documentation_url: str | None = None,
-    icon_url: str | None = None,
-    extensions: Iterable[AgentExtension] = (),
-    extended_skills: Iterable[AgentSkill] = (),
     time_budget_s: float | None = None,
     direct: Callable[..., Any] | None = None,
+    **card: Unpack[CardOptions],
 ) -> Callable[[Callable[..., Any]], Agent]: ...
 
 
@@ -153,41 +178,27 @@ def agent(
     *,
     name: str | None = None,
     description: str | None = None,
-    version: str = "1.0.0",
-    skills: Iterable[AgentSkill] = (),
-    input_modes: Iterable[str] = ("text/plain",),
-    output_modes: Iterable[str] = ("text/plain",),
-    provider: AgentProvider | None = None,
-    documentation_url: str | None = None,
-    icon_url: str | None = None,
-    extensions: Iterable[AgentExtension] = (),
-    extended_skills: Iterable[AgentSkill] = (),
     time_budget_s: float | None = None,
     direct: Callable[..., Any] | None = None,
+    **card: Unpack[CardOptions],
 ) -> Agent | Callable[[Callable[..., Any]], Agent]:
-    """Make a function an agent. Use as `@agent` or `@agent(name=..., description=...)`.
+    """Make a function an agent. Use as `@agent` or `@agent(name=..., description=...)`, with
+    any of the card's fields (`CardOptions`: version, skills, modes, provider, ...).
 
     `direct`: a function asked first about each new message, in the request; what it returns
     is the reply (a Message, no task), None makes a task as usual (see direct.py).
     """
+    fields = card_fields(card, caller="agent")
 
     def wrap(fn: Callable[..., Any]) -> Agent:
         return Agent(
             name=name or fn.__name__.replace("_", " ").title(),
             description=description or _first_paragraph(fn.__doc__) or fn.__name__,
             executor=FunctionExecutor(fn),
-            version=version,
-            skills=list(skills),
-            input_modes=list(input_modes),
-            output_modes=list(output_modes),
-            provider=provider,
-            documentation_url=documentation_url,
-            icon_url=icon_url,
-            extensions=list(extensions),
-            extended_skills=list(extended_skills),
             time_budget_s=time_budget_s,
             func=fn,
             direct=direct,
+            **fields,
         )
 
     return wrap(func) if func is not None else wrap
@@ -197,15 +208,7 @@ def direct_agent(
     *,
     name: str | None = None,
     description: str | None = None,
-    version: str = "1.0.0",
-    skills: Iterable[AgentSkill] = (),
-    input_modes: Iterable[str] = ("text/plain",),
-    output_modes: Iterable[str] = ("text/plain",),
-    provider: AgentProvider | None = None,
-    documentation_url: str | None = None,
-    icon_url: str | None = None,
-    extensions: Iterable[AgentExtension] = (),
-    extended_skills: Iterable[AgentSkill] = (),
+    **card: Unpack[CardOptions],
 ) -> Callable[[Callable[..., Any]], Agent]:
     """Make a function an agent that answers every message at once with a Message, no task.
 
@@ -213,22 +216,11 @@ def direct_agent(
     `DirectContext`) and returns the reply: text, parts or a Message; it may raise the
     protocol's errors to refuse a message. Such an agent makes no tasks (see direct.py).
     """
+    card_fields(card, caller="direct_agent")
 
     def wrap(fn: Callable[..., Any]) -> Agent:
         # @agent's card for the function, with the function as the direct hook and no executor.
-        made = agent(
-            name=name,
-            description=description,
-            version=version,
-            skills=skills,
-            input_modes=input_modes,
-            output_modes=output_modes,
-            provider=provider,
-            documentation_url=documentation_url,
-            icon_url=icon_url,
-            extensions=extensions,
-            extended_skills=extended_skills,
-        )(fn)
+        made = agent(name=name, description=description, **card)(fn)
         return replace(made, executor=None, direct=fn)
 
     return wrap

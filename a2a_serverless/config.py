@@ -3,16 +3,24 @@
 Every setting has a default that works on a laptop; `Settings.from_env()` reads the environment
 (what a Lambda or Cloud Function is configured with). Unknown values fail loudly at start-up,
 not in the middle of a request.
+
+`fields_from_env` is the one loader of settings: `Settings`, the `A2A_AUTH_*` settings
+(auth/config.py, from the `auth_*` fields declared here) and the adapters' settings classes
+read their variables with it, each field's text parsed by the field's declared type.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: the settings loader reads the fields' declared types
+# (cheaply, as objects; a2a_serverless.config.fields_from_env).
 
+import functools
 import logging
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
+
+import msgspec.inspect
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +46,7 @@ def register_environment_names(*names: str) -> None:
     _OTHER_NAMES.update(names)
 
 
-# --- reading `A2A_*` variables: `Settings` and the adapters' settings share these -------------
+# --- reading `A2A_*` variables: the one loader of `Settings` and the adapters' settings ------
 
 
 def env_name(field_name: str) -> str:
@@ -47,14 +55,23 @@ def env_name(field_name: str) -> str:
 
 
 def fields_from_env(
-    cls: type, environ: Mapping[str, str], *, blank_is_default: bool = False
+    cls: type,
+    environ: Mapping[str, str],
+    *,
+    blank_is_default: bool = False,
+    only: Collection[str] | None = None,
+    skip: Collection[str] = (),
 ) -> dict[str, Any]:
     """The values of dataclass `cls`'s fields set in `environ` (as `A2A_<FIELD_NAME>`), parsed
-    by the field's type; `ConfigurationError` names a variable that does not parse. A blank
+    by the field's declared type (msgspec resolves the annotations): bool, int, float, a tuple
+    of comma-separated strings, optional, str. An int declared `Annotated[int, Meta(ge=N)]`
+    must be at least N. `ConfigurationError` names a variable that does not parse. A blank
     value is None for an optional field; with `blank_is_default` any blank value is left out
-    (the field keeps its default) and values are stripped."""
+    (the field keeps its default) and values are stripped. `only` / `skip` pick fields."""
     values: dict[str, Any] = {}
     for f in fields(cls):
+        if (only is not None and f.name not in only) or f.name in skip:
+            continue
         name = env_name(f.name)
         raw = environ.get(name)
         if raw is None:
@@ -63,48 +80,76 @@ def fields_from_env(
             raw = raw.strip()
             if not raw:
                 continue
-        values[f.name] = parse_env_value(name, str(f.type), raw)
+        declared: Any = f.type
+        values[f.name] = _reader_of(declared)(name, raw)
     return values
 
 
-def parse_env_value(name: str, type_name: str, raw: str) -> Any:
-    """Variable `name`'s text as the type named `type_name` (bool, int, float, optional, str)."""
-    if type_name.startswith("bool"):
-        return _flag(name, raw)
-    if "None" in type_name and raw.strip() == "":
-        return None
+Reader = Callable[[str, str], Any]
+
+
+@functools.cache
+def _reader_of(annotation: Any) -> Reader:
+    """How to parse a variable's text as a field's declared type (once per type, and only for
+    the fields whose variables are set: msgspec's introspection costs a few microseconds a
+    type, and resolving every annotation of `Settings` up front about 1 ms of cold start)."""
+    if isinstance(annotation, str):
+        raise TypeError(
+            f"settings field type {annotation!r} is text: the module declaring it must not use "
+            "`from __future__ import annotations`"
+        )
+    return _reader(msgspec.inspect.type_info(annotation))
+
+
+def _reader(kind: msgspec.inspect.Type) -> Reader:
+    if isinstance(kind, msgspec.inspect.UnionType):
+        others = [t for t in kind.types if not isinstance(t, msgspec.inspect.NoneType)]
+        inner = _reader(others[0]) if len(others) == 1 else _text
+
+        def optional(name: str, raw: str) -> Any:
+            return None if raw.strip() == "" else inner(name, raw)
+
+        return optional
+    if isinstance(kind, msgspec.inspect.BoolType):
+        return _flag
+    if isinstance(kind, msgspec.inspect.IntType):
+        return functools.partial(_integer, least=kind.ge)
+    if isinstance(kind, msgspec.inspect.FloatType):
+        return _number
+    if isinstance(kind, (msgspec.inspect.VarTupleType, msgspec.inspect.ListType)):
+        return _names
+    return _text
+
+
+def _text(name: str, raw: str) -> str:
+    return raw
+
+
+def _number(name: str, raw: str) -> float:
     try:
-        if type_name.startswith("float"):
-            return float(raw)
-        if type_name.startswith("int"):
-            return int(raw)
+        return float(raw)
     except ValueError:
         raise ConfigurationError(f"{name}={raw!r} is not a number") from None
-    return raw
+
+
+def _integer(name: str, raw: str, *, least: int | None) -> int:
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigurationError(f"{name}={raw!r} is not a number") from None
+    if least is not None and value < least:
+        raise ConfigurationError(f"{name} must be at least {least}, got {value}")
+    return value
+
+
+def _names(name: str, raw: str) -> tuple[str, ...]:
+    """A comma-separated list, blanks dropped."""
+    return tuple(part.strip() for part in raw.split(",") if part.strip())
 
 
 def env_text(environ: Mapping[str, str], name: str) -> str | None:
     """A variable's stripped text; None when unset or blank."""
     return environ.get(name, "").strip() or None
-
-
-def env_flag(environ: Mapping[str, str], name: str, default: bool) -> bool:
-    raw = env_text(environ, name)
-    return default if raw is None else _flag(name, raw)
-
-
-def env_int(environ: Mapping[str, str], name: str, default: int, *, minimum: int) -> int:
-    """A whole number of at least `minimum`; `default` when unset or blank."""
-    raw = env_text(environ, name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigurationError(f"{name}={raw!r} is not a whole number") from None
-    if value < minimum:
-        raise ConfigurationError(f"{name} must be at least {minimum}, got {value}")
-    return value
 
 
 def _flag(name: str, raw: str) -> bool:
@@ -271,7 +316,7 @@ class Settings:
             )
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":
         """Settings from `A2A_<FIELD_NAME>` variables (e.g. A2A_STORE_URL), then `overrides`.
 
         An `A2A_*` variable that nothing reads (a typo) is logged as a warning naming the

@@ -12,17 +12,53 @@ functions-framework functions (`a2a_serverless_gcp.wrap`); both need the same tw
   holds an object), bytes become a file part; None means no artifact.
 - `http_result_parts(status, body, content_type)`: the same for an HTTP-style response; a 4xx or
   5xx status fails the task with the body as its message.
+
+`wrapped_agent` makes the `Agent` of both adapters' wrap helpers: the card's fields as the user
+gave them (`CardOptions`), else `Agent`'s defaults, but text and JSON as the modes.
 """
 
 from __future__ import annotations
 
 import base64
+import inspect
 import json
+from collections.abc import Callable
 from typing import Any
 
+from .agent import Agent, CardOptions, card_fields
+from .executor import AgentExecutor
 from .models import DataPart, FilePart, FileWithBytes, FileWithUri, Part, TextPart
 from .sentinel import Sentinel
 from .turn import Context, Failed
+
+# A wrapped handler takes and gives JSON as well as text.
+WRAPPED_MODES = ("text/plain", "application/json")
+
+
+def wrapped_agent(
+    func: Callable[..., Any],
+    executor: AgentExecutor,
+    *,
+    function_name: str,
+    kind: str,
+    name: str | None,
+    description: str | None,
+    time_budget_s: float | None,
+    card: CardOptions,
+    caller: str,
+) -> Agent:
+    """The Agent of a wrap helper (`caller`): named after the function, described by its
+    docstring's first paragraph, else as "The <function_name> <kind>"."""
+    doc = inspect.getdoc(func) or ""
+    return Agent(
+        name=name or function_name.replace("_", " ").title(),
+        description=description or doc.split("\n\n")[0] or f"The {function_name} {kind}",
+        executor=executor,
+        time_budget_s=time_budget_s,
+        **card_fields(
+            {"input_modes": WRAPPED_MODES, "output_modes": WRAPPED_MODES, **card}, caller=caller
+        ),
+    )
 
 
 def message_payload(ctx: Context) -> Any:

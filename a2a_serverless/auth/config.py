@@ -33,29 +33,17 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import fields
 from typing import Any
 
+from ..config import Settings, env_name, fields_from_env
 from .apikey import ApiKey, ApiKeyAuthenticator
 from .base import Authenticator
 from .policy import Security
 
-FIELDS = (
-    "auth_api_keys",
-    "auth_api_key_name",
-    "auth_api_key_in",
-    "auth_jwt_issuer",
-    "auth_jwt_audience",
-    "auth_jwt_jwks_url",
-    "auth_jwt_keys",
-    "auth_jwt_algorithms",
-    "auth_jwt_leeway_s",
-    "auth_jwt_scope_claim",
-    "auth_oidc_url",
-    "auth_oidc_audience",
-    "auth_upstream",
-    "auth_requirements",
-    "auth_public_card",
-)
+# The `auth_*` fields are declared (with their types) once, on `Settings`; variables in a
+# mapping are parsed by the same loader as the rest of the settings.
+FIELDS = tuple(f.name for f in fields(Settings) if f.name.startswith("auth_"))
 
 
 def security_from_settings(source: Mapping[str, Any] | object | None = None) -> Security:
@@ -63,16 +51,21 @@ def security_from_settings(source: Mapping[str, Any] | object | None = None) -> 
     the `auth_*` attributes of a settings object. Bad values raise ValueError naming them."""
     if source is None:
         source = os.environ
-    values: dict[str, Any] = {}
-    for name in FIELDS:
-        if isinstance(source, Mapping):
-            value = source.get(f"A2A_{name.upper()}")
-        else:
+    if isinstance(source, Mapping):
+        given = {name: source.get(env_name(name)) for name in FIELDS}
+        # Text is parsed as the environment is; a value given as an object (a mapping of API
+        # keys, a list of requirements, a bool) is taken as it is.
+        text = {env_name(n): v for n, v in given.items() if isinstance(v, str)}
+        values = fields_from_env(Settings, text, blank_is_default=True, only=FIELDS)
+        values.update((n, v) for n, v in given.items() if not isinstance(v, str | None))
+    else:
+        values = {}
+        for name in FIELDS:
             value = getattr(source, name, None)
-        if isinstance(value, str):
-            value = value.strip()
-        if value not in (None, ""):
-            values[name] = value
+            if isinstance(value, str):
+                value = value.strip()
+            if value not in (None, ""):
+                values[name] = value
 
     authenticators: list[Authenticator] = []
     if "auth_api_keys" in values:

@@ -146,6 +146,35 @@ def test_default_skill_id_is_a_slug_of_the_name(name: str, slug: str) -> None:
     assert defined.skills[0].description == "d"
 
 
+def test_the_card_options_are_agent_fields_with_agent_defaults() -> None:
+    """`CardOptions` declares the card's keywords once; their defaults are `Agent`'s."""
+    import dataclasses
+
+    from a2a_serverless.agent import CardOptions, direct_agent
+
+    fields = {f.name for f in dataclasses.fields(Agent)}
+    assert set(CardOptions.__optional_keys__) <= fields
+
+    def echo(text: str) -> str:
+        return text
+
+    plain = Agent(name="Echo", description="echo", executor=None, direct=echo)
+    for made in (agent(echo), agent(name="Echo", description="echo")(echo)):
+        for key in CardOptions.__optional_keys__:
+            assert getattr(made, key) == getattr(plain, key), key
+    made = direct_agent(name="Echo", description="echo")(echo)
+    assert all(getattr(made, k) == getattr(plain, k) for k in CardOptions.__optional_keys__)
+
+
+def test_a_misspelt_card_keyword_is_refused_at_once() -> None:
+    from a2a_serverless.agent import direct_agent
+
+    with pytest.raises(TypeError, match=r"^agent\(\) got .* 'versoin'"):
+        agent(versoin="2")  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match=r"^direct_agent\(\) got .* 'time_budget_s'"):
+        direct_agent(time_budget_s=1.0)  # type: ignore[call-arg]
+
+
 def test_executor_agent_is_not_callable() -> None:
     class Noop:
         async def execute(self, context: Context, updater: Any) -> None:

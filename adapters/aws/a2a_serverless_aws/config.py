@@ -21,7 +21,7 @@ The variables are read with the core's helpers (`a2a_serverless.config.fields_fr
 every error is the core's `ConfigurationError`, re-exported here.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: see a2a_serverless/config.py.
 
 import math
 import os
@@ -68,7 +68,7 @@ class AwsSettings:
     prime: bool = True
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> AwsSettings:
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> "AwsSettings":
         """Settings from `A2A_<FIELD_NAME>` variables (e.g. A2A_SQS_QUEUE_URL), then `overrides`."""
         environ = os.environ if environ is None else environ
         values = fields_from_env(cls, environ, blank_is_default=True)

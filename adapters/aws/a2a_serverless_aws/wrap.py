@@ -30,15 +30,14 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
-from a2a_serverless.agent import Agent
+from a2a_serverless.agent import Agent, CardOptions
 from a2a_serverless.executor import TaskUpdater
-from a2a_serverless.models import AgentSkill
 from a2a_serverless.turn import Context, Failed, TurnOutcome
-from a2a_serverless.wrap import http_result_parts, message_payload, result_parts
+from a2a_serverless.wrap import http_result_parts, message_payload, result_parts, wrapped_agent
 
 log = logging.getLogger("a2a_serverless_aws.wrap")
 
@@ -126,14 +125,12 @@ def wrap_lambda_handler(
     name: str | None = None,
     description: str | None = None,
     event: EventStyle = "direct",
-    skills: Iterable[AgentSkill] = (),
-    input_modes: Iterable[str] = ("text/plain", "application/json"),
-    output_modes: Iterable[str] = ("text/plain", "application/json"),
     time_budget_s: float | None = None,
     expose_errors: bool = True,
-    version: str = "1.0.0",
+    **card: Unpack[CardOptions],
 ) -> Agent:
-    """An Agent whose turns call `handler(event, context)`; see the module docstring."""
+    """An Agent whose turns call `handler(event, context)`; see the module docstring. The
+    card's fields (`CardOptions`) default to `Agent`'s, but the modes are text and JSON."""
     function_name = getattr(handler, "__name__", "handler")
     executor = LambdaHandlerExecutor(
         handler,
@@ -142,16 +139,16 @@ def wrap_lambda_handler(
         time_budget_s=time_budget_s,
         expose_errors=expose_errors,
     )
-    doc = inspect.getdoc(handler) or ""
-    return Agent(
-        name=name or function_name.replace("_", " ").title(),
-        description=description or doc.split("\n\n")[0] or f"The {function_name} Lambda handler",
-        executor=executor,
-        version=version,
-        skills=list(skills),
-        input_modes=list(input_modes),
-        output_modes=list(output_modes),
+    return wrapped_agent(
+        handler,
+        executor,
+        function_name=function_name,
+        kind="Lambda handler",
+        name=name,
+        description=description,
         time_budget_s=time_budget_s,
+        card=card,
+        caller="wrap_lambda_handler",
     )
 
 

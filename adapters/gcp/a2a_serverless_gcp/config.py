@@ -29,18 +29,20 @@ misconfigured deployment fails before it takes a request.
 Pub/Sub's client finds an emulator through PUBSUB_EMULATOR_HOST, as always.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: see a2a_serverless/config.py.
 
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import Annotated
+
+import msgspec
 
 from a2a_serverless.config import (
     ConfigurationError,
-    env_flag,
-    env_int,
     env_text,
+    fields_from_env,
     register_environment_names,
 )
 
@@ -59,12 +61,12 @@ ConfigError = ConfigurationError
 class GcpConfig:
     project: str | None = None
     pubsub_topic: str | None = None
-    pubsub_max_delivery_attempts: int = 5
+    pubsub_max_delivery_attempts: Annotated[int, msgspec.Meta(ge=1)] = 5
     cloud_tasks_queue: str | None = None
     cloud_tasks_url: str | None = None
     cloud_tasks_service_account: str | None = None
     cloud_tasks_audience: str | None = None
-    cloud_tasks_max_attempts: int = 10
+    cloud_tasks_max_attempts: Annotated[int, msgspec.Meta(ge=1)] = 10
     cloud_tasks_emulator_host: str | None = None
     worker_auth: str | None = None
     worker_secret: str | None = None
@@ -75,17 +77,20 @@ class GcpConfig:
     prime: bool = True
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> GcpConfig:
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "GcpConfig":
         env = os.environ if environ is None else environ
+        # Every field but `project` is its A2A_<FIELD> variable, parsed by its declared type;
+        # the names of topics and queues are then completed and checked.
+        values = fields_from_env(cls, env, blank_is_default=True, skip=("project",))
 
         def get(name: str) -> str | None:
             return env_text(env, name)
 
         project = get("A2A_GCP_PROJECT") or get("GOOGLE_CLOUD_PROJECT") or get("GCP_PROJECT")
-        topic = get("A2A_PUBSUB_TOPIC")
+        topic = values.get("pubsub_topic")
         if topic is not None:
             topic = _full_name(topic, "A2A_PUBSUB_TOPIC", _TOPIC, project, "topics")
-        queue = get("A2A_CLOUD_TASKS_QUEUE")
+        queue = values.get("cloud_tasks_queue")
         if queue is not None and not queue.startswith("projects/"):
             location = get("A2A_CLOUD_TASKS_LOCATION")
             if project is None or location is None:
@@ -98,7 +103,7 @@ class GcpConfig:
             raise ConfigError(
                 f"A2A_CLOUD_TASKS_QUEUE={queue!r}: expected projects/P/locations/L/queues/Q"
             )
-        url = get("A2A_CLOUD_TASKS_URL")
+        url = values.get("cloud_tasks_url")
         if queue is not None and url is None:
             raise ConfigError(
                 "A2A_CLOUD_TASKS_QUEUE is set but A2A_CLOUD_TASKS_URL is not: tasks need the "
@@ -106,33 +111,15 @@ class GcpConfig:
             )
         if url is not None and not url.startswith(("https://", "http://")):
             raise ConfigError(f"A2A_CLOUD_TASKS_URL={url!r} is not an http(s) URL")
-        auth = get("A2A_WORKER_AUTH")
-        if auth is not None and auth.lower() not in WORKER_AUTH_MODES:
-            raise ConfigError(
-                f"A2A_WORKER_AUTH={auth!r}: expected one of {', '.join(WORKER_AUTH_MODES)}"
-            )
-        emails = tuple(
-            e.strip() for e in (get("A2A_WORKER_OIDC_EMAILS") or "").split(",") if e.strip()
-        )
+        auth = values.get("worker_auth")
+        if auth is not None:
+            if auth.lower() not in WORKER_AUTH_MODES:
+                raise ConfigError(
+                    f"A2A_WORKER_AUTH={auth!r}: expected one of {', '.join(WORKER_AUTH_MODES)}"
+                )
+            values["worker_auth"] = auth.lower()
         return cls(
-            project=project,
-            pubsub_topic=topic,
-            pubsub_max_delivery_attempts=env_int(
-                env, "A2A_PUBSUB_MAX_DELIVERY_ATTEMPTS", 5, minimum=1
-            ),
-            cloud_tasks_queue=queue,
-            cloud_tasks_url=url,
-            cloud_tasks_service_account=get("A2A_CLOUD_TASKS_SERVICE_ACCOUNT"),
-            cloud_tasks_audience=get("A2A_CLOUD_TASKS_AUDIENCE"),
-            cloud_tasks_max_attempts=env_int(env, "A2A_CLOUD_TASKS_MAX_ATTEMPTS", 10, minimum=1),
-            cloud_tasks_emulator_host=get("A2A_CLOUD_TASKS_EMULATOR_HOST"),
-            worker_auth=auth.lower() if auth else None,
-            worker_secret=get("A2A_WORKER_SECRET"),
-            worker_oidc_audience=get("A2A_WORKER_OIDC_AUDIENCE"),
-            worker_oidc_emails=emails,
-            worker_oidc_jwks_url=get("A2A_WORKER_OIDC_JWKS_URL") or GOOGLE_JWKS_URL,
-            log_level=get("A2A_LOG_LEVEL") or "INFO",
-            prime=env_flag(env, "A2A_PRIME", True),
+            **{**values, "project": project, "pubsub_topic": topic, "cloud_tasks_queue": queue}
         )
 
 

@@ -25,14 +25,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Callable, Iterable
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any, Literal, Unpack
 
-from a2a_serverless.agent import Agent
+from a2a_serverless.agent import Agent, CardOptions
 from a2a_serverless.executor import TaskUpdater
-from a2a_serverless.models import AgentSkill
 from a2a_serverless.turn import Context, Failed, TurnOutcome
-from a2a_serverless.wrap import http_result_parts, message_payload, result_parts
+from a2a_serverless.wrap import http_result_parts, message_payload, result_parts, wrapped_agent
 
 log = logging.getLogger("a2a_serverless_gcp.wrap")
 
@@ -115,15 +114,14 @@ def wrap_http_function(
     *,
     name: str | None = None,
     description: str | None = None,
-    skills: Iterable[AgentSkill] = (),
-    input_modes: Iterable[str] = ("text/plain", "application/json"),
-    output_modes: Iterable[str] = ("text/plain", "application/json"),
     time_budget_s: float | None = None,
     expose_errors: bool = True,
+    **card: Unpack[CardOptions],
 ) -> Agent:
-    """An Agent whose turns call the HTTP function `func(request)`; see the module docstring."""
-    return _wrap(func, "http", name, description, skills, input_modes, output_modes,
-                 time_budget_s, expose_errors)  # fmt: skip
+    """An Agent whose turns call the HTTP function `func(request)`; see the module docstring.
+    The card's fields (`CardOptions`) default to `Agent`'s, but the modes are text and JSON."""
+    return _wrap(func, "http", name, description, time_budget_s, expose_errors, card,
+                 "wrap_http_function")  # fmt: skip
 
 
 def wrap_cloudevent_function(
@@ -131,15 +129,13 @@ def wrap_cloudevent_function(
     *,
     name: str | None = None,
     description: str | None = None,
-    skills: Iterable[AgentSkill] = (),
-    input_modes: Iterable[str] = ("text/plain", "application/json"),
-    output_modes: Iterable[str] = ("text/plain", "application/json"),
     time_budget_s: float | None = None,
     expose_errors: bool = True,
+    **card: Unpack[CardOptions],
 ) -> Agent:
     """An Agent whose turns call the CloudEvent function `func(event)`."""
-    return _wrap(func, "cloudevent", name, description, skills, input_modes, output_modes,
-                 time_budget_s, expose_errors)  # fmt: skip
+    return _wrap(func, "cloudevent", name, description, time_budget_s, expose_errors, card,
+                 "wrap_cloudevent_function")  # fmt: skip
 
 
 def _wrap(
@@ -147,20 +143,19 @@ def _wrap(
     signature: Signature,
     name: str | None,
     description: str | None,
-    skills: Iterable[AgentSkill],
-    input_modes: Iterable[str],
-    output_modes: Iterable[str],
     time_budget_s: float | None,
     expose_errors: bool,
+    card: CardOptions,
+    caller: str,
 ) -> Agent:
-    function_name = getattr(func, "__name__", "function")
-    doc = inspect.getdoc(func) or ""
-    return Agent(
-        name=name or function_name.replace("_", " ").title(),
-        description=description or doc.split("\n\n")[0] or f"The {function_name} function",
-        executor=FunctionExecutor(func, signature=signature, expose_errors=expose_errors),
-        skills=list(skills),
-        input_modes=list(input_modes),
-        output_modes=list(output_modes),
+    return wrapped_agent(
+        func,
+        FunctionExecutor(func, signature=signature, expose_errors=expose_errors),
+        function_name=getattr(func, "__name__", "function"),
+        kind="function",
+        name=name,
+        description=description,
         time_budget_s=time_budget_s,
+        card=card,
+        caller=caller,
     )
