@@ -26,7 +26,8 @@ pytestmark = pytest.mark.aws
 
 # A2A method (and case) -> the DynamoDB calls it makes, in order.
 EXPECTED: dict[str, list[str]] = {
-    "message/send (new task, non-blocking)": ["GetItem", "TransactWriteItems"],
+    # The second GetItem reads the idempotency key earlier versions wrote (owner + messageId).
+    "message/send (new task, non-blocking)": ["GetItem", "GetItem", "TransactWriteItems"],
     # Events go inline in the task item: the worker's writes are single-item UpdateItems.
     "  its turn in the worker (completes; TTL sweep)": [
         "GetItem",
@@ -38,7 +39,7 @@ EXPECTED: dict[str, list[str]] = {
         "UpdateItem",
         "Query",
     ],
-    "message/send (new task, asks for input)": ["GetItem", "TransactWriteItems"],
+    "message/send (new task, asks for input)": ["GetItem", "GetItem", "TransactWriteItems"],
     "  its turn in the worker (input-required)": [
         "GetItem",
         "UpdateItem",
@@ -46,7 +47,12 @@ EXPECTED: dict[str, list[str]] = {
         "UpdateItem",
         "Query",
     ],
-    "message/send (continues the task)": ["GetItem", "GetItem", "TransactWriteItems"],
+    "message/send (continues the task)": [
+        "GetItem",
+        "GetItem",
+        "GetItem",
+        "TransactWriteItems",
+    ],
     "tasks/get": ["GetItem"],
     "tasks/list (one page)": ["Query by_owner", "BatchGetItem"],
     "tasks/list (first of several pages)": [

@@ -163,6 +163,7 @@ def test_our_classes_are_what_the_page_says() -> None:
         "accepted_output_modes",
         "extensions",
         "skill_id",
+        "owner",
     ]
     for name in ("text", "data", "files", "history", "is_continuation"):
         assert isinstance(getattr(Context, name), property), name

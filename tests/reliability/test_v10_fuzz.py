@@ -58,8 +58,9 @@ STREAM_KINDS = {"task", "message", "statusUpdate", "artifactUpdate"}
 _COMMON = frozenset({-32602, -32001})
 CODES: dict[str, frozenset[int]] = {
     # The fuzz agent takes and gives every media type (*/*), so never -32005.
-    "SendMessage": _COMMON,
-    "SendStreamingMessage": _COMMON,
+    # A message to a finished task: UnsupportedOperationError (spec 1.0 §3.1.1).
+    "SendMessage": _COMMON | {-32004},
+    "SendStreamingMessage": _COMMON | {-32004},
     "GetTask": _COMMON,
     "ListTasks": _COMMON,
     "CancelTask": _COMMON | {-32002},

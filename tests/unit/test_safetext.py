@@ -79,7 +79,13 @@ def test_the_dev_servers_text_log_escapes_what_it_logs(monkeypatch: pytest.Monke
     assert isinstance(handler, logging.StreamHandler)
     stream = io.StringIO()
     monkeypatch.setattr(handler, "stream", stream)
-    logging.getLogger("a2a_serverless.push.notifier").info(
+    notifier_log = logging.getLogger("a2a_serverless.push.notifier")
+    # An earlier test in the same process may have configured logging (uvicorn's config
+    # disables existing loggers): this one must reach the root handler whatever ran before.
+    monkeypatch.setattr(notifier_log, "disabled", False)
+    monkeypatch.setattr(notifier_log, "level", logging.NOTSET)
+    monkeypatch.setattr(notifier_log, "propagate", True)
+    notifier_log.info(
         "notification %s dropped: config %s was deleted",
         "n-1",
         "c1\nWARNING a2a_serverless.auth: forged",
