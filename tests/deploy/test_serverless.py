@@ -371,6 +371,19 @@ def test_artifact_is_built_for_the_lambda_runtime(packaged: Packaged) -> None:
         f"{packaged.artifact.name}: {len(names)} files, unzipped {unpacked / 1e6:.2f} MB, "
         f"zipped {packaged.artifact.stat().st_size / 1e6:.2f} MB"
     )
+    # docs/deploy-aws-serverless.md states this artifact's size: within 10% of what was built,
+    # so a figure measured before a dependency change is caught.
+    guide = (ROOT / "docs" / "deploy-aws-serverless.md").read_text()
+    stated = re.search(
+        r"One artifact serves all functions: ([\d.]+) MB zipped, ([\d.]+) MB unpacked "
+        r"\(([\d,]+) files",
+        guide,
+    )
+    assert stated, "deploy-aws-serverless.md states no artifact size"
+    zipped = packaged.artifact.stat().st_size
+    assert abs(float(stated[1]) * 1e6 - zipped) < 0.1 * zipped, (stated[0], zipped)
+    assert abs(float(stated[2]) * 1e6 - unpacked) < 0.1 * unpacked, (stated[0], unpacked)
+    assert abs(int(stated[3].replace(",", "")) - len(names)) < 0.1 * len(names), stated[0]
 
 
 def test_snapstart_publishes_versions_the_api_and_the_queue_invoke_through_an_alias(
