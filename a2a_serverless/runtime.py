@@ -86,7 +86,7 @@ class Runtime:
 
                 queue = InProcessQueue()
         self.queue = queue
-        store_seen = tracing.traced_store(self.store)
+        traced = tracing.traced_store(self.store)
         # Push is offered only where it can be delivered and signed: the card, the service's
         # answers (-32003 otherwise) and the JWKS endpoint all follow `notifier`. Decided first:
         # the journal's hooks include push's outbox.
@@ -97,9 +97,9 @@ class Runtime:
         if keys is not None:
             from .push import PushNotifier
 
-            outbox = PushNotifier.make_outbox(store_seen, queue, self.settings)
+            outbox = PushNotifier.make_outbox(traced, queue, self.settings)
         self.journal = Journal(
-            store_seen,
+            traced,
             TaskBus(),
             finished_task_ttl_s=self.settings.finished_task_ttl_s,
             max_task_bytes=self.settings.max_task_bytes,
