@@ -3,8 +3,8 @@
 Queues deliver at least once, so a turn is claimed before it runs: the claim names the turn
 (its step: the messageId that started it; `RunTurn.turn` in the job) and this worker, with a
 lease. A second delivery of the same job finds the turn claimed (and waits for the lease to
-run out, in case the first worker died) or done, and does not run the agent again. A job for a step that is no longer current,
-or for a task that has ended, is dropped.
+run out, in case the first worker died) or done, and does not run the agent again. A job for
+a step that is no longer current, or for a task that has ended, is dropped.
 
 A worker that dies mid-turn (a crash, the function's timeout) leaves its events in the log; the
 delivery that takes the turn over runs the agent again from the turn's start, and its events
