@@ -119,6 +119,10 @@ Decide = Callable[[TaskRecord], Change | None]
 # Called after every write that logged events, with the record as written and those events:
 # how push notifications learn about status changes, whoever made them.
 CommitHook = Callable[[TaskRecord, Sequence[TaskEvent]], Awaitable[None]]
+# Called by `Journal.catch_up` with the task as it is now: what the commit hooks of its earlier
+# writes owe, if a writer died between a write and its hooks (push: queue again what is not
+# delivered yet).
+CatchUpHook = Callable[[TaskRecord], Awaitable[None]]
 
 
 def now_ms() -> int:
@@ -134,13 +138,19 @@ class Journal:
         finished_task_ttl_s: float | None = None,
         max_attempts: int = 100,
         max_task_bytes: int | None = None,
+        commit_hooks: Sequence[CommitHook] = (),
+        catch_up_hooks: Sequence[CatchUpHook] = (),
     ) -> None:
+        """`commit_hooks` run after every write that logged events, in order (a hook that
+        raises fails the writer; the write itself is done); `catch_up_hooks` when a writer's
+        job comes again after its work is over (`catch_up`)."""
         self.store = store
         self.bus = bus or TaskBus()
         self._ttl_ms = None if finished_task_ttl_s is None else int(finished_task_ttl_s * 1000)
         self._max_attempts = max_attempts
         self.max_task_bytes = max_task_bytes
-        self.commit_hooks: list[CommitHook] = []
+        self.commit_hooks: list[CommitHook] = list(commit_hooks)
+        self.catch_up_hooks: list[CatchUpHook] = list(catch_up_hooks)
 
     async def create(
         self,
@@ -205,6 +215,19 @@ class Journal:
             await self._committed(new_record, logged)
             return new_record
         raise TooMuchContention(f"task {task_id!r}: gave up after {self._max_attempts} conflicts")
+
+    async def catch_up(self, task_id: str) -> None:
+        """Run the catch-up hooks on the task as it is now. For a writer whose job came again
+        after its work was done (a redelivered turn): the writer that did it may have died
+        between a write and its commit hooks, so what they owe is done again (duplicates are
+        the hooks' to bear: a notification keeps its id)."""
+        if not self.catch_up_hooks:
+            return
+        record = await self.store.get_task(task_id)
+        if record is None:
+            return
+        for hook in self.catch_up_hooks:
+            await hook(record)
 
     def _check_size(self, task: Task) -> None:
         """TaskTooLarge if `task`'s JSON is over `max_task_bytes`. Encoding it costs what the

@@ -1,7 +1,8 @@
-"""Wires one deployment together: settings -> store, journal, queue, notifier, worker, the job
-router, service. Each object gets what it uses when it is made; the one loop (the in-process
-queue runs its jobs through the router, whose webhook route is the notifier that queues on it)
-is closed by binding the queue to the router last.
+"""Wires one deployment together: settings -> store, queue, push's outbox, journal, notifier,
+worker, the job router, service. Each object gets what it uses when it is made (the journal its
+commit and catch-up hooks, the notifier its outbox and signals); the one loop (a queue consumed
+in this process runs its jobs through the router, whose webhook route is the notifier that
+queues on it) is closed by starting the queue with the router last (`Queue.start`).
 
 Every entry point (the dev server, a Lambda handler, a Cloud Function) builds one `Runtime` per
 process (per container) and reuses it across invocations, so connections are made once.
@@ -12,7 +13,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from . import tracing
 from .agent import Agent
@@ -33,16 +34,10 @@ from .worker import Worker
 
 if TYPE_CHECKING:
     from .direct import DirectHook
+    from .push.keys import KeyRing
     from .push.notifier import PushNotifier
-    from .queue.inprocess import InProcessQueue
 
 log = logging.getLogger("a2a_serverless.runtime")
-
-
-def _unbound_in_process(queue: Queue) -> bool:
-    # Not imported yet, the queue cannot be one: a deployment on a cloud queue does not load it.
-    module = sys.modules.get("a2a_serverless.queue.inprocess")
-    return module is not None and isinstance(queue, module.InProcessQueue) and not queue.bound
 
 
 class Runtime:
@@ -67,15 +62,8 @@ class Runtime:
             # Spans for the whole process (OpenTelemetry's provider is global too); without
             # the setting nothing of OpenTelemetry is imported (tracing.py).
             tracing.enable()
-        self.journal = Journal(
-            tracing.traced_store(self.store),
-            TaskBus(),
-            finished_task_ttl_s=self.settings.finished_task_ttl_s,
-            max_task_bytes=self.settings.max_task_bytes,
-        )
         # Metrics and traces: what happened, for the observers an entry point brings.
         self.signals = Signals(observers)
-        self.journal.commit_hooks.append(self.signals.on_commit)
         # On a SQLite file the embedded queue keeps its jobs in that file (they survive a
         # restart), and every worker on it is on this machine: a dead one is recognised at once.
         # (Looked up, not imported: a cold start on another store never loads sqlite3.)
@@ -87,27 +75,49 @@ class Runtime:
             and isinstance(self.store, sqlite.SqliteStore)
             and sqlite_path != ":memory:"
         )
-        built_queue: InProcessQueue | None = None
         if queue is None:
             if durable:
                 from .queue.sqlite import SqliteQueue
 
                 # Its jobs are this agent's: another agent on the file leaves them alone.
-                built_queue = SqliteQueue(sqlite_path, agent=agent.name)
+                queue = SqliteQueue(sqlite_path, agent=agent.name)
             else:
                 from .queue.inprocess import InProcessQueue
 
-                built_queue = InProcessQueue()
-            queue = built_queue
+                queue = InProcessQueue()
         self.queue = queue
+        traced = tracing.traced_store(self.store)
         # Push is offered only where it can be delivered and signed: the card, the service's
-        # answers (-32003 otherwise) and the JWKS endpoint all follow `notifier`.
-        self.notifier: PushNotifier | None = None
+        # answers (-32003 otherwise) and the JWKS endpoint all follow `notifier`. Decided first:
+        # the journal's hooks include push's outbox.
+        keys = None
         if push_notifications and self.settings.push_notifications:
-            self.notifier = _make_notifier(self.settings, self.journal, queue)
-        if self.notifier is not None:
-            self.notifier.signals = self.signals
-            self.journal.commit_hooks.append(self.notifier.on_commit)
+            keys = _push_keys(self.settings)
+        outbox = None
+        if keys is not None:
+            from .push import PushNotifier
+
+            outbox = PushNotifier.make_outbox(traced, queue, self.settings)
+        self.journal = Journal(
+            traced,
+            TaskBus(),
+            finished_task_ttl_s=self.settings.finished_task_ttl_s,
+            max_task_bytes=self.settings.max_task_bytes,
+            commit_hooks=[self.signals.on_commit] + ([outbox.on_commit] if outbox else []),
+            # A redelivered turn's job: queue again what its notifications still owe.
+            catch_up_hooks=[outbox.reschedule] if outbox else [],
+        )
+        self.notifier: PushNotifier | None = None
+        if keys is not None:
+            self.notifier = PushNotifier(
+                self.journal,
+                queue,
+                self.settings,
+                issuer=self.settings.public_url,
+                keys=keys,
+                outbox=outbox,
+                signals=self.signals,
+            )
         self.worker = Worker(
             agent,
             self.journal,
@@ -115,21 +125,12 @@ class Runtime:
             max_attempts=self.settings.worker_max_attempts,
             worker_id=local_holder_id() if durable else None,
             local_liveness=durable,
-            notifier=self.notifier,
         )
         # What runs each kind of job the queue delivers, and what ends one it gives up on.
         routes = {RUN_AGENT: JobRoute(self.worker.handle, self.worker.abandon)}
         if self.notifier is not None:
             routes[WEBHOOK_JOB] = JobRoute(self.notifier.handle, self.notifier.abandon)
         self.jobs = JobRouter(routes)
-        if built_queue is None and _unbound_in_process(queue):
-            # An in-process queue given unbound (`queue=InProcessQueue()`) runs its jobs here
-            # too: nothing else could.
-            built_queue = cast("InProcessQueue", queue)
-        if built_queue is not None:
-            # Our own queue runs its jobs in this process: the router is its consumer. (It is
-            # made before the router, which needs the notifier, which queues on it.)
-            built_queue.bind(self.jobs)
         skills = agent.skills
         self.service = TaskService(
             self.journal,
@@ -142,13 +143,15 @@ class Runtime:
             skill_gate=SkillGate([*agent.skills, *agent.extended_skills], self.security),
             direct=_direct_hook(agent, self.settings),
         )
+        # A queue consumed in this process (in-process, SQLite, one given without a handler)
+        # runs its jobs through the router from now on; a cloud queue's consumer is elsewhere.
+        self.queue.start(self.jobs)
 
     async def start(self) -> None:
         """Begin background work where the queue has some (taking over a durable queue's jobs
-        left by a stopped process). Entry points with a lifespan call it at start-up."""
-        start = getattr(self.queue, "start", None)
-        if start is not None:
-            start()
+        left by a stopped process), now that a loop runs. Entry points with a lifespan call it
+        at start-up."""
+        self.queue.start(self.jobs)
 
     async def aclose(self) -> None:
         await self.queue.aclose()
@@ -173,9 +176,10 @@ def _modes(default: list[str], per_skill: Iterable[list[str] | None]) -> list[st
     return modes
 
 
-def _make_notifier(settings: Settings, journal: Journal, queue: Queue) -> PushNotifier | None:
-    """The notifier, None when push is off (said in a warning). Keys configured without the
-    `crypto` extra raise `MissingExtra`: a deployment meant to push must not start without."""
+def _push_keys(settings: Settings) -> KeyRing | None:
+    """The signing keys of push notifications, None when push is off (said in a warning). Keys
+    configured without the `crypto` extra raise `MissingExtra`: a deployment meant to push must
+    not start without."""
     if not settings.push_signing_keys:
         # Decided before importing the push package (JWT, crypto, httpx): a deployment without
         # keys does not pay for them on its cold start.
@@ -194,7 +198,7 @@ def _make_notifier(settings: Settings, journal: Journal, queue: Queue) -> PushNo
     from .push import PushNotifier, PushUnavailable
 
     try:
-        return PushNotifier(journal, queue, settings, issuer=settings.public_url)
+        return PushNotifier.preflight(settings)
     except PushUnavailable as exc:
         log.warning("push notifications are off: %s", exc)
         return None

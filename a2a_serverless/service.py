@@ -62,7 +62,7 @@ from .models import (
 )
 from .observability import set_task_id
 from .pagetoken import PageTokens, page_token_key
-from .queue.base import RUN_AGENT, Job, Queue
+from .queue.base import Queue, RunAgentJob, RunTurn
 from .sentinel import Sentinel
 from .skills import SkillGate
 from .store.base import (
@@ -466,7 +466,7 @@ class TaskService:
         return record
 
     async def _enqueue_turn(self, task_id: str, step: str) -> None:
-        await self.queue.enqueue(Job(kind=RUN_AGENT, task_id=task_id, payload={"step": step}))
+        await self.queue.enqueue(RunAgentJob(task_id=task_id, payload=RunTurn(step)))
 
     async def _wait_for_turn_end(self, record: TaskRecord, timeout: float) -> TaskRecord:
         """Wait until the turn ends (terminal or interrupted state) or `timeout` passes."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, Self
 
 TRACEPARENT = "traceparent"
 TRACESTATE = "tracestate"
@@ -142,3 +142,4 @@ class TracedJob(Protocol):
     def attempt(self) -> int: ...
     @property
     def trace(self) -> TraceContext | None: ...
+    def with_trace(self, trace: TraceContext | None) -> Self: ...

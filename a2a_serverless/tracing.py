@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from contextvars import ContextVar
-from dataclasses import replace
 from typing import Any, Generic, Protocol, TypeVar
 
 from .tracecontext import (
@@ -240,7 +239,7 @@ class producing(Generic[JobT]):
         context = current()
         if context is None or context == job.trace:
             return job
-        return replace(job, trace=context)  # type: ignore[type-var]  # a Job is a dataclass
+        return job.with_trace(context)
 
     def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
         if self._span is not None:

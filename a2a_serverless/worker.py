@@ -1,16 +1,20 @@
 """The worker: runs one turn of a task when its `run-agent` job arrives from the Queue.
 
-Queues deliver at least once, so a turn is claimed before it runs: the claim names the step
-(the messageId that started the turn) and this worker, with a lease. A second delivery of the
-same job finds the turn claimed (and waits for the lease to run out, in case the first worker
-died) or done, and does not run the agent again. A job for a step that is no longer current,
-or for a task that has ended, is dropped.
+Queues deliver at least once, so a turn is claimed before it runs: the claim names the turn
+(its step: the messageId that started it; `RunTurn.turn` in the job) and this worker, with a
+lease. A second delivery of the same job finds the turn claimed (and waits for the lease to
+run out, in case the first worker died) or done, and does not run the agent again. A job for
+a step that is no longer current, or for a task that has ended, is dropped.
 
 A worker that dies mid-turn (a crash, the function's timeout) leaves its events in the log; the
 delivery that takes the turn over runs the agent again from the turn's start, and its events
 follow the dead worker's. A turn started `max_attempts` times without ending fails with a reason
 instead of being started again. A store that cannot be reached fails the job, not the task: the
 queue delivers it again.
+
+A job for a turn that is over may mean the worker that ran it died between a write and its
+commit hooks (a push notification not queued): the journal's `catch_up` runs what they owe.
+The worker knows nothing of push notifications.
 """
 
 from __future__ import annotations
@@ -19,7 +23,6 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from typing import TYPE_CHECKING
 
 from . import tracing
 from .agent import Agent
@@ -29,13 +32,10 @@ from .journal import Change, Journal, TaskGone, now_ms
 from .lifecycle import status_event
 from .models import Message, TaskState
 from .observability import correlated
-from .queue.base import Job, RetryJob
+from .queue.base import Job, RetryJob, RunAgentJob
 from .store.base import StoreUnavailable, TaskRecord, WorkerClaim
 from .store.bookkeeping import TurnInfo
 from .turn import ANONYMOUS_OWNER, Context, TurnOutcome, agent_message
-
-if TYPE_CHECKING:
-    from .push.notifier import PushNotifier
 
 log = logging.getLogger("a2a_serverless.worker")
 
@@ -59,7 +59,6 @@ class Worker:
         worker_id: str | None = None,
         max_attempts: int = 5,
         local_liveness: bool = False,
-        notifier: PushNotifier | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("a turn needs at least one attempt (max_attempts >= 1)")
@@ -71,9 +70,6 @@ class Worker:
         # Every worker is on this machine (a SQLite store): a claim whose holder process has
         # exited is taken over at once rather than when its lease runs out (holders.py).
         self.local_liveness = local_liveness
-        # Where a redelivered turn's undelivered notifications are queued again (None: push
-        # is off).
-        self.notifier = notifier
         # Turns this process is claiming or running now: one delivery of a turn at a time gets
         # in (run_turn), so a claim of ours found while claiming is a leftover of a run that
         # stopped (the store failed under it), which may be taken over at once.
@@ -85,14 +81,14 @@ class Worker:
     async def handle(self, job: Job) -> None:
         """A `run-agent` job: run its turn (the job router's route for that kind)."""
         with correlated(task_id=job.task_id):
-            await self.run_turn(job.task_id, job.payload["step"])
+            await self.run_turn(job.task_id, _turn_of(job))
 
     async def abandon(self, job: Job, reason: str) -> None:
         """A queue gave up on a `run-agent` job (its retries are spent; it went to a dead-letter
         queue): fail its task with `reason` (unless that turn is over or superseded already), so
         nobody waits for it forever. Safe to call more than once."""
         with correlated(task_id=job.task_id):
-            await self._fail_abandoned_turn(job.task_id, str(job.payload["step"]), reason)
+            await self._fail_abandoned_turn(job.task_id, _turn_of(job), reason)
 
     async def _fail_abandoned_turn(self, task_id: str, step: str, reason: str) -> None:
         def decide(record: TaskRecord) -> Change | None:
@@ -134,7 +130,8 @@ class Worker:
             record = await self.journal.write(task_id, lambda r: self._claim(r, step))
         except _Skip as skip:
             log.info("task %s step %s not run: %s", task_id, step, skip)
-            await self._reschedule_notifications(task_id)
+            # The worker that ran it may have died between a write and its commit hooks.
+            await self.journal.catch_up(task_id)
             return
         except TaskGone:
             log.info("task %s step %s not run: the task is gone", task_id, step)
@@ -147,16 +144,6 @@ class Worker:
             self.journal, record, worker_id=self.worker_id, step=step, lease_s=self.lease_s
         )
         await self._execute(context, updater)
-
-    async def _reschedule_notifications(self, task_id: str) -> None:
-        """A redelivered job may mean the worker that ran the turn died between writing an
-        event and queueing its notification: queue anything still undelivered (ids are stable,
-        so receivers see duplicates, never gaps)."""
-        if self.notifier is None:
-            return
-        record = await self.journal.store.get_task(task_id)
-        if record is not None:
-            await self.notifier.reschedule(record)
 
     def _claim(self, record: TaskRecord, step: str) -> Change:
         if record.task.status.state.is_terminal:
@@ -277,6 +264,12 @@ class Worker:
         with contextlib.suppress(TaskEnded):
             await updater.fail(message)
         return TaskState.FAILED.value, message
+
+
+def _turn_of(job: Job) -> str:
+    if not isinstance(job, RunAgentJob):
+        raise TypeError(f"the worker runs run-agent jobs, not {job.kind!r}")
+    return job.payload.turn
 
 
 def _find_message(history: list[Message], message_id: str) -> int:

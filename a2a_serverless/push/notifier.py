@@ -18,7 +18,9 @@ The flow, and where each guarantee comes from:
    notification again, with the same X-A2A-Notification-Id, for receivers to de-duplicate.
 
 This module is that flow, and the notifier the runtime wires: the set-time URL check (with the
-optional ownership challenge), the JWKS, the handler and the redrive of a dead letter.
+optional ownership challenge), the JWKS, the handler and the redrive of a dead letter. The
+runtime makes the outbox first and hands it to the journal (its commit and catch-up hooks) and
+to the notifier: nothing is wired after construction.
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ from ..extras import require_crypto
 from ..journal import Journal
 from ..observability import Signal, Signals
 from ..queue.base import WEBHOOK_JOB as WEBHOOK_JOB  # re-exported: the push package names it
-from ..queue.base import Job, Queue, RetryJob
-from ..store.base import StoredPushConfig, TaskEvent, TaskEventPayload, TaskRecord
+from ..queue.base import Job, Notification, Queue, RetryJob, WebhookJob
+from ..store.base import Store, StoredPushConfig, TaskEvent, TaskEventPayload, TaskRecord
 from ..store.bookkeeping import DeadLetteredNotification
 from . import cursors, delivery, outbox
 from .deadletters import RedriveResult, dead_letter, find_letter, record_redrive
@@ -68,10 +70,39 @@ class PushNotifier:
         keys: KeyRing | None = None,
         guard: UrlGuard | None = None,
         ssl_context: ssl.SSLContext | None = None,
+        outbox: Outbox | None = None,
+        signals: Signals | None = None,
     ) -> None:
         """Raises `MissingExtra` without the `crypto` extra (signing needs cryptography);
         `PushUnavailable` without signing keys outside dev mode, or without PyJWT or httpx;
-        ValueError for malformed settings."""
+        ValueError for malformed settings (`preflight` raises the same, before anything is
+        built). `outbox`: the one the journal's hooks call (runtime.py), else one of its own on
+        `queue`; `signals`: where delivery outcomes are reported for metrics."""
+        self.keys = keys if keys is not None else self.preflight(settings)
+        self.journal = journal
+        self.store = journal.store
+        self.queue = queue
+        self.settings = settings
+        self.signer = JwtSigner(
+            self.keys, issuer=issuer or settings.public_url, ttl_s=settings.push_jwt_ttl_s
+        )
+        self.guard = guard or UrlGuard(
+            dev_mode=settings.dev_mode, allowed_domains=settings.push_allowed_domains
+        )
+        # For receivers with a private CA (and tests); None verifies against public CAs.
+        self.ssl_context = ssl_context
+        self.outbox = outbox or self.make_outbox(journal.store, queue, settings)
+        self.host_limiter = HostRateLimiter(settings.push_max_per_host_per_s)
+        # How often a notification waiting for an earlier one looks again, at most.
+        self.wait_s = min(1.0, max(0.05, settings.push_backoff_base_s))
+        # An earlier notification silent for this long is presumed lost and enqueued again.
+        self.stall_s = max(60.0, 3 * settings.push_timeout_s)
+        self.signals = signals if signals is not None else Signals()
+
+    @staticmethod
+    def preflight(settings: Settings) -> KeyRing:
+        """The signing keys push needs, checking first everything a notifier needs (see
+        `__init__` for what it raises), so a caller can decide before it builds anything."""
         require_crypto("signing push notifications (A2A_PUSH_SIGNING_KEYS)")
         missing = [name for name in ("jwt", "httpx") if find_spec(name) is None]
         if missing:
@@ -84,27 +115,12 @@ class PushNotifier:
             )
         if settings.push_max_attempts < 1:
             raise ValueError("A2A_PUSH_MAX_ATTEMPTS must be at least 1")
-        self.journal = journal
-        self.store = journal.store
-        self.queue = queue
-        self.settings = settings
-        self.keys = keys if keys is not None else KeyRing.from_settings(settings)
-        self.signer = JwtSigner(
-            self.keys, issuer=issuer or settings.public_url, ttl_s=settings.push_jwt_ttl_s
-        )
-        self.guard = guard or UrlGuard(
-            dev_mode=settings.dev_mode, allowed_domains=settings.push_allowed_domains
-        )
-        # For receivers with a private CA (and tests); None verifies against public CAs.
-        self.ssl_context = ssl_context
-        self.outbox = Outbox(journal, queue, notify_all=settings.push_notify_on == "all")
-        self.host_limiter = HostRateLimiter(settings.push_max_per_host_per_s)
-        # How often a notification waiting for an earlier one looks again, at most.
-        self.wait_s = min(1.0, max(0.05, settings.push_backoff_base_s))
-        # An earlier notification silent for this long is presumed lost and enqueued again.
-        self.stall_s = max(60.0, 3 * settings.push_timeout_s)
-        # Where delivery outcomes are reported for metrics (the runtime sets its own).
-        self.signals = Signals()
+        return KeyRing.from_settings(settings)
+
+    @staticmethod
+    def make_outbox(store: Store, queue: Queue, settings: Settings) -> Outbox:
+        """The outbox of these settings: it queues the notifications writes owe on `queue`."""
+        return Outbox(store, queue, notify_all=settings.push_notify_on == "all")
 
     # --- what the lead wires ------------------------------------------------------------------
 
@@ -184,7 +200,7 @@ class PushNotifier:
         stored = await self.store.get_push_config(task_id, letter.config_id)
         if stored is None:
             return RedriveResult("missing", f"push config {letter.config_id} was deleted", letter)
-        result = await self._attempt(record, stored, letter.seq, notification_id, {})
+        result = await self._attempt(record, stored, letter.seq, notification_id, None)
         delivered = result.outcome == "delivered"
         log.info(
             "redrive of notification %s (task %s seq %d) to %s: %s",
@@ -205,13 +221,13 @@ class PushNotifier:
     # --- the job handler ------------------------------------------------------------------------
 
     async def handle(self, job: Job) -> None:
-        """Deliver one notification (the Worker's handler for WEBHOOK_JOB)."""
-        payload = job.payload
+        """Deliver one notification (the job router's route for WEBHOOK_JOB)."""
+        payload = _notification_of(job)
         task_id = job.task_id
-        config_id = str(payload["configId"])
-        seq = int(payload["seq"])
-        nid = str(payload["notificationId"])
-        created_s = float(payload.get("firstAttemptAt") or outbox.now_ms()) / 1000
+        config_id = payload.config_id
+        seq = payload.seq
+        nid = payload.notification_id
+        created_s = (payload.first_attempt_at or outbox.now_ms()) / 1000
         record = await self.store.get_task(task_id)
         if record is None:
             log.info("notification %s dropped: task %s is gone", nid, task_id)
@@ -285,8 +301,8 @@ class PushNotifier:
     async def abandon(self, job: Job, reason: str) -> None:
         """The queue gave up on this delivery job: dead-letter its notification (if it is still
         pending) so the notifications after it flow."""
-        config_id = str(job.payload["configId"])
-        seq = int(job.payload["seq"])
+        payload = _notification_of(job)
+        config_id, seq = payload.config_id, payload.seq
         record = await self.store.get_task(job.task_id)
         stored = await self.store.get_push_config(job.task_id, config_id)
         if record is None or stored is None:
@@ -297,9 +313,7 @@ class PushNotifier:
         retry = cursor.retry_of(seq)
         attempts = 0 if retry is None else retry.attempts
         why = f"the queue gave up on the delivery job: {reason}"
-        await self._dead_letter(
-            record, stored, seq, str(job.payload["notificationId"]), why, attempts
-        )
+        await self._dead_letter(record, stored, seq, payload.notification_id, why, attempts)
 
     def backoff(self, attempt: int) -> float:
         """Delay after failed attempt `attempt`: full jitter over base * 2^(attempt-1), capped."""
@@ -333,7 +347,10 @@ class PushNotifier:
                 config_id,
                 head,
             )
-            await self.outbox.requeue(record, config_id, pending, created_s)
+            if await cursors.mark_requeued(
+                self.journal, record.task_id, config_id, head, outbox.now_ms()
+            ):
+                await self.outbox.requeue(record, config_id, pending, created_s)
             expected_at = now
         delay = max(self.wait_s, expected_at - now + self.wait_s)
         raise RetryJob(f"waiting for the notification of seq {head}", delay_s=delay)
@@ -344,7 +361,7 @@ class PushNotifier:
         stored: StoredPushConfig,
         seq: int,
         nid: str,
-        payload: dict[str, Any],
+        payload: Notification | None,
     ) -> DeliveryResult:
         config = stored.config
         try:
@@ -353,7 +370,8 @@ class PushNotifier:
             return DeliveryResult("permanent", f"refused by the SSRF guard: {refused.reason}")
         except HostUnresolvable as unresolved:
             return DeliveryResult("retry", str(unresolved))
-        task = payload.get("task") or record.task.dump()
+        # The task as the write that queued it left it, else (too large to queue, a redrive) now.
+        task = (payload.task if payload is not None else None) or record.task.dump()
         body = bounded_body(task, self.settings.push_max_body_bytes, stored.protocol)
         token, _ = self.signer.sign(body, config.url, record.task_id, notification_id=nid, seq=seq)
         try:
@@ -409,6 +427,12 @@ class PushNotifier:
             raise refuse(f"the challenge request failed ({result.reason})")
         if result.body.strip() != token.encode():
             raise refuse("the response did not echo the validationToken")
+
+
+def _notification_of(job: Job) -> Notification:
+    if not isinstance(job, WebhookJob):
+        raise TypeError(f"the notifier delivers deliver-webhook jobs, not {job.kind!r}")
+    return job.payload
 
 
 def _host_of(url: str) -> str:

@@ -5,6 +5,9 @@ auth-required, terminal) or, with `push_notify_on="all"`, every event — one `d
 job. The job carries the Task exactly as that write left it (unless it is too large to queue)
 and a notification id derived from (task, config, seq), so a job queued twice (a redelivered
 worker job, `reschedule`, a requeue of a lost one) is the same notification.
+
+It reads the store and writes only to the queue: the journal runs `on_commit` after its writes
+and `reschedule` when it catches up on a task (runtime.py wires both).
 """
 
 from __future__ import annotations
@@ -13,19 +16,16 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ..journal import Journal
 from ..models import TaskStatusUpdateEvent
-from ..queue.base import WEBHOOK_JOB, Job, Queue
-from ..store.base import TaskEvent, TaskEventPayload, TaskRecord
-from . import cursors
+from ..queue.base import Notification, Queue, WebhookJob
+from ..store.base import Store, TaskEvent, TaskEventPayload, TaskRecord
 from .cursors import config_id_of
 from .payload import notification_id, snapshot
 
 
 class Outbox:
-    def __init__(self, journal: Journal, queue: Queue, *, notify_all: bool) -> None:
-        self.journal = journal
-        self.store = journal.store
+    def __init__(self, store: Store, queue: Queue, *, notify_all: bool) -> None:
+        self.store = store
         self.queue = queue
         self._notify_all = notify_all
 
@@ -74,12 +74,8 @@ class Outbox:
     async def requeue(
         self, record: TaskRecord, config_id: str, seqs: Sequence[int], created_s: float
     ) -> None:
-        """Queue again the notifications of `seqs` (the head of the line first), presumed lost;
-        the head's next attempt is expected from now."""
-        if not await cursors.mark_requeued(
-            self.journal, record.task_id, config_id, seqs[0], now_ms()
-        ):
-            return
+        """Queue again the notifications of `seqs` (the head of the line first), presumed lost
+        (the notifier has marked the head requeued in its cursor)."""
         task = snapshot(record.task)
         for seq in seqs:
             await self.enqueue(record.task_id, config_id, seq, task, int(created_s * 1000))
@@ -93,14 +89,8 @@ class Outbox:
         created_ms: int,
     ) -> None:
         nid = notification_id(task_id, config_id, seq)
-        payload: dict[str, Any] = {
-            "notificationId": nid,
-            "configId": config_id,
-            "seq": seq,
-            "task": task,
-            "firstAttemptAt": created_ms,
-        }
-        await self.queue.enqueue(Job(kind=WEBHOOK_JOB, task_id=task_id, payload=payload, id=nid))
+        payload = Notification(nid, config_id, seq, task, first_attempt_at=created_ms)
+        await self.queue.enqueue(WebhookJob(task_id=task_id, payload=payload, id=nid))
 
 
 def now_ms() -> int:

@@ -12,6 +12,8 @@ import re
 import uuid
 from typing import Any
 
+import msgspec
+
 from ..models import PushNotificationConfig, Task
 
 # Notification ids are uuid5(NOTIFICATION_NAMESPACE, "<task id>/<config id>/<seq>").
@@ -21,6 +23,8 @@ NOTIFICATION_NAMESPACE = uuid.UUID("5d0f4c1e-2f7b-5a57-9a0e-6b1d3c2a8e41")
 MAX_INLINE_TASK_BYTES = 192 * 1024
 
 _HEADER_UNSAFE = re.compile(r"[\x00-\x1f\x7f]")
+# The server's JSON encoder (codec.py) with object members in sorted order. Built once.
+_SORTED = msgspec.json.Encoder(order="sorted")
 
 
 def notification_id(task_id: str, config_id: str, seq: int) -> str:
@@ -29,8 +33,16 @@ def notification_id(task_id: str, config_id: str, seq: int) -> str:
 
 
 def encode_task(task: dict[str, Any]) -> bytes:
-    """The request body: the Task as JSON with sorted keys (the A2A samples' canonical form)."""
-    return json.dumps(task, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    """The request body: the Task as compact UTF-8 JSON with sorted keys (the A2A samples'
+    canonical form), by msgspec as every response is. The signature's `bodySha256` is taken
+    over these very bytes, which are the ones sent. A NaN or infinity (never stored: requests
+    refuse them) would go out as `null`, as in a response; a string UTF-8 cannot hold (a lone
+    surrogate an agent produced) goes out escaped, as in a response (http.py `json_bytes`)."""
+    try:
+        return _SORTED.encode(task)
+    except UnicodeEncodeError:
+        # msgspec has no ASCII-only mode: the standard library's escapes what UTF-8 cannot hold.
+        return json.dumps(task, sort_keys=True, separators=(",", ":")).encode()
 
 
 def bounded_body(task: dict[str, Any], limit: int, protocol: str = "0.3") -> bytes:

@@ -1,7 +1,22 @@
-"""Queues: the protocol, the delivery policy, the job router and the in-process implementation
-(cloud queues live in adapters)."""
+"""Queues: the protocol and the typed jobs, the delivery policy, the job router and the
+in-process implementation (cloud queues live in adapters)."""
 
-from .base import RUN_AGENT, WEBHOOK_JOB, Job, JobHandler, Queue, RetryJob
+from .base import (
+    RUN_AGENT,
+    WEBHOOK_JOB,
+    Job,
+    JobFormatError,
+    JobHandler,
+    Notification,
+    OtherJob,
+    Queue,
+    RetryJob,
+    RunAgentJob,
+    RunTurn,
+    WebhookJob,
+    decode_job,
+    encode_job,
+)
 from .inprocess import DeadLetteredJob, InProcessQueue
 from .router import JobRoute, JobRouter
 
@@ -11,9 +26,17 @@ __all__ = [
     "DeadLetteredJob",
     "InProcessQueue",
     "Job",
+    "JobFormatError",
     "JobHandler",
     "JobRoute",
     "JobRouter",
+    "Notification",
+    "OtherJob",
     "Queue",
     "RetryJob",
+    "RunAgentJob",
+    "RunTurn",
+    "WebhookJob",
+    "decode_job",
+    "encode_job",
 ]

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from .. import tracing
-from .base import WEBHOOK_JOB, Job, JobHandler
+from .base import WEBHOOK_JOB, Job, JobConsumer, JobHandler
 from .disposition import (
     Abandon,
     Done,
@@ -30,7 +30,7 @@ from .disposition import (
     deliver,
     error_text,
 )
-from .router import AbandonHandler, JobRouter
+from .router import AbandonHandler
 
 log = logging.getLogger("a2a_serverless.queue")
 
@@ -50,14 +50,15 @@ class InProcessQueue:
 
     def __init__(
         self,
-        handler: JobRouter | JobHandler | None = None,
+        handler: JobConsumer | JobHandler | None = None,
         *,
         concurrency: int = 32,
         max_attempts: int = 5,
         base_backoff_s: float = 0.2,
     ) -> None:
         """`handler` runs the jobs: a Runtime's job router (`runtime.jobs`), whose `abandon`
-        ends a job given up on, or a bare job handler (then such a job is only dead-lettered)."""
+        ends a job given up on, or a bare job handler (then such a job is only dead-lettered).
+        Without one, the Runtime the queue is given to runs them (`start`)."""
         self._handler: JobHandler | None = None
         self._abandon: AbandonHandler | None = None
         if handler is not None:
@@ -76,13 +77,19 @@ class InProcessQueue:
         """Whether something runs the jobs yet."""
         return self._handler is not None
 
-    def bind(self, handler: JobRouter | JobHandler) -> None:
-        """Set what runs the jobs (the Runtime binds its job router once everything is built,
-        to a queue it made or one it was given unbound)."""
-        if isinstance(handler, JobRouter):
-            self._handler, self._abandon = handler.handle, handler.abandon
-        else:
+    def start(self, jobs: JobConsumer) -> None:
+        """Run the jobs with `jobs` (the Runtime's job router), unless the queue was made with
+        its own handler, which it keeps. Idempotent (the Queue protocol)."""
+        if self._handler is None:
+            self.bind(jobs)
+
+    def bind(self, handler: JobConsumer | JobHandler) -> None:
+        """Set what runs the jobs, replacing what did (tests that count or reroute jobs; a
+        Runtime starts its queue with `start`)."""
+        if callable(handler):  # a bare job handler
             self._handler, self._abandon = handler, None
+        else:
+            self._handler, self._abandon = handler.handle, handler.abandon
 
     async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
         if self._handler is None:
@@ -124,8 +131,7 @@ class InProcessQueue:
                     case RetryAfter():
                         if not disposition.planned:
                             self._failures[job.id] = failures + 1
-                        again = replace(job, attempt=job.attempt + 1)
-                        await self.enqueue(again, delay_s=disposition.delay_s)
+                        await self.enqueue(job.next_attempt(), delay_s=disposition.delay_s)
                     case Abandon():
                         await self._give_up(job, disposition)
 

@@ -31,9 +31,8 @@ import time
 from pathlib import Path
 
 from ..holders import holder_is_dead, local_holder_id
-from .base import Job, JobHandler
+from .base import Job, JobConsumer, JobHandler, decode_job, encode_job
 from .inprocess import InProcessQueue
-from .router import JobRouter
 
 log = logging.getLogger("a2a_serverless.queue")
 
@@ -60,7 +59,7 @@ class SqliteQueue(InProcessQueue):
     def __init__(
         self,
         path: str | Path,
-        handler: JobRouter | JobHandler | None = None,
+        handler: JobConsumer | JobHandler | None = None,
         *,
         lease_s: float = 30.0,
         poll_s: float = 1.0,
@@ -105,9 +104,9 @@ class SqliteQueue(InProcessQueue):
             self._db.execute(
                 "INSERT OR REPLACE INTO a2a_jobs (id, body, run_at, holder, lease_until, agent) "
                 "VALUES (?, ?, ?, NULL, NULL, ?)",
-                (job.id, job.to_json(), _now_ms() + int(delay_s * 1000), self.agent),
+                (job.id, encode_job(job).decode(), _now_ms() + int(delay_s * 1000), self.agent),
             )
-        self.start()
+        self._poll_soon()
         self._local.add(job.id)
         await super()._schedule(job, delay_s)
 
@@ -173,8 +172,18 @@ class SqliteQueue(InProcessQueue):
 
     # --- taking over jobs of other processes ------------------------------------------------------
 
-    def start(self) -> None:
-        """Start polling for jobs to take over (also done by the first enqueue)."""
+    def start(self, jobs: JobConsumer) -> None:
+        """Run the jobs with `jobs` (unless made with a handler) and, in a running loop, start
+        polling for jobs to take over (else the first enqueue, or the Runtime's `start()` in
+        its loop, does). Idempotent."""
+        super().start(jobs)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop yet (a Runtime built at import): polling starts later
+        self._poll_soon()
+
+    def _poll_soon(self) -> None:
         if self._poller is None or self._poller.done():
             self._poller = asyncio.get_running_loop().create_task(self._poll())
 
@@ -203,7 +212,7 @@ class SqliteQueue(InProcessQueue):
                 continue
             if holder is not None and lease_until >= now and not holder_is_dead(holder):
                 continue
-            job = Job.from_json(body)
+            job = decode_job(body)
             log.info("job %s (%s) of task %s taken over", job.id, job.kind, job.task_id)
             self._local.add(job.id)
             # Not a new send: the job runs with the trace it was queued in.
@@ -216,7 +225,7 @@ class SqliteQueue(InProcessQueue):
         if job_id in self._set_aside:
             return
         self._set_aside.add(job_id)
-        job = Job.from_json(body)
+        job = decode_job(body)
         log.warning(
             "job %s (%s) of task %s belongs to agent %r, not %r: left in the queue for it",
             job.id,

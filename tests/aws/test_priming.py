@@ -36,7 +36,6 @@ def build(echo_agent: Agent, store_url: str, **aws: object) -> object:
     handler = make_http_handler(
         echo_agent, Settings(store_url=store_url), AwsSettings(**aws), queue=queue
     )
-    queue.bind(handler.container.runtime.jobs)
     return handler
 
 

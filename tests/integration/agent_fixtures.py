@@ -171,6 +171,9 @@ class RecordingQueue:
     async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
         self.jobs.append(job)
 
+    def start(self, jobs: object) -> None:
+        pass  # a test delivers the jobs by hand
+
     async def aclose(self) -> None:
         pass
 

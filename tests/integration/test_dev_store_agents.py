@@ -3,6 +3,7 @@ made them (devstore.py, queue/sqlite.py), and the dev server says what its store
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -18,10 +19,11 @@ import pytest
 
 from a2a_serverless.devstore import StoreTakenError, claim
 from a2a_serverless.holders import local_holder_id
-from a2a_serverless.queue.base import Job
+from a2a_serverless.queue.base import Job, RunAgentJob, RunTurn, decode_job, encode_job
 from a2a_serverless.queue.sqlite import SqliteQueue
 from tests.support.operator_cli import rpc, user_message
 from tests.support.server import REPO, LiveServer
+from tests.unit.test_job_wire import PREVIOUS
 
 KEEPER = "tests.integration.dev_store_agents:keeper"
 OTHER = "tests.integration.dev_store_agents:other"
@@ -127,15 +129,15 @@ async def test_a_queued_job_waits_for_its_own_agent(
     path = tmp_path / "a2a-tasks.db"
     other = SqliteQueue(path, handler("Other"), agent="Other")
     keeper = SqliteQueue(path, handler("Keeper"), agent="Keeper")
-    job = Job(kind="run-agent", task_id="t", payload={"step": "s"})
-    anyones = Job(kind="run-agent", task_id="u", payload={"step": "s"})
+    job = RunAgentJob(task_id="t", payload=RunTurn("s"))
+    anyones = RunAgentJob(task_id="u", payload=RunTurn("s"))
     # The Keeper's process was killed holding its job; a job from before jobs had agents.
     other._db.executemany(
         "INSERT INTO a2a_jobs (id, body, run_at, holder, lease_until, agent) "
         "VALUES (?, ?, 0, ?, ?, ?)",
         [
-            (job.id, job.to_json(), dead_holder(), 2**62, "Keeper"),
-            (anyones.id, anyones.to_json(), None, None, None),
+            (job.id, encode_job(job).decode(), dead_holder(), 2**62, "Keeper"),
+            (anyones.id, encode_job(anyones).decode(), None, None, None),
         ],
     )
     try:
@@ -156,6 +158,36 @@ async def test_a_queued_job_waits_for_its_own_agent(
     finally:
         await other.aclose()
         await keeper.aclose()
+
+
+async def test_the_jobs_the_previous_version_left_in_the_file_are_taken_over(
+    tmp_path: Path,
+) -> None:
+    """A dev server of the previous version stopped with jobs in the table: the new one reads
+    each as it was written, and runs it."""
+    ran: list[Job] = []
+
+    async def handle(job: Job) -> None:
+        ran.append(job)
+
+    # Each as the previous version wrote it, with an id of its own (a row's key is its id).
+    bodies = {
+        f"j{n}": text.replace(f'"id":"{json.loads(text)["id"]}"', f'"id":"j{n}"', 1)
+        for n, text in enumerate(PREVIOUS.values())
+    }
+    queue = SqliteQueue(tmp_path / "a2a-tasks.db", handle, agent="Keeper")
+    queue._db.executemany(
+        "INSERT INTO a2a_jobs (id, body, run_at, holder, lease_until, agent) "
+        "VALUES (?, ?, 0, NULL, NULL, 'Keeper')",
+        list(bodies.items()),
+    )
+    try:
+        assert await queue.recover() == len(PREVIOUS)
+        await queue.drain()
+        assert sorted(ran, key=lambda job: job.id) == [decode_job(b) for b in bodies.values()]
+        assert queue._db.execute("SELECT COUNT(*) FROM a2a_jobs").fetchone()[0] == 0
+    finally:
+        await queue.aclose()
 
 
 def test_a_store_in_memory_says_it_keeps_nothing(live_server: Callable[..., LiveServer]) -> None:

@@ -104,7 +104,7 @@ def event(body):
 
 queue = InProcessQueue()
 handler = make_http_handler(echo, Settings(store_url="memory://"), queue=queue)
-queue.bind(handler.container.runtime.jobs)
+queue.start(handler.container.runtime.jobs)
 sent = json.loads(handler(event(SEND), Context())["body"])
 report(sent, json.loads(handler(event(get(sent["result"]["id"])), Context())["body"]))
 """
@@ -119,7 +119,7 @@ function = http_function(echo, settings=Settings(store_url="memory://"), queue=q
 
 async def main():
     app = await function(None)  # the request is not read: the app answers the ASGI scope
-    queue.bind(app.app.runtime.jobs)
+    queue.start(app.app.runtime.jobs)
     sent = await post(app, SEND)
     report(sent, await post(app, get(sent["result"]["id"])))
 

@@ -284,7 +284,7 @@ async def test_a_turn_started_max_attempts_times_fails_with_a_reason(make_client
     async with make_client(counted, queue=queue, **options) as (client, app):
         task = await send(client, "go", blocking=False)
         (job,) = queue.jobs_for(task["id"])
-        step = job.payload["step"]
+        step = job.payload.turn
         # The turn's second worker died too: its lease ran out a moment ago.
         claim = WorkerClaim(step, "dead-worker", now_ms() - 10, attempt=2)
         await app.runtime.journal.write(task["id"], lambda r: Change(claim=claim))

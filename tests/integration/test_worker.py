@@ -9,7 +9,6 @@ Most tests use a queue that only records jobs (`RecordingQueue`) and deliver the
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -17,7 +16,15 @@ import pytest
 from a2a_serverless import Agent, Context, InputRequired, TaskEnded, TaskUpdater, agent, progress
 from a2a_serverless.journal import Change, now_ms
 from a2a_serverless.models import TaskState
-from a2a_serverless.queue.base import RUN_AGENT, Job, RetryJob
+from a2a_serverless.queue.base import (
+    RUN_AGENT,
+    OtherJob,
+    RetryJob,
+    RunAgentJob,
+    RunTurn,
+    decode_job,
+    encode_job,
+)
 from a2a_serverless.store.base import WorkerClaim
 from a2a_serverless.store.memory import MemoryStore
 from tests.integration.agent_fixtures import (
@@ -76,7 +83,7 @@ async def test_job_delivered_twice_in_a_row_runs_the_agent_once(make_client: Any
         task, job = await submit(client, queue)
         assert task["status"]["state"] == "submitted"
         assert job.kind == RUN_AGENT
-        assert job.payload == {"step": task["history"][0]["messageId"]}
+        assert job.payload == RunTurn(task["history"][0]["messageId"])
         worker = app.runtime.worker
 
         await worker.handle(job)
@@ -86,7 +93,7 @@ async def test_job_delivered_twice_in_a_row_runs_the_agent_once(make_client: Any
 
         await worker.handle(job)
         # A redelivery as a cloud queue would make it: parsed from its JSON, attempt 2.
-        await worker.handle(replace(Job.from_json(job.to_json()), attempt=2))
+        await worker.handle(decode_job(encode_job(job)).next_attempt())
 
         assert len(counted.runs) == 1
         record = await stored(app, task["id"])
@@ -134,7 +141,7 @@ async def test_second_delivery_while_the_turn_runs_is_retried_later(make_client:
         counted.gates.release(task["id"])
         await asyncio.wait_for(first, 5)
         # The retry, when it comes, finds the turn done and drops the job.
-        await worker.handle(replace(job, attempt=2))
+        await worker.handle(job.next_attempt())
         assert len(counted.runs) == 1
         record = await stored(app, task["id"])
         assert record.state == "completed"
@@ -148,9 +155,7 @@ async def test_duplicate_through_the_in_process_queue(make_client: Any) -> None:
         task = await send(client, blocking=False)
         await counted.gates.wait_arrived(task["id"])
         step = task["history"][0]["messageId"]
-        await app.runtime.queue.enqueue(
-            Job(kind=RUN_AGENT, task_id=task["id"], payload={"step": step})
-        )
+        await app.runtime.queue.enqueue(RunAgentJob(task_id=task["id"], payload=RunTurn(step)))
         await asyncio.sleep(0.05)
         counted.gates.release(task["id"])
         await asyncio.wait_for(app.runtime.queue.drain(), 5)
@@ -174,7 +179,7 @@ async def test_job_for_an_old_step_is_dropped(make_client: Any) -> None:
         assert (await stored(app, task["id"])).state == "input-required"
 
         _, second_job = await submit(client, queue, "Oslo", task_id=task["id"])
-        assert second_job.payload["step"] != first_job.payload["step"]
+        assert second_job.payload.turn != first_job.payload.turn
         continued = await stored(app, task["id"])
         assert continued.state == "submitted"
 
@@ -185,7 +190,7 @@ async def test_job_for_an_old_step_is_dropped(make_client: Any) -> None:
 
         await worker.handle(second_job)
         assert len(counted.runs) == 2
-        assert counted.runs[1][1] == second_job.payload["step"]
+        assert counted.runs[1][1] == second_job.payload.turn
         done = await stored(app, task["id"])
         assert done.state == "completed"
 
@@ -216,7 +221,7 @@ async def test_job_for_a_canceled_task_is_dropped(make_client: Any) -> None:
 async def test_job_for_a_missing_task_is_dropped(make_client: Any) -> None:
     counted = Counted()
     async with make_client(counted.agent, queue=RecordingQueue(), **FAST) as (_, app):
-        job = Job(kind=RUN_AGENT, task_id="no-such-task", payload={"step": "m1"})
+        job = RunAgentJob(task_id="no-such-task", payload=RunTurn("m1"))
         await app.runtime.worker.handle(job)
         assert counted.runs == []
 
@@ -225,7 +230,7 @@ async def test_unknown_job_kind(make_client: Any) -> None:
     counted = Counted()
     async with make_client(counted.agent, queue=RecordingQueue(), **FAST) as (_, app):
         with pytest.raises(ValueError, match="unknown job kind"):
-            await app.runtime.jobs.handle(Job(kind="mystery", task_id="t"))
+            await app.runtime.jobs.handle(OtherJob(kind="mystery", task_id="t"))
 
 
 # --- leases ---------------------------------------------------------------------------------
@@ -291,7 +296,7 @@ async def test_expired_lease_is_taken_over(make_client: Any) -> None:
     queue = RecordingQueue()
     async with make_client(counted.agent, queue=queue, **FAST) as (client, app):
         task, job = await submit(client, queue)
-        step = job.payload["step"]
+        step = job.payload.turn
         # A worker claimed the turn and died: its lease ran out a second ago.
         dead = WorkerClaim(step, "dead-worker", now_ms() - 1000, attempt=1)
         await put_claim(app, task["id"], dead)
@@ -331,7 +336,7 @@ async def test_takeover_counts_attempts(make_client: Any) -> None:
     queue = RecordingQueue()
     async with make_client(counted.agent, queue=queue, **FAST) as (client, app):
         task, job = await submit(client, queue)
-        step = job.payload["step"]
+        step = job.payload.turn
         await put_claim(app, task["id"], WorkerClaim(step, "w-a", now_ms() - 10, attempt=4))
         running = asyncio.create_task(app.runtime.worker.handle(job))
         await counted.gates.wait_arrived(task["id"])
@@ -346,7 +351,7 @@ async def test_live_lease_makes_the_delivery_retry(make_client: Any) -> None:
     queue = RecordingQueue()
     async with make_client(counted.agent, queue=queue, **FAST) as (client, app):
         task, job = await submit(client, queue)
-        step = job.payload["step"]
+        step = job.payload.turn
         live = WorkerClaim(step, "busy-worker", now_ms() + 5_000, attempt=1)
         await put_claim(app, task["id"], live)
         before = await stored(app, task["id"])
@@ -396,7 +401,7 @@ async def test_takeover_context_is_not_a_continuation(make_client: Any) -> None:
     queue = RecordingQueue()
     async with make_client(counted.agent, queue=queue, **FAST) as (client, app):
         task, job = await submit(client, queue)
-        step = job.payload["step"]
+        step = job.payload.turn
         # The first worker claimed the turn, reported progress, and died.
         claim = WorkerClaim(step, "dead-worker", now_ms() + 60_000, attempt=1)
         await put_claim(app, task["id"], claim)

@@ -12,7 +12,7 @@ import asyncio
 import time
 from typing import Any
 
-from a2a_serverless.queue.base import RUN_AGENT, WEBHOOK_JOB, Job
+from a2a_serverless.queue.base import RUN_AGENT, WEBHOOK_JOB, OtherJob
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless.store.memory import MemoryStore
 from tests.aws.runtime.functions import ClaimRefusingStore
@@ -81,7 +81,7 @@ async def test_abandoned_webhook_job_dead_letters_its_notification(make_client: 
 
         await app.runtime.jobs.abandon(webhooks[-1], "poison message")
         [letter] = await notifier.dead_letters(task_id)
-        assert letter.seq == webhooks[-1].payload["seq"]
+        assert letter.seq == webhooks[-1].payload.seq
         assert "the queue gave up on the delivery job: poison message" in letter.reason
         await app.runtime.jobs.abandon(webhooks[-1], "poison message")
         assert len(await notifier.dead_letters(task_id)) == 1
@@ -89,7 +89,7 @@ async def test_abandoned_webhook_job_dead_letters_its_notification(make_client: 
 
 async def test_unknown_job_kinds_are_logged_not_raised(make_client: Any, caplog: Any) -> None:
     async with make_client(scripted, **FAST) as (_client, app):
-        await app.runtime.jobs.abandon(Job(kind="other", task_id="t"), "why")
+        await app.runtime.jobs.abandon(OtherJob(kind="other", task_id="t"), "why")
     assert "abandoned job" in caplog.text
 
 

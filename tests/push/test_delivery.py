@@ -244,7 +244,7 @@ async def test_reschedule_sends_what_a_crash_before_enqueue_lost(
     harness: HarnessFactory, webhook: WebhookServer
 ) -> None:
     h = await harness()
-    h.runtime.journal.commit_hooks.remove(h.notifier.on_commit)  # "crash" after every commit
+    h.runtime.journal.commit_hooks.remove(h.notifier.outbox.on_commit)  # "crash" after every commit
     task_id = await h.send("hello", webhook.url())
     await h.drain()
     assert webhook.requests == []

@@ -24,7 +24,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from a2a_serverless import Settings, create_app
-from a2a_serverless.queue.base import Job
+from a2a_serverless.queue.base import Job, decode_job, encode_job
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless.store import SqliteStore
 from tests.reliability.race_instance import ledger_store, race_agent
@@ -36,7 +36,7 @@ def app() -> Any:
     peer_client = httpx.AsyncClient(timeout=WAIT_S)
 
     async def hand_off(job: Job, delay_s: float) -> None:
-        body = {"job": job.to_json(), "delayS": delay_s}
+        body = {"job": encode_job(job).decode(), "delayS": delay_s}
         response = await peer_client.post(f"{peer}/race/jobs", json=body)
         response.raise_for_status()
 
@@ -53,7 +53,7 @@ def app() -> Any:
 
     async def jobs(request: Request) -> Response:
         sent = await request.json()
-        await inbox.enqueue(Job.from_json(sent["job"]), delay_s=float(sent["delayS"]))
+        await inbox.enqueue(decode_job(sent["job"]), delay_s=float(sent["delayS"]))
         return Response(status_code=204)
 
     async def drain(request: Request) -> Response:

@@ -434,6 +434,9 @@ class HandOff:
         for job in [job for job in self.jobs if job.kind == RUN_AGENT]:
             await self.deliver(job, 0.0)
 
+    def start(self, jobs: object) -> None:
+        pass  # the other instance consumes
+
     async def aclose(self) -> None:
         pass
 

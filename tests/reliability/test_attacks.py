@@ -744,7 +744,7 @@ async def test_the_sqlite_queue_takes_over_jobs_of_a_dead_process(tmp_path: Any)
     import sys
 
     from a2a_serverless.holders import local_holder_id
-    from a2a_serverless.queue.base import Job
+    from a2a_serverless.queue.base import Job, RunAgentJob, RunTurn, encode_job
     from a2a_serverless.queue.sqlite import SqliteQueue
 
     exited = await asyncio.create_subprocess_exec(
@@ -758,10 +758,10 @@ async def test_the_sqlite_queue_takes_over_jobs_of_a_dead_process(tmp_path: Any)
         ran.append(job.id)
 
     queue = SqliteQueue(tmp_path / "tasks.db", handler, poll_s=0.05)
-    job = Job(kind="run-agent", task_id="t", payload={"step": "s"})
+    job = RunAgentJob(task_id="t", payload=RunTurn("s"))
     queue._db.execute(
         "INSERT INTO a2a_jobs (id, body, run_at, holder, lease_until) VALUES (?, ?, 0, ?, ?)",
-        (job.id, job.to_json(), dead_holder, 2**62),
+        (job.id, encode_job(job).decode(), dead_holder, 2**62),
     )
     try:
         assert await queue.recover() == 1

@@ -9,7 +9,16 @@ import signal
 
 import pytest
 
-from a2a_serverless.queue import InProcessQueue, Job, JobRoute, JobRouter, RetryJob
+from a2a_serverless.queue import (
+    InProcessQueue,
+    Job,
+    JobRoute,
+    JobRouter,
+    OtherJob,
+    RetryJob,
+    RunAgentJob,
+    RunTurn,
+)
 from a2a_serverless.queue.disposition import (
     Abandon,
     Done,
@@ -20,7 +29,7 @@ from a2a_serverless.queue.disposition import (
 )
 from a2a_serverless.store.base import StoreUnavailable
 
-JOB = Job(kind="k", task_id="t1", id="j1")
+JOB = OtherJob(kind="k", task_id="t1", id="j1")
 
 
 async def fine(job: Job) -> None:
@@ -155,7 +164,7 @@ async def test_an_unknown_kind_fails_and_is_abandoned_by_the_router(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     queue = InProcessQueue(Script().router(), max_attempts=2, base_backoff_s=0.001)
-    await queue.enqueue(Job(kind="mystery", task_id="t"))
+    await queue.enqueue(OtherJob(kind="mystery", task_id="t"))
     await asyncio.wait_for(queue.drain(), 5)
     [letter] = queue.dead_letters
     assert letter.reason == "ValueError: unknown job kind 'mystery'"
@@ -193,7 +202,7 @@ async def test_a_runtime_runs_the_jobs_of_an_in_process_queue_it_is_given_unboun
     owned = InProcessQueue()
     owned.bind(elsewhere)
     Runtime(echo, Settings(dev_mode=True, store_url="memory://"), queue=owned)
-    job = Job(kind="run-agent", task_id="t1", payload={"step": "m1"})
+    job = RunAgentJob(task_id="t1", payload=RunTurn("m1"))
     await owned.enqueue(job)
     await owned.drain()
     assert ran == [job]

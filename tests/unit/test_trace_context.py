@@ -7,7 +7,7 @@ import json
 import pytest
 
 from a2a_serverless import tracing
-from a2a_serverless.queue.base import RUN_AGENT, Job
+from a2a_serverless.queue.base import RunAgentJob, RunTurn, decode_job, encode_job
 from a2a_serverless.tracing import TraceContext, parse_traceparent, parse_tracestate
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -88,24 +88,24 @@ def test_the_current_context() -> None:
 
 def test_a_job_carries_its_trace_in_its_json() -> None:
     context = TraceContext(TRACE, SPAN, 1, "a=1")
-    job = Job(kind=RUN_AGENT, task_id="t", payload={"step": "m"}, trace=context)
-    data = json.loads(job.to_json())
+    job = RunAgentJob(task_id="t", payload=RunTurn("m")).with_trace(context)
+    data = json.loads(encode_job(job).decode())
     assert data["traceparent"] == f"00-{TRACE}-{SPAN}-01"
     assert data["tracestate"] == "a=1"
-    assert Job.from_json(job.to_json()) == job
+    assert decode_job(encode_job(job).decode()) == job
     # Jobs queued before the trace was carried, or with a broken one, still decode.
-    untraced = Job(kind=RUN_AGENT, task_id="t", id="j")
-    assert "traceparent" not in untraced.to_json()
-    assert Job.from_json(untraced.to_json()) == untraced
+    untraced = RunAgentJob(task_id="t", payload=RunTurn("m"), id="j")
+    assert "traceparent" not in encode_job(untraced).decode()
+    assert decode_job(encode_job(untraced).decode()) == untraced
     data["traceparent"] = "broken"
-    assert Job.from_json(json.dumps(data)).trace is None
+    assert decode_job(json.dumps(data)).trace is None
     data["traceparent"] = 42
-    assert Job.from_json(json.dumps(data)).trace is None
+    assert decode_job(json.dumps(data)).trace is None
 
 
 def test_producing_stamps_the_current_context_on_the_job() -> None:
     context = TraceContext(TRACE, SPAN, 1)
-    job = Job(kind=RUN_AGENT, task_id="t")
+    job = RunAgentJob(task_id="t", payload=RunTurn("m"))
     with tracing.producing(job, "test", "q") as sent:
         assert sent is job  # nothing to carry
     with tracing.use(context), tracing.producing(job, "test", "q") as sent:

@@ -8,7 +8,7 @@
 Configure the event source mapping with `ReportBatchItemFailures`: the handler answers
 `{"batchItemFailures": [...]}` (powertools' batch processing), so only the records that failed
 come back. The records of a batch run concurrently on the container's event loop. Each record is
-one Job (`Job.from_json(body)`) run by the runtime's job router (`Runtime.jobs`) under the core's
+one Job (`decode_job(body)`) run by the runtime's job router (`Runtime.jobs`) under the core's
 queue-delivery policy (`a2a_serverless.queue.disposition`), whose disposition maps onto SQS:
 
 - done: the record succeeded and SQS deletes the message;
@@ -61,7 +61,7 @@ from a2a_serverless.agent import Agent
 from a2a_serverless.collector import paused_during_init
 from a2a_serverless.config import Settings
 from a2a_serverless.observability import Observer
-from a2a_serverless.queue.base import Job, JobHandler
+from a2a_serverless.queue.base import Job, JobHandler, decode_job
 from a2a_serverless.queue.disposition import Abandon, Done, RetryAfter, abandon_reason, deliver
 
 from .config import (
@@ -166,8 +166,8 @@ class WorkerHandler:
         failing job, so its task ends with a reason instead of waiting forever.
         """
         try:
-            job = Job.from_json(record.body)
-        except (ValueError, KeyError, TypeError):
+            job = decode_job(record.body)
+        except ValueError:
             # Not a job: nothing to abandon. Failing it sends it to the dead-letter queue.
             log.error(
                 "SQS message %s is not a job; it will go to the dead-letter queue",
@@ -219,8 +219,7 @@ class WorkerHandler:
                     disposition.delay_s,
                     disposition.reason,
                 )
-                again = dataclasses.replace(job, attempt=job.attempt + 1)
-                await self._send_again(again, disposition.delay_s)
+                await self._send_again(job.next_attempt(), disposition.delay_s)
             case RetryAfter():
                 # The record fails: SQS delivers it again after the visibility timeout (and,
                 # after the last receive, moves it to the dead-letter queue, whose consumer

@@ -1,10 +1,10 @@
 """`SqsQueue`: the core's Queue on Amazon SQS, for Lambda functions triggered by the queue.
 
-Each Job is one SQS message: the body is `Job.to_json()`, and message attributes name the job's
-kind, task and id (for filtering, logs and the console). `delay_s` becomes DelaySeconds, which
-SQS caps at 900 s; a longer delay is sent with the cap and a `notBefore` attribute (epoch ms),
-and a worker that receives the message early sends it on again for the rest of the delay
-(`not_before_ms`, used by the worker handler), as often as needed.
+Each Job is one SQS message: the body is its JSON (`encode_job`), and message attributes name
+the job's kind, task and id (for filtering, logs and the console). `delay_s` becomes
+DelaySeconds, which SQS caps at 900 s; a longer delay is sent with the cap and a `notBefore`
+attribute (epoch ms), and a worker that receives the message early sends it on again for the
+rest of the delay (`not_before_ms`, used by the worker handler), as often as needed.
 
 One boto3 client per process (per Lambda container) serves every queue: creating one costs
 tens of milliseconds and its connection pool is worth keeping warm. boto3 blocks, so each call
@@ -27,7 +27,7 @@ from typing import Any
 
 from a2a_serverless import tracing
 from a2a_serverless.config import ConfigurationError
-from a2a_serverless.queue.base import WEBHOOK_JOB, Job
+from a2a_serverless.queue.base import WEBHOOK_JOB, Job, JobConsumer, encode_job
 
 # messaging.system of its spans (the messaging semantic conventions' name for SQS).
 MESSAGING_SYSTEM = "aws_sqs"
@@ -138,6 +138,10 @@ class SqsQueue:
             sent = await asyncio.to_thread(self.client.send_message, **request)
             producing.sent(sent.get("MessageId"))
 
+    def start(self, jobs: JobConsumer) -> None:
+        """Nothing to start: the worker function (lambda_worker.py) consumes the queue."""
+        return None
+
     async def aclose(self) -> None:
         # The client belongs to the process (shared, reused by the next invocation), not to
         # this queue: nothing to close.
@@ -161,12 +165,22 @@ def send_message_request(
         delay = MAX_DELAY_S
     request: dict[str, Any] = {
         "QueueUrl": queue_url,
-        "MessageBody": job.to_json(),
+        "MessageBody": message_body(job),
         "MessageAttributes": attributes,
     }
     if delay:
         request["DelaySeconds"] = delay
     return request
+
+
+def message_body(job: Job) -> str:
+    """The job's JSON as an SQS message body. SQS refuses U+FFFE and U+FFFF in a body (its
+    allowed characters stop at U+FFFD, and the JSON is UTF-8, not ASCII): they can only be in
+    a string, so they are sent as `\\ufffe` / `\\uffff` escapes, the same JSON."""
+    body = encode_job(job).decode()
+    if "\ufffe" in body or "\uffff" in body:
+        body = body.replace("\ufffe", "\\ufffe").replace("\uffff", "\\uffff")
+    return body
 
 
 def queue_name(url_or_arn: str) -> str:

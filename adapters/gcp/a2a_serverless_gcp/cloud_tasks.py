@@ -16,7 +16,6 @@ from the X-CloudTasks-TaskRetryCount header so the last one can abandon the job.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 import time
@@ -24,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from a2a_serverless import tracing
-from a2a_serverless.queue.base import Job
+from a2a_serverless.queue.base import Job, JobConsumer, decode_job, encode_job
 
 from .cloud_logging import TRACE_HEADER, TraceContext, parse_trace, trace_from_headers
 
@@ -119,7 +118,7 @@ class CloudTasksQueue:
             http_method=tasks_v2.HttpMethod.POST,
             headers=headers,
             # The job's JSON carries its trace: Cloud Run puts its own on the request.
-            body=job.to_json().encode(),
+            body=encode_job(job),
         )
         if self.service_account is not None:
             request.oidc_token = tasks_v2.OidcToken(
@@ -138,6 +137,10 @@ class CloudTasksQueue:
             log.info("job %s (%s): task %s exists already (a duplicate)", job.id, job.kind, name)
             return
         log.debug("job %s (%s) queued as task %s in %.3g s", job.id, job.kind, name, delay_s)
+
+    def start(self, jobs: JobConsumer) -> None:
+        """Nothing to start: the worker function consumes the queue's tasks (the Queue protocol)."""
+        return None
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -165,8 +168,8 @@ def is_task_request(headers: dict[str, str]) -> bool:
 def parse_task_request(body: bytes, headers: dict[str, str]) -> TaskRequest:
     """The job of a Cloud Tasks request (header names lower-case)."""
     try:
-        job = Job.from_json(body)
-    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
+        job = decode_job(body)
+    except ValueError:
         raise TaskFormatError("the task's body is not a job") from None
     try:
         retries = int(headers.get("x-cloudtasks-taskretrycount", "0"))

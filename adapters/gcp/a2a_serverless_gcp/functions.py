@@ -49,7 +49,7 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from a2a_serverless import tracing
@@ -464,8 +464,7 @@ async def _later(deployment: Deployment, delivery: Delivery, delay_s: float, why
     """
     job = delivery.job
     if deployment.queue.supports_delay:
-        again = replace(job, attempt=job.attempt + 1)
-        await deployment.queue.enqueue(again, delay_s=max(delay_s, 0.0))
+        await deployment.queue.enqueue(job.next_attempt(), delay_s=max(delay_s, 0.0))
         log.info("job %s (%s) queued again in %.3g s: %s", job.id, job.kind, delay_s, why)
         return ACK
     log.info(

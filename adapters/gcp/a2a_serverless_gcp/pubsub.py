@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from a2a_serverless import tracing
-from a2a_serverless.queue.base import Job
+from a2a_serverless.queue.base import Job, JobConsumer, decode_job, encode_job
 
 from .cloud_logging import TRACE_ATTRIBUTE, TraceContext, parse_trace
 
@@ -81,7 +81,7 @@ class PubSubQueue:
             attributes[NOT_BEFORE] = str(int((time.time() + delay_s) * 1000))
         producing = tracing.producing(job, MESSAGING_SYSTEM, self.topic.rsplit("/", 1)[-1])
         with producing as job:
-            data = job.to_json().encode()
+            data = encode_job(job)
             # Creating the client and publish() may block (credentials, a full batch): off the
             # loop.
             client = await asyncio.to_thread(_publisher)
@@ -89,6 +89,10 @@ class PubSubQueue:
             message_id = await asyncio.wrap_future(future)
             producing.sent(message_id)
         log.debug("job %s (%s) published as message %s", job.id, job.kind, message_id)
+
+    def start(self, jobs: JobConsumer) -> None:
+        """Nothing to start: the worker function consumes the subscription (the Queue protocol)."""
+        return None
 
     async def aclose(self) -> None:
         # The publisher is shared by the process and publish() waits for each message, so
@@ -131,8 +135,8 @@ def parse_push(body: bytes, headers: dict[str, str]) -> PushedJob:
     attributes = _strings(message.get("attributes"))
     try:
         data = base64.b64decode(str(message.get("data", "")), validate=True)
-        job = Job.from_json(data)
-    except (binascii.Error, ValueError, KeyError, TypeError):
+        job = decode_job(data)
+    except (binascii.Error, ValueError):
         raise PushFormatError("the message's data is not a job") from None
     message_id = str(message.get("messageId") or message.get("message_id") or "")
     subscription = envelope.get("subscription")

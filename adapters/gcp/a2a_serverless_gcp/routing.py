@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from a2a_serverless.queue.base import Job, Queue
+from a2a_serverless.queue.base import Job, JobConsumer, Queue
 
 
 class RoutedQueue:
@@ -42,9 +42,17 @@ class RoutedQueue:
     async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
         await self.route(job, delay_s).enqueue(job, delay_s=delay_s)
 
-    async def aclose(self) -> None:
-        closed: list[Queue] = []
+    def start(self, jobs: JobConsumer) -> None:
+        for queue in self._distinct():
+            queue.start(jobs)
+
+    def _distinct(self) -> list[Queue]:
+        distinct: list[Queue] = []
         for queue in (self.default, *self.routes.values(), self.delayed):
-            if queue is not None and not any(queue is q for q in closed):
-                closed.append(queue)
-                await queue.aclose()
+            if queue is not None and not any(queue is q for q in distinct):
+                distinct.append(queue)
+        return distinct
+
+    async def aclose(self) -> None:
+        for queue in self._distinct():
+            await queue.aclose()

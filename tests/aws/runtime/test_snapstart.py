@@ -136,7 +136,6 @@ def test_the_hooks_as_the_runtime_runs_them_refresh_what_a_copy_must_not_share(
         queue=queue,
         security=Security([bearer]),
     )
-    queue.bind(handler.container.runtime.jobs)
     try:
         assert len(snapshot_restore_py.get_before_snapshot()) == 1
         assert len(snapshot_restore_py.get_after_restore()) == 1

@@ -9,11 +9,21 @@ from typing import Any
 
 import pytest
 
-from a2a_serverless.queue.base import RUN_AGENT, WEBHOOK_JOB, Job, Queue
+from a2a_serverless.queue.base import (
+    RUN_AGENT,
+    WEBHOOK_JOB,
+    Notification,
+    Queue,
+    RunAgentJob,
+    RunTurn,
+    WebhookJob,
+    decode_job,
+)
 from a2a_serverless_aws.sqs import (
     MAX_DELAY_S,
     QueueConfigurationError,
     SqsQueue,
+    message_body,
     not_before_ms,
     region_of,
     send_message_request,
@@ -54,17 +64,32 @@ def delayed_count(sqs: Any, url: str) -> int:
     return int(attributes["ApproximateNumberOfMessagesDelayed"])
 
 
+async def test_a_body_sqs_refuses_characters_of_is_sent_escaped(
+    sqs: Any, make_queues: Callable[..., Queues]
+) -> None:
+    """The JSON is UTF-8 (the previous version's was ASCII): the two characters SQS refuses
+    that UTF-8 JSON may hold raw go as escapes, and the job arrives whole."""
+    queues = make_queues()
+    task = {"kind": "task", "id": "t", "text": "é \ufffe \uffff 😀"}
+    job = WebhookJob(task_id="t", payload=Notification("n", "c", 1, task))
+    body = message_body(job)
+    assert "\ufffe" not in body and "\uffff" not in body and "é" in body
+    await SqsQueue(queues.url, client=sqs).enqueue(job)
+    (message,) = receive_all(sqs, queues.url)
+    assert decode_job(message["Body"]) == job
+
+
 async def test_a_job_is_one_message_with_its_kind_task_and_id(
     sqs: Any, make_queues: Callable[..., Queues]
 ) -> None:
     queues = make_queues()
     queue = SqsQueue(queues.url, client=sqs)
     assert isinstance(queue, Queue)
-    job = Job(kind=RUN_AGENT, task_id="task-1", payload={"step": "m-1"}, attempt=2)
+    job = RunAgentJob(task_id="task-1", payload=RunTurn("m-1"), attempt=2)
     await queue.enqueue(job)
 
     (message,) = receive_all(sqs, queues.url)
-    assert Job.from_json(message["Body"]) == job
+    assert decode_job(message["Body"]) == job
     attributes = {k: v["StringValue"] for k, v in message["MessageAttributes"].items()}
     assert attributes == {"kind": RUN_AGENT, "taskId": "task-1", "jobId": job.id}
 
@@ -75,7 +100,7 @@ async def test_a_delay_becomes_whole_delay_seconds(
     queues = make_queues()
     client = RecordingClient(sqs)
     queue = SqsQueue(queues.url, client=client)
-    await queue.enqueue(Job(kind=RUN_AGENT, task_id="t", payload={"step": "s"}), delay_s=60.2)
+    await queue.enqueue(RunAgentJob(task_id="t", payload=RunTurn("s")), delay_s=60.2)
     assert client.sent[0]["DelaySeconds"] == 61, "rounded up: never early"
     assert "notBefore" not in client.sent[0]["MessageAttributes"]
     assert receive_all(sqs, queues.url) == []
@@ -89,7 +114,9 @@ async def test_a_delay_past_900_s_is_capped_and_carries_not_before(
     client = RecordingClient(sqs)
     queue = SqsQueue(queues.url, client=client)
     before = int(time.time() * 1000)
-    await queue.enqueue(Job(kind=WEBHOOK_JOB, task_id="t", payload={}), delay_s=3600)
+    await queue.enqueue(
+        WebhookJob(task_id="t", payload=Notification("n", "c", 1, None)), delay_s=3600
+    )
     after = int(time.time() * 1000)
 
     (request,) = client.sent
@@ -107,8 +134,8 @@ async def test_webhook_jobs_can_have_a_queue_of_their_own(
 ) -> None:
     jobs, hooks = make_queues(), make_queues()
     queue = SqsQueue(jobs.url, webhook_queue_url=hooks.url, client=sqs)
-    await queue.enqueue(Job(kind=RUN_AGENT, task_id="t", payload={"step": "s"}))
-    await queue.enqueue(Job(kind=WEBHOOK_JOB, task_id="t", payload={"seq": 3}))
+    await queue.enqueue(RunAgentJob(task_id="t", payload=RunTurn("s")))
+    await queue.enqueue(WebhookJob(task_id="t", payload=Notification("n", "c", 3, None)))
     (turn,) = receive_all(sqs, jobs.url)
     (hook,) = receive_all(sqs, hooks.url)
     assert json.loads(turn["Body"])["kind"] == RUN_AGENT
@@ -132,7 +159,7 @@ def test_one_client_per_process_and_region() -> None:
 
 
 def test_the_request_has_no_delay_when_none_is_asked() -> None:
-    job = Job(kind=RUN_AGENT, task_id="t", payload={"step": "s"})
+    job = RunAgentJob(task_id="t", payload=RunTurn("s"))
     request = send_message_request("https://q", job, 0.0, now_ms=1_000)
     assert "DelaySeconds" not in request
     assert send_message_request("https://q", job, 0.01, now_ms=1_000)["DelaySeconds"] == 1

@@ -16,7 +16,15 @@ import pytest
 
 from a2a_serverless.config import Settings
 from a2a_serverless.models import TaskStatusUpdateEvent
-from a2a_serverless.queue.base import RUN_AGENT, WEBHOOK_JOB, Job
+from a2a_serverless.queue.base import (
+    RUN_AGENT,
+    WEBHOOK_JOB,
+    Notification,
+    OtherJob,
+    WebhookJob,
+    decode_job,
+    encode_job,
+)
 from a2a_serverless.store import open_store
 from a2a_serverless_aws import (
     AwsSettings,
@@ -32,6 +40,7 @@ from tests.aws.runtime.functions import ClaimRefusingStore, subject
 from tests.aws.runtime.inprocess import FakeContext, Handlers, handlers_in_thread
 from tests.integration.jsonrpc_agents import user_message
 from tests.push.webhook_server import Received, Reply, WebhookServer
+from tests.unit.test_job_wire import PREVIOUS
 
 pytestmark = pytest.mark.aws
 
@@ -81,7 +90,7 @@ async def send(h: Handlers, text: str, **configuration: Any) -> str:
 def run_agent_body(h: Handlers, task_id: str) -> str:
     """The body of the run-agent job the HTTP handler sent for `task_id`."""
     for request in h.client.sent:
-        job = Job.from_json(request["MessageBody"])
+        job = decode_job(request["MessageBody"])
         if job.kind == RUN_AGENT and job.task_id == task_id:
             return str(request["MessageBody"])
     raise AssertionError(f"no run-agent job was sent for {task_id}")
@@ -122,7 +131,7 @@ async def test_a_webhook_back_off_is_sent_again_as_a_new_message(
             assert first.notification_id == second.notification_id
             assert all(not poll.failed and not poll.error for poll in trigger.results)
             webhook_jobs = [
-                Job.from_json(r["MessageBody"])
+                decode_job(r["MessageBody"])
                 for r in h.client.sent
                 if r["MessageAttributes"]["kind"]["StringValue"] == WEBHOOK_JOB
             ]
@@ -142,15 +151,15 @@ async def test_a_job_arriving_before_not_before_is_sent_on_for_the_rest(
     async with handlers_in_thread(subject, store_url, signing_keys, queues.url, sqs) as h:
         due = int(time.time() * 1000) + 3_600_000
         # A job that would fail if it ran now: it must not run.
-        job = Job(kind="no-such-kind", task_id="t-1")
+        job = OtherJob(kind="no-such-kind", task_id="t-1")
         attributes = {"notBefore": {"stringValue": str(due), "dataType": "Number"}}
-        event = {"Records": [record(job.to_json(), attributes=attributes)]}
+        event = {"Records": [record(encode_job(job).decode(), attributes=attributes)]}
         response = await asyncio.to_thread(h.call_worker, event)
         assert response == {"batchItemFailures": []}
         (sent,) = h.client.sent
         assert sent["DelaySeconds"] == 900
         assert not_before_ms(sent["MessageAttributes"]) == due
-        assert Job.from_json(sent["MessageBody"]) == job
+        assert decode_job(sent["MessageBody"]) == job
 
 
 async def test_a_failing_job_is_abandoned_on_its_last_delivery_and_still_fails(
@@ -224,7 +233,14 @@ async def test_a_body_that_is_not_a_job_fails_its_record(
 ) -> None:
     queues = make_queues()
     async with handlers_in_thread(subject, store_url, signing_keys, queues.url, sqs) as h:
-        bad, good = record("not json"), record(Job(kind=WEBHOOK_JOB, task_id="gone").to_json())
+        bad, good = (
+            record("not json"),
+            record(
+                encode_job(
+                    WebhookJob(task_id="gone", payload=Notification("n", "c", 1, None))
+                ).decode()
+            ),
+        )
         good["body"] = json.dumps(
             {
                 "id": "j",
@@ -235,6 +251,18 @@ async def test_a_body_that_is_not_a_job_fails_its_record(
         )
         response = await asyncio.to_thread(h.call_worker, {"Records": [bad, good]})
         assert response == {"batchItemFailures": [{"itemIdentifier": bad["messageId"]}]}
+
+
+async def test_the_jobs_the_previous_version_queued_are_run(
+    store_url: str, signing_keys: str, sqs: Any, make_queues: Callable[..., Queues]
+) -> None:
+    """A deploy swaps the code while SQS holds jobs of the previous version: each is read and
+    handled (its task is gone here, so each is done with), none fails as not a job."""
+    queues = make_queues()
+    async with handlers_in_thread(subject, store_url, signing_keys, queues.url, sqs) as h:
+        records = [record(text) for text in PREVIOUS.values()]
+        response = await asyncio.to_thread(h.call_worker, {"Records": records})
+        assert response == {"batchItemFailures": []}
 
 
 async def test_two_copies_of_a_job_in_one_batch_run_the_turn_once(

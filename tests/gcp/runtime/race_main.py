@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from a2a_serverless import Settings
-from a2a_serverless.queue.base import Job, Queue
+from a2a_serverless.queue.base import Job, JobConsumer, Queue, decode_job, encode_job
 from a2a_serverless.store import open_store
 from tests.reliability.race_instance import JsonLines, ledger_store, race_agent, read_json_lines
 from tests.reliability.races import INSTANCE_SETTINGS
@@ -44,7 +44,10 @@ class PublishedJobs:
 
     async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
         await self.inner.enqueue(job, delay_s=delay_s)
-        self.file.append({"topic": self.topic, "job": job.to_json()})
+        self.file.append({"topic": self.topic, "job": encode_job(job).decode()})
+
+    def start(self, jobs: JobConsumer) -> None:
+        self.inner.start(jobs)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
@@ -54,7 +57,7 @@ def published(directory: Path) -> list[tuple[str, Job]]:
     """Every job any process published so far (the function processes and the driver), with
     the topic it went to."""
     entries = read_json_lines(directory, PUBLISHED_SUFFIX)
-    return [(entry["topic"], Job.from_json(entry["job"])) for entry in entries]
+    return [(entry["topic"], decode_job(entry["job"])) for entry in entries]
 
 
 def __getattr__(name: str) -> Any:

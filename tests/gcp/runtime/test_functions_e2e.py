@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from a2a_serverless.push import WebhookVerifier
-from a2a_serverless.queue.base import RUN_AGENT, Job
+from a2a_serverless.queue.base import Job, OtherJob, RunAgentJob, RunTurn, encode_job
 from tests.push.webhook_server import Reply, WebhookServer
 
 from .conftest import PUBSUB_MAX_DELIVERY_ATTEMPTS, TASKS_MAX_ATTEMPTS, Deployment
@@ -83,7 +83,7 @@ async def wait_for_state(
 def publish(deployment: Deployment, job: Job) -> None:
     from google.cloud import pubsub_v1
 
-    pubsub_v1.PublisherClient().publish(deployment.topic, job.to_json().encode()).result()
+    pubsub_v1.PublisherClient().publish(deployment.topic, encode_job(job)).result()
 
 
 def done_lines(deployment: Deployment, job: Job) -> list[dict[str, Any]]:
@@ -242,7 +242,7 @@ async def test_a_job_delivered_twice_runs_the_agent_once(deployment: Deployment)
         )
         task_id = sent["id"]
         # The same job again, at once and after the turn: Pub/Sub delivers at least once.
-        job = Job(kind=RUN_AGENT, task_id=task_id, payload={"step": msg["messageId"]})
+        job = RunAgentJob(task_id=task_id, payload=RunTurn(msg["messageId"]))
         publish(deployment, job)
         publish(deployment, job)
         await wait_for_state(client, url, task_id, "completed")
@@ -324,13 +324,13 @@ async def test_webhook_back_off_goes_through_cloud_tasks(deployment: Deployment)
 
 
 async def test_the_worker_refuses_callers_without_the_secret(deployment: Deployment) -> None:
-    job = Job(kind=RUN_AGENT, task_id="nope", payload={"step": "x"})
+    job = RunAgentJob(task_id="nope", payload=RunTurn("x"))
     async with httpx.AsyncClient(timeout=30) as client:
-        missing = await client.post(deployment.worker.url + "/", content=job.to_json())
+        missing = await client.post(deployment.worker.url + "/", content=encode_job(job).decode())
         wrong = await client.post(
             deployment.worker.url + "/?token=wrong",
             headers={"X-A2A-Worker-Secret": "wrong"},
-            content=job.to_json(),
+            content=encode_job(job).decode(),
         )
     assert missing.status_code == 401
     assert wrong.status_code == 403
@@ -341,13 +341,13 @@ async def test_cloud_tasks_last_attempt_abandons_a_failing_job(deployment: Deplo
 
     from .conftest import _tasks_client
 
-    job = Job(kind="no-such-kind", task_id=f"t-{uuid.uuid4().hex[:8]}", payload={})
+    job = OtherJob(kind="no-such-kind", task_id=f"t-{uuid.uuid4().hex[:8]}", payload={})
     client = _tasks_client(deployment.env["A2A_CLOUD_TASKS_EMULATOR_HOST"])
     request = tasks_v2.HttpRequest(
         url=deployment.worker.url + "/",
         http_method=tasks_v2.HttpMethod.POST,
         headers={"X-A2A-Worker-Secret": deployment.secret},
-        body=job.to_json().encode(),
+        body=encode_job(job),
     )
     client.create_task(parent=deployment.queue, task=tasks_v2.Task(http_request=request))
 
@@ -376,8 +376,8 @@ async def test_an_eventarc_cloudevent_reaches_the_worker(deployment: Deployment)
         sent = await rpc(client, url, "message/send", {"message": msg})
         assert sent["status"]["state"] == "completed"
         # The same job as Eventarc would deliver it: a binary-mode CloudEvent.
-        job = Job(kind=RUN_AGENT, task_id=sent["id"], payload={"step": msg["messageId"]})
-        data = base64.b64encode(job.to_json().encode()).decode()
+        job = RunAgentJob(task_id=sent["id"], payload=RunTurn(msg["messageId"]))
+        data = base64.b64encode(encode_job(job)).decode()
         response = await client.post(
             deployment.worker.url + "/",
             headers={

@@ -15,7 +15,17 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from a2a_serverless.observability import correlated
-from a2a_serverless.queue.base import RUN_AGENT, WEBHOOK_JOB, Job
+from a2a_serverless.queue.base import (
+    WEBHOOK_JOB,
+    Job,
+    Notification,
+    OtherJob,
+    RunAgentJob,
+    RunTurn,
+    WebhookJob,
+    decode_job,
+    encode_job,
+)
 from a2a_serverless_gcp.cloud_logging import (
     CloudLoggingFormatter,
     TraceContext,
@@ -29,16 +39,17 @@ from a2a_serverless_gcp.pubsub import PushFormatError, parse_push
 from a2a_serverless_gcp.routing import RoutedQueue
 from a2a_serverless_gcp.worker_auth import WorkerAuth
 from tests.push.webhook_server import Reply, WebhookServer
+from tests.unit.test_job_wire import PREVIOUS
 
 pytestmark = pytest.mark.gcp
 
-JOB = Job(kind=RUN_AGENT, task_id="t1", payload={"step": "m1"}, id="j1")
+JOB = RunAgentJob(task_id="t1", payload=RunTurn("m1"), id="j1")
 TOPIC = "projects/p/topics/jobs"
 
 
 def pubsub_message(job: Job = JOB, **attributes: str) -> dict[str, Any]:
     return {
-        "data": base64.b64encode(job.to_json().encode()).decode(),
+        "data": base64.b64encode(encode_job(job)).decode(),
         "attributes": attributes,
         "messageId": "42",
         "publishTime": "2026-01-01T00:00:00Z",
@@ -132,22 +143,28 @@ def test_a_cloud_tasks_request() -> None:
         "x-cloudtasks-taskretrycount": "3",
         "x-a2a-trace": "0af7651916cd43dd8448eb211c80319c;o=0",
     }
-    request = parse_task_request(JOB.to_json().encode(), headers)
+    request = parse_task_request(encode_job(JOB), headers)
     assert request.job == JOB and request.attempt == 4
     assert request.trace is not None
     assert request.trace.trace_id == "0af7651916cd43dd8448eb211c80319c"
-    delivery = parse_delivery(
-        JOB.to_json().encode(), headers, GcpConfig(cloud_tasks_max_attempts=4)
-    )
+    delivery = parse_delivery(encode_job(JOB), headers, GcpConfig(cloud_tasks_max_attempts=4))
     assert delivery.source == "cloud-tasks" and delivery.last_attempt
 
 
 def test_task_names_follow_the_job_and_its_attempt() -> None:
-    job = Job(kind=WEBHOOK_JOB, task_id="t", id="5d0f4c1e-2f7b-5a57-9a0e-6b1d3c2a8e41")
+    job = WebhookJob(
+        task_id="t",
+        payload=Notification("n", "c", 1, None),
+        id="5d0f4c1e-2f7b-5a57-9a0e-6b1d3c2a8e41",
+    )
     assert task_id(job) == "deliver-webhook-5d0f4c1e-2f7b-5a57-9a0e-6b1d3c2a8e41-1"
-    assert task_id(job) == task_id(Job(kind=WEBHOOK_JOB, task_id="t", id=job.id))
-    assert task_id(job) != task_id(Job(kind=WEBHOOK_JOB, task_id="t", id=job.id, attempt=2))
-    assert task_id(Job(kind="a.b/c", task_id="t", id="x")) == "a_b_c-x-1"
+    assert task_id(job) == task_id(
+        WebhookJob(task_id="t", payload=Notification("n", "c", 1, None), id=job.id)
+    )
+    assert task_id(job) != task_id(
+        WebhookJob(task_id="t", payload=Notification("n", "c", 1, None), id=job.id, attempt=2)
+    )
+    assert task_id(OtherJob(kind="a.b/c", task_id="t", id="x")) == "a_b_c-x-1"
 
 
 # --- routing ----------------------------------------------------------------------------------
@@ -162,6 +179,9 @@ class Recorder:
     async def enqueue(self, job: Job, *, delay_s: float = 0.0) -> None:
         self.jobs.append((job, delay_s))
 
+    def start(self, jobs: object) -> None:
+        pass
+
     async def aclose(self) -> None:
         self.closed += 1
 
@@ -169,7 +189,7 @@ class Recorder:
 async def test_routing_by_kind_and_delay() -> None:
     pubsub, tasks = Recorder(supports_delay=False), Recorder(supports_delay=True)
     queue = RoutedQueue(pubsub, routes={WEBHOOK_JOB: tasks}, delayed=tasks)
-    webhook = Job(kind=WEBHOOK_JOB, task_id="t")
+    webhook = WebhookJob(task_id="t", payload=Notification("n", "c", 1, None))
     await queue.enqueue(JOB)
     await queue.enqueue(webhook)
     await queue.enqueue(JOB, delay_s=5)
@@ -374,3 +394,20 @@ def test_the_http_function_of_a_module_needs_no_worker_settings(
     monkeypatch.setenv("FUNCTION_TARGET", "worker")
     with pytest.raises(ConfigError, match="A2A_WORKER_AUTH"):
         worker_function(echo, **options)
+
+
+# --- jobs queued by the previous version --------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", list(PREVIOUS))
+def test_a_pubsub_push_of_a_job_the_previous_version_queued(shape: str) -> None:
+    data = base64.b64encode(PREVIOUS[shape].encode()).decode()
+    body = {"message": {"data": data, "messageId": "7"}, "subscription": "s"}
+    assert parse_push(json.dumps(body).encode(), {}).job == decode_job(PREVIOUS[shape])
+
+
+@pytest.mark.parametrize("shape", list(PREVIOUS))
+def test_a_cloud_tasks_request_of_a_job_the_previous_version_queued(shape: str) -> None:
+    headers = {"x-cloudtasks-taskname": "t", "x-cloudtasks-taskretrycount": "0"}
+    request = parse_task_request(PREVIOUS[shape].encode(), headers)
+    assert request.job == decode_job(PREVIOUS[shape])
