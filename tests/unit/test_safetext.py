@@ -79,17 +79,19 @@ def test_the_dev_servers_text_log_escapes_what_it_logs(monkeypatch: pytest.Monke
     assert isinstance(handler, logging.StreamHandler)
     stream = io.StringIO()
     monkeypatch.setattr(handler, "stream", stream)
-    notifier_log = logging.getLogger("a2a_serverless.push.notifier")
-    # An earlier test in the same process may have configured logging (uvicorn's config
-    # disables existing loggers): this one must reach the root handler whatever ran before.
-    monkeypatch.setattr(notifier_log, "disabled", False)
-    monkeypatch.setattr(notifier_log, "level", logging.NOTSET)
-    monkeypatch.setattr(notifier_log, "propagate", True)
-    notifier_log.info(
+    # The record goes straight to the handler the dev server installed: what is tested is its
+    # formatting, and the logger's own state (its level, its cached levels, a parent that an
+    # earlier test in the same process configured) must not decide whether it is written.
+    record = logging.getLogger("a2a_serverless.push.notifier").makeRecord(
+        "a2a_serverless.push.notifier",
+        logging.INFO,
+        __file__,
+        0,
         "notification %s dropped: config %s was deleted",
-        "n-1",
-        "c1\nWARNING a2a_serverless.auth: forged",
+        ("n-1", "c1\nWARNING a2a_serverless.auth: forged"),
+        None,
     )
+    handler.handle(record)
     lines = stream.getvalue().splitlines()
     assert lines == [
         "INFO a2a_serverless.push.notifier: notification n-1 dropped: config "
