@@ -27,7 +27,9 @@ function init(args)
     rpc_method = streaming and "SendStreamingMessage" or "SendMessage"
     template = '{"jsonrpc":"2.0","id":%d,"method":"%s","params":{"message":{' ..
       '"role":"ROLE_USER","messageId":"%s%d","parts":[{"text":"hello, bench"}]}}}'
-    done_marker = '"state":"TASK_STATE_COMPLETED"'
+    -- Only a completed task carries this name; the 1.x SDK's SSE frames put a space after
+    -- each colon, so the state's key is left out of the marker.
+    done_marker = '"TASK_STATE_COMPLETED"'
     headers["A2A-Version"] = "1.0"
   else
     rpc_method = method
