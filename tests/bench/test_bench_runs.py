@@ -34,6 +34,10 @@ def test_quick_cold_start_prints_the_table(tmp_path: Path) -> None:
     assert headline["metric"].startswith("median, ours:")
     assert headline["ours"] > 0 and headline["peer"] > 0
     assert headline["ratio"] is not None
+    # Against both peers: a2a-sdk 0.3.26 (in 0.3) and 1.3.0 (ours speaking 1.0 to match).
+    assert headline["ours1"] > 0 and headline["peer1"] > 0
+    assert headline["ratio1"] is not None
+    assert "over the stdlib floor" in headline["note"]
     fastapi = [r for r in rows if "serving a FastAPI app" in r["metric"]]
     assert len(fastapi) == 1 and fastapi[0]["ours"] > 0, rows
     assert "over the bare FastAPI app" in fastapi[0]["note"]
