@@ -168,7 +168,7 @@ class ExtensionSupportRequiredError(InvalidRequestError):
     """An extension the agent requires was not activated by the request.
 
     v0.3 has no code of its own for this and answers -32600 (as it always has); v1.0 answers
-    -32008 (`v1/jsonrpc.py` maps it).
+    -32008 (`v10/jsonrpc.py` maps it).
     """
 
     v1_code: ClassVar[int] = -32008

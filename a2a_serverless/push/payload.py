@@ -54,7 +54,7 @@ def bounded_body(task: dict[str, Any], limit: int, protocol: str = "0.3") -> byt
     `{"task": ...}` in v1.0's shapes (spec v1.0 §4.3.3).
     """
     if protocol == "1.0":
-        from ..v1.convert import task_out
+        from ..v10.convert import task_out
 
         task = task_out(Task.model_validate(task))
 

@@ -1,6 +1,6 @@
 """A2A v1.0 <-> the internal model (the v0.3 models the service and the stores use).
 
-`*_in` functions take checked v1.0 requests (`v1/models.py`) and return internal models; `*_out`
+`*_in` functions take checked v1.0 requests (`v10/models.py`) and return internal models; `*_out`
 functions take internal models and return v1.0 JSON values (dicts ready to encode). The mapping:
 
 - Part: `text` <-> TextPart; `raw` <-> FilePart with `bytes` (both base64 text); `url` <->
@@ -30,7 +30,7 @@ from .. import limits
 from .. import models as m
 from ..errors import InvalidParamsError
 from ..models import TaskState
-from . import models as v1
+from . import models as v10
 
 DATA_PART_COMPAT = "data_part_compat"
 
@@ -56,7 +56,7 @@ def state_out(state: TaskState) -> str:
 # --- requests in ---------------------------------------------------------------------------------
 
 
-def message_in(message: v1.Message, field: str = "message") -> m.Message:
+def message_in(message: v10.Message, field: str = "message") -> m.Message:
     return m.Message(
         message_id=message.message_id,
         role=_ROLE_IN[message.role],
@@ -69,7 +69,7 @@ def message_in(message: v1.Message, field: str = "message") -> m.Message:
     )
 
 
-def part_in(part: v1.Part, field: str) -> m.Part:
+def part_in(part: v10.Part, field: str) -> m.Part:
     if part.text is not None:
         return m.TextPart(text=part.text, metadata=part.metadata)
     if part.raw is not None:
@@ -101,7 +101,7 @@ def _standard_base64(text: str, field: str) -> str:
     return base64.b64encode(raw).decode()
 
 
-def send_params_in(request: v1.SendMessageRequest) -> m.MessageSendParams:
+def send_params_in(request: v10.SendMessageRequest) -> m.MessageSendParams:
     config = request.configuration
     internal_config = None
     if config is not None:
@@ -120,7 +120,7 @@ def send_params_in(request: v1.SendMessageRequest) -> m.MessageSendParams:
     )
 
 
-def push_config_in(config: v1.TaskPushNotificationConfig) -> m.PushNotificationConfig:
+def push_config_in(config: v10.TaskPushNotificationConfig) -> m.PushNotificationConfig:
     auth = config.authentication
     return m.PushNotificationConfig(
         url=config.url,
@@ -134,7 +134,7 @@ def push_config_in(config: v1.TaskPushNotificationConfig) -> m.PushNotificationC
     )
 
 
-def list_params_in(request: v1.ListTasksRequest) -> m.ListTasksParams:
+def list_params_in(request: v10.ListTasksRequest) -> m.ListTasksParams:
     after_ms = None
     if request.status_timestamp_after:
         after_ms = limits.timestamp_ms(request.status_timestamp_after, "statusTimestampAfter")
