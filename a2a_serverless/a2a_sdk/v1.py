@@ -133,10 +133,9 @@ def _message(wire: dict[str, Any], field: str) -> m.Message:
 
 
 def _status(wire: dict[str, Any], field: str) -> m.TaskStatus:
-    name = wire.get("state", "TASK_STATE_UNSPECIFIED")
     message = wire.get("message")
     return m.TaskStatus(
-        state=m.TaskState.UNKNOWN if name == "TASK_STATE_UNSPECIFIED" else convert.state_in(name),
+        state=convert.state_in(wire.get("state", v1.UNSPECIFIED)),
         message=None if message is None else _message(message, f"{field}.message"),
         timestamp=wire.get("timestamp"),
     )

@@ -12,7 +12,7 @@ functions take internal models and return v1.0 JSON values (dicts ready to encod
   have no place in v0.3's parts and are not kept (neither does the official SDK).
 - Role `ROLE_USER` / `ROLE_AGENT` <-> "user" / "agent"; TaskState `TASK_STATE_<NAME>` <->
   "<name>" ("input-required" <-> TASK_STATE_INPUT_REQUIRED); v0.3's "unknown" is
-  TASK_STATE_UNSPECIFIED.
+  TASK_STATE_UNSPECIFIED (the tables are `models.py`'s `ROLES` and `STATES`).
 - `kind` is never written; status updates carry no `final` (a v1.0 stream just ends).
 - `configuration.returnImmediately` is v0.3's `blocking` inverted (v1.0 blocks by default);
   `taskPushNotificationConfig` is v0.3's `pushNotificationConfig`.
@@ -34,23 +34,17 @@ from . import models as v10
 
 DATA_PART_COMPAT = "data_part_compat"
 
-_STATE_OUT: dict[TaskState, str] = {
-    state: "TASK_STATE_UNSPECIFIED"
-    if state is TaskState.UNKNOWN
-    else "TASK_STATE_" + state.value.upper().replace("-", "_")
-    for state in TaskState
-}
-_STATE_IN = {name: state for state, name in _STATE_OUT.items() if state is not TaskState.UNKNOWN}
-_ROLE_OUT = {"user": "ROLE_USER", "agent": "ROLE_AGENT"}
-_ROLE_IN: dict[str, Any] = {"ROLE_USER": "user", "ROLE_AGENT": "agent"}
+_STATE_IN = {name: state for state, name in v10.STATES.items()}
+_ROLE_IN: dict[str, Any] = {name: role for role, name in v10.ROLES.items()}
 
 
 def state_in(name: str) -> TaskState:
+    """The internal state of a 1.0 state name (TASK_STATE_UNSPECIFIED: "unknown")."""
     return _STATE_IN[name]
 
 
 def state_out(state: TaskState) -> str:
-    return _STATE_OUT[state]
+    return v10.STATES[state]
 
 
 # --- requests in ---------------------------------------------------------------------------------
@@ -181,7 +175,7 @@ def part_out(part: m.Part) -> dict[str, Any]:
 def message_out(message: m.Message) -> dict[str, Any]:
     out: dict[str, Any] = {
         "messageId": message.message_id,
-        "role": _ROLE_OUT[message.role],
+        "role": v10.ROLES[message.role],
         "parts": [part_out(part) for part in message.parts],
     }
     if message.context_id is not None:
@@ -198,7 +192,7 @@ def message_out(message: m.Message) -> dict[str, Any]:
 
 
 def status_out(status: m.TaskStatus) -> dict[str, Any]:
-    out: dict[str, Any] = {"state": _STATE_OUT[status.state]}
+    out: dict[str, Any] = {"state": v10.STATES[status.state]}
     if status.message is not None:
         out["message"] = message_out(status.message)
     if status.timestamp is not None:
