@@ -7,7 +7,6 @@ notification (204), or an SSE stream for the streaming methods.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .errors import A2AError, UnsupportedMediaTypeError
@@ -63,7 +62,6 @@ class JsonRpcTransport:
 
             protocol, extensions_name = V10_PROTOCOL, V1_EXTENSIONS_HEADER
             requested_extensions = headers.get(V1_EXTENSIONS_HEADER) or requested_extensions
-            caller = replace(caller, protocol=V10)
         limit = self.service.settings.max_body_bytes
         try:
             raw = await request.body(limit)

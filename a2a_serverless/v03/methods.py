@@ -5,13 +5,19 @@ that calls the service, and what the method needs besides (streaming, a non-bloc
 notification, the parts to count before validation). `v03/jsonrpc.py` serves it by name,
 `v03/rest.py` by route (each route naming its entry here). The result is the internal model's
 JSON (`transport.render`), which is 0.3's JSON-RPC form; HTTP+JSON encodes it per route.
+
+Where 0.3's rules differ from the service's (which are 1.0's), they are applied here, at the
+edge: the refusals 0.3 names otherwise (`errors.py`, around every method), a context without
+tasks listed as TaskNotFound (`_list`), and push configs set here notify in 0.3's form
+(`VERSION`).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from ..errors import AuthenticatedExtendedCardNotConfiguredError
+from ..errors import AuthenticatedExtendedCardNotConfiguredError, TaskNotFoundError
 from ..models import (
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
@@ -24,14 +30,18 @@ from ..models import (
     TaskQueryParams,
 )
 from ..transport import Call, Method, raw_message_parts
+from ..versions import V03 as VERSION
+from .errors import in_v03_terms
 
 
 async def _send(p: MessageSendParams, c: Call) -> Any:
-    return await c.service.send_message(p, c.caller)
+    return await c.service.send_message(p, c.caller, webhook_version=VERSION)
 
 
 async def _stream(p: MessageSendParams, c: Call) -> Any:
-    return await c.service.stream_message(p, c.caller, last_event_id=c.last_event_id)
+    return await c.service.stream_message(
+        p, c.caller, last_event_id=c.last_event_id, webhook_version=VERSION
+    )
 
 
 async def _get(p: TaskQueryParams, c: Call) -> Any:
@@ -39,7 +49,15 @@ async def _get(p: TaskQueryParams, c: Call) -> Any:
 
 
 async def _list(p: ListTasksParams, c: Call) -> Any:
-    return await c.service.list_tasks(p, c.caller)
+    result = await c.service.list_tasks(p, c.caller)
+    # 0.3 answers a context without tasks as TaskNotFound; 1.0 lists no error for ListTasks
+    # (spec 1.0 §3.1.4): an empty list, as the service answers.
+    empty = p.context_id and result.total_size == 0 and not p.page_token
+    if empty and p.context_id and not await c.service.context_has_tasks(p.context_id, c.caller):
+        raise TaskNotFoundError(
+            f"No tasks in context {p.context_id}", data={"contextId": p.context_id}
+        )
+    return result
 
 
 async def _cancel(p: TaskIdParams, c: Call) -> Any:
@@ -51,7 +69,7 @@ async def _resubscribe(p: TaskIdParams, c: Call) -> Any:
 
 
 async def _push_set(p: TaskPushNotificationConfig, c: Call) -> Any:
-    return await c.service.set_push_config(p, c.caller)
+    return await c.service.set_push_config(p, c.caller, webhook_version=VERSION)
 
 
 async def _push_get(p: GetTaskPushNotificationConfigParams, c: Call) -> Any:
@@ -79,7 +97,7 @@ def _non_blocking(params: MessageSendParams) -> MessageSendParams:
     )
 
 
-METHODS: dict[str, Method] = {
+_METHODS: dict[str, Method] = {
     "message/send": Method(
         MessageSendParams, _send, non_blocking=_non_blocking, raw_parts=raw_message_parts
     ),
@@ -97,4 +115,8 @@ METHODS: dict[str, Method] = {
         DeleteTaskPushNotificationConfigParams, _push_delete
     ),
     "agent/getAuthenticatedExtendedCard": Method(None, _extended_card),
+}
+
+METHODS: dict[str, Method] = {
+    name: replace(method, handler=in_v03_terms(method.handler)) for name, method in _METHODS.items()
 }

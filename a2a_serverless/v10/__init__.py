@@ -9,11 +9,14 @@ deployment's cold start never pays for it.
 
 Built as `v03/` is:
 
-- `models.py`: v1.0 request objects (ProtoJSON: camelCase names, enums by name, no `kind`).
+- `models.py`: v1.0 request objects (ProtoJSON: camelCase names, enums by name, no `kind`),
+  and 1.0's names of the internal states and roles (`STATES`, `ROLES`).
 - `convert.py`: v1.0 <-> internal, both ways, the one place that knows how the shapes differ.
 - `errors.py`: v1.0's error codes and details (`google.rpc.ErrorInfo`, `BadRequest`).
 - `methods.py`: v1.0's methods (one table by JSON-RPC method name: params type, handler,
   result), shared by both of its bindings.
 - `jsonrpc.py`: v1.0 over JSON-RPC (the `Protocol` `jsonrpc.handle` serves it with).
 - `rest.py`: v1.0 over HTTP+JSON: a route -> method table onto `methods.py`, and its transport.
+- `webhook.py`: 1.0's push notification form (a StreamResponse), found by
+  `versions.webhook_form` for a config set over 1.0.
 """

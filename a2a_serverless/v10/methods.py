@@ -2,7 +2,8 @@
 
 Each turns its v1.0 request into the internal params with `convert.py`, calls the service and
 writes the v1.0 result. `v10/jsonrpc.py` serves them by method name, `v10/rest.py` by route; the
-stream events of both are `event_result`'s `StreamResponse`s.
+stream events of both are `event_result`'s `StreamResponse`s. The service's rules are 1.0's; a
+push config set here notifies in 1.0's form (`VERSION`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..models import (
 from ..models import TaskPushNotificationConfig as InternalPushConfig
 from ..service import StreamEvent
 from ..transport import Call, Method, raw_message_parts
+from ..versions import V10 as VERSION
 from . import convert
 from . import models as v10
 
@@ -31,12 +33,15 @@ def event_result(event: StreamEvent) -> dict[str, Any]:
 
 async def _send(p: v10.SendMessageRequest, c: Call) -> Any:
     params = convert.send_params_in(p)
-    return convert.send_result_out(await c.service.send_message(params, c.caller))
+    result = await c.service.send_message(params, c.caller, webhook_version=VERSION)
+    return convert.send_result_out(result)
 
 
 async def _stream(p: v10.SendMessageRequest, c: Call) -> Any:
     params = convert.send_params_in(p)
-    return await c.service.stream_message(params, c.caller, last_event_id=c.last_event_id)
+    return await c.service.stream_message(
+        params, c.caller, last_event_id=c.last_event_id, webhook_version=VERSION
+    )
 
 
 def _non_blocking(p: v10.SendMessageRequest) -> v10.SendMessageRequest:
@@ -75,7 +80,8 @@ async def _push_create(p: v10.TaskPushNotificationConfig, c: Call) -> Any:
     params = InternalPushConfig(
         task_id=p.task_id, push_notification_config=convert.push_config_in(p)
     )
-    return convert.push_config_out(await c.service.set_push_config(params, c.caller))
+    stored = await c.service.set_push_config(params, c.caller, webhook_version=VERSION)
+    return convert.push_config_out(stored)
 
 
 async def _push_get(p: v10.GetTaskPushNotificationConfigRequest, c: Call) -> Any:

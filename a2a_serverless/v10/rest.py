@@ -83,7 +83,7 @@ internals).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..auth import AuthError
@@ -390,8 +390,6 @@ class V10RestTransport:
         except BodyTooLarge:
             reply = error_reply(RequestTooLargeError(limit))
         else:
-            # What the service records in this version's name (a push config's webhook format).
-            caller = replace(caller, protocol=V10)
             reply = await handle(
                 http_request, route, self.service, caller, extended_card=extended_card
             )

@@ -179,6 +179,15 @@ def test_the_version_codecs_import_neither_each_other() -> None:
                 assert not {m for m in imported if m.startswith(other)}, (name, other)
 
 
+def test_the_core_asks_the_codecs_by_version_only() -> None:
+    # The service and push import no version's codec: a push config's notification form is
+    # looked up by its version string (versions.webhook_form).
+    graph = import_graph()
+    core = [m for m in graph if m.startswith("a2a_serverless.push")] + ["a2a_serverless.service"]
+    for name in core:
+        assert not {m for m in graph[name] if m.startswith(CODECS)}, name
+
+
 def test_protocol_errors_do_not_know_the_store() -> None:
     graph = import_graph()
     assert not any(
