@@ -25,7 +25,7 @@ Routes (a2a.proto's `google.api.http` options), each also under `/{tenant}/`:
 One place for each rule: a request is assembled, as gRPC transcoding has it, from the body
 (`body: "*"` routes), the path's fields and the query parameters into the v1.0 request object
 of the JSON-RPC method of the same name; it is then checked, translated and served by that
-method's entry in `v10/jsonrpc.py`'s table (the same limits, conversions, results and stream
+method's entry in `v10/methods.py`'s table (the same limits, conversions, results and stream
 events as v1.0 over JSON-RPC), and its errors carry the same details (`v10/errors.py`).
 
 Requests:
