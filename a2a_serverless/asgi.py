@@ -13,16 +13,16 @@ paid for. Two ways in:
 
 The app routes; it answers no A2A method itself. The three transport bindings are peers over the
 TaskService (transport.py): JSON-RPC (jsonrpc.py, both versions), A2A 0.3's HTTP+JSON (rest/) and
-A2A 1.0's (v1/rest.py). A request for one is authenticated here, then the transport answers it,
+A2A 1.0's (v10/rest.py). A request for one is authenticated here, then the transport answers it,
 authentication refusals included, in its own wire form. The REST bindings are imported on their
 first request: a JSON-RPC deployment never loads them (a cold start pays for every module).
 
 Routes (the paths are routepaths.py's):
     GET  /.well-known/agent-card.json   the agent card (also /.well-known/agent.json)
     POST <rpc_path> (default /)          JSON-RPC 2.0, SSE for streaming methods
-    *    /v1/...                         HTTP+JSON/REST of A2A 0.3 (rest/routes.py lists them)
+    *    /v1/...                         HTTP+JSON/REST of A2A 0.3 (v03/rest.py lists them)
     *    /message:send, /tasks/..., ...  HTTP+JSON of A2A 1.0, each also under /{tenant}/
-                                         (routepaths.py, v1/rest.py)
+                                         (routepaths.py, v10/rest.py)
     GET  /.well-known/jwks.json          public keys verifying our webhook JWTs (push enabled)
     GET  /v1/openapi.json                an OpenAPI 3.1 document of the REST routes (public)
     GET  /health                         liveness, no store access
@@ -72,7 +72,7 @@ from .routepaths import (
     OPENAPI_PATH,
     is_inspector_path,
     is_rest_path,
-    v1_route,
+    v10_route,
 )
 from .runtime import Runtime
 from .service import Caller
@@ -146,7 +146,7 @@ class A2AApplication:
         self._jsonrpc: Transport = jsonrpc_transport.JsonRpcTransport(runtime.service)
         # Built on their first request (their modules imported then).
         self._rest: Transport | None = None
-        self._rest_v1: Transport | None = None
+        self._rest_v10: Transport | None = None
         self._inspector: Inspector | None = _inspector(self)
 
     # --- entry points ---------------------------------------------------------------------------
@@ -221,8 +221,8 @@ class A2AApplication:
             return await self._inspector.respond(request)
         if is_rest_path(path):
             return await self._serve(self._rest_transport(), request)
-        if v1_route(path) is not None:
-            return await self._serve(self._rest_v1_transport(), request)
+        if v10_route(path) is not None:
+            return await self._serve(self._rest_v10_transport(), request)
         return self._unrouted(request)
 
     def _unrouted(self, request: Request) -> Response:
@@ -232,14 +232,14 @@ class A2AApplication:
         allowed = ["POST"] if path == self._rpc_path else ["GET", "HEAD"]
         if path == self._rpc_path or path in CARD_PATHS:
             if _asks_for_v10(request):
-                from .v1 import rest as v1_rest
+                from .v10 import rest as v10_rest
 
-                return v1_rest.unrouted(MethodNotAllowedError(method, path, allowed))
+                return v10_rest.unrouted(MethodNotAllowedError(method, path, allowed))
             return json_response(405, {"error": "method not allowed"}, allow_header(allowed))
         if _asks_for_v10(request):
-            from .v1 import rest as v1_rest
+            from .v10 import rest as v10_rest
 
-            return v1_rest.unrouted(
+            return v10_rest.unrouted(
                 MethodNotFoundError(
                     f"No A2A 1.0 HTTP+JSON route at {path}", data={"method": method, "path": path}
                 )
@@ -253,12 +253,12 @@ class A2AApplication:
             self._rest = RestTransport(self.runtime.service)
         return self._rest
 
-    def _rest_v1_transport(self) -> Transport:
-        if self._rest_v1 is None:
-            from .v1.rest import V1RestTransport
+    def _rest_v10_transport(self) -> Transport:
+        if self._rest_v10 is None:
+            from .v10.rest import V10RestTransport
 
-            self._rest_v1 = V1RestTransport(self.runtime.service)
-        return self._rest_v1
+            self._rest_v10 = V10RestTransport(self.runtime.service)
+        return self._rest_v10
 
     async def _serve(self, transport: Transport, request: Request) -> Response:
         """A request for `transport`: authenticated (before its body is read, so a refused

@@ -2,7 +2,7 @@
 
 One request in (`Request`: an ASGI scope and its body), one `Response` out — a whole body, or an
 SSE stream of frames. The ASGI app (asgi.py) routes requests to the transports (jsonrpc.py,
-rest/, v1/rest.py) and the pages (the card, the inspector); each answers with these, and
+rest/, v10/rest.py) and the pages (the card, the inspector); each answers with these, and
 platforms that hand over whole requests (API Gateway, Cloud Functions) build a `Request` and read
 the `Response` without an ASGI message exchange. Knows nothing of A2A: it sits below every
 module that serves HTTP, so none of them imports another to reach it.

@@ -1,4 +1,4 @@
-"""What the two HTTP+JSON bindings share (A2A 0.3's under /v1/, rest/; A2A 1.0's, v1/rest.py).
+"""What the two HTTP+JSON bindings share (A2A 0.3's under /v1/, rest/; A2A 1.0's, v10/rest.py).
 
 The request as they read it (`HttpRequest`: method, path, query, headers, body), their replies
 (`RestReply`, `RestStreamReply`) and a streamed one as SSE, and the strict readers of query

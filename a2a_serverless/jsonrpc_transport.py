@@ -7,7 +7,6 @@ notification (204), or an SSE stream for the streaming methods.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .errors import A2AError, UnsupportedMediaTypeError
@@ -23,10 +22,11 @@ from .http import (
     query_string,
     sse_frame,
 )
-from .jsonrpc import V03, RpcStreamReply, error_response, handle, stream_event_body
+from .jsonrpc import RpcStreamReply, error_response, handle, stream_event_body
 from .limits import RequestTooLargeError
 from .service import Caller, TaskService
 from .transport import ExtendedCard, sse_frames
+from .v03.jsonrpc import V03
 from .versions import HEADER as VERSION_HEADER
 from .versions import V10, requested_version
 
@@ -38,7 +38,7 @@ class JsonRpcTransport:
     """The JSON-RPC endpoint as a `Transport`: one POST, either protocol version.
 
     The version is the request's `A2A-Version` (header or query parameter): none or 0.3 is
-    served with `V03`, 1.0 with `v1.jsonrpc.V10` (imported on the first v1.0 request, so a v0.3
+    served with `V03`, 1.0 with `v10.jsonrpc.V10` (imported on the first v1.0 request, so a v0.3
     deployment never pays for it); each echoes its own extension header.
     """
 
@@ -52,17 +52,16 @@ class JsonRpcTransport:
         try:
             version = requested_version(headers.get(VERSION_HEADER), query_string(request))
         except A2AError as error:
-            from .v1.jsonrpc import V10 as V10_PROTOCOL
+            from .v10.jsonrpc import V10 as V10_PROTOCOL
 
             return json_response(200, error_response(None, error, V10_PROTOCOL))
         protocol, extensions_name = V03, EXTENSIONS_HEADER
         requested_extensions = headers.get(EXTENSIONS_HEADER)
         if version == V10:
-            from .v1.jsonrpc import V10 as V10_PROTOCOL
+            from .v10.jsonrpc import V10 as V10_PROTOCOL
 
             protocol, extensions_name = V10_PROTOCOL, V1_EXTENSIONS_HEADER
             requested_extensions = headers.get(V1_EXTENSIONS_HEADER) or requested_extensions
-            caller = replace(caller, protocol=V10)
         limit = self.service.settings.max_body_bytes
         try:
             raw = await request.body(limit)

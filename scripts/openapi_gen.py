@@ -23,7 +23,7 @@ from a2a_serverless.config import Settings
 from a2a_serverless.limits import MAX_INT64
 from a2a_serverless.models import PROTOCOL_VERSION
 from a2a_serverless.rest.openapi import DEPLOYMENT_LIMITS, placeholder
-from a2a_serverless.rest.proto_json import PUSH_CONFIG_COLLECTION
+from a2a_serverless.v03.proto_json import PUSH_CONFIG_COLLECTION, ROLES, STATES
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "a2a_serverless" / "rest" / "openapi.json"
@@ -33,10 +33,10 @@ JSON = dict[str, Any]
 DESCRIPTION = """\
 An OpenAPI 3.1 document of the HTTP+JSON/REST routes (served at GET /v1/openapi.json).
 
-It describes what `routes.py` and `proto_json.py` actually accept and answer, closely enough for
-a schema-driven fuzzer (schemathesis, tests/reliability) to check both directions: every request
-the schemas call valid is accepted (2xx, or 404/409 for tasks that do not exist or cannot change
-state), every request they call invalid is refused with a 4xx, and every answer matches its
+It describes what `v03/rest.py` and `v03/proto_json.py` actually accept and answer, closely enough
+for a schema-driven fuzzer (schemathesis, tests/reliability) to check both directions: every
+request the schemas call valid is accepted (2xx, or 404/409 for tasks that do not exist or cannot
+change state), every request they call invalid is refused with a 4xx, and every answer matches its
 response schema. So:
 
 - request schemas say `null` is allowed wherever proto3 JSON reads it as "left out", integers
@@ -72,28 +72,9 @@ class Limits:
         return cls(**{name: placeholder(name) for name in DEPLOYMENT_LIMITS})
 
 
-_STATES = [
-    "TASK_STATE_SUBMITTED",
-    "TASK_STATE_WORKING",
-    "TASK_STATE_INPUT_REQUIRED",
-    "TASK_STATE_COMPLETED",
-    "TASK_STATE_CANCELLED",
-    "TASK_STATE_FAILED",
-    "TASK_STATE_REJECTED",
-    "TASK_STATE_AUTH_REQUIRED",
-    "TASK_STATE_UNSPECIFIED",
-]
-_OUR_STATES = [
-    "submitted",
-    "working",
-    "input-required",
-    "completed",
-    "canceled",
-    "failed",
-    "rejected",
-    "auth-required",
-    "unknown",
-]
+# 0.3's proto names of the states, and ours, from the 0.3 codec's table.
+_STATES = list(STATES.values())
+_OUR_STATES = [state.value for state in STATES]
 STRING: JSON = {"type": "string"}
 OBJECT: JSON = {"type": "object"}
 
@@ -228,7 +209,7 @@ def _response_schemas() -> JSON:
                 "messageId": STRING,
                 "contextId": STRING,
                 "taskId": STRING,
-                "role": {"enum": ["ROLE_USER", "ROLE_AGENT"]},
+                "role": {"enum": list(ROLES.values())},
                 "content": {"type": "array", "items": _ref("Part")},
                 "metadata": metadata,
                 "extensions": _strings(),
@@ -399,7 +380,7 @@ def _response_schemas() -> JSON:
     }
 
 
-# --- requests (what proto_json.from_* and routes.py read) ------------------------------------
+# --- requests (what proto_json.from_* and v03/rest.py read) ---------------------------------
 
 
 def _request_schemas(limits: Limits) -> JSON:

@@ -1,7 +1,7 @@
 """The OpenAPI 3.1 document of the HTTP+JSON/REST routes (served at GET /v1/openapi.json).
 
 It is data: `openapi.json` beside this module, written at build time by scripts/openapi_gen.py
-from the code that describes what `routes.py` and `proto_json.py` accept and answer (that
+from the code that describes what `v03/rest.py` and `v03/proto_json.py` accept and answer (that
 script says how, and why the schemas look as they do); tests/docs/test_openapi_data.py fails
 when it is stale. What depends on the deployment — its limits, `DEPLOYMENT_LIMITS` — is a
 placeholder there, filled in here from the settings. Security schemes are per deployment and

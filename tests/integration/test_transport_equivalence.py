@@ -6,7 +6,7 @@ equivalent results", "Same Error Handling: map errors consistently"), §3.5.4 (e
 parameters and responses), §3.5.6 (the method table), §3.2.3 (REST status codes that
 "correspond to A2A error types", a consistent JSON error format), §3.3.3 (REST streaming is SSE
 "similar to JSON-RPC"). What the REST side promises in detail is documented in
-`a2a_serverless/rest/routes.py` (routes, status codes, error body) and `rest/proto_json.py`.
+`a2a_serverless/v03/rest.py` (routes, status codes, error body) and `v03/proto_json.py`.
 
 How:
 
@@ -28,7 +28,7 @@ How:
 
 Known, documented differences the adapters account for (nothing else may differ):
 `configuration.blocking` left out means blocking over JSON-RPC and non-blocking over REST
-(proto3; see routes.py), so scenarios always say which they want; REST has no "get the default
+(proto3; see v03/rest.py), so scenarios always say which they want; REST has no "get the default
 push config" call without a config id, so scenarios name the config (the default one's id is
 the task id); delete answers `null` over JSON-RPC and `{}` (google.protobuf.Empty) over REST.
 """
@@ -63,14 +63,14 @@ from a2a_serverless.models import (
     TaskPushNotificationConfig,
     validate,
 )
-from a2a_serverless.rest import proto_json
+from a2a_serverless.v03 import proto_json
 from tests.integration.jsonrpc_agents import parse_sse, request, scripted, streamer
 
 FAST = {"blocking_timeout_s": 5.0, "poll_interval_s": 0.02, "stream_timeout_s": 5.0}
 WEBHOOK = "https://hooks.example.com/a2a"
 PASSPORT = "https://example.com/ext/passport/v1"
 
-# The HTTP status each A2A error code must come with over REST (routes.py's table).
+# The HTTP status each A2A error code must come with over REST (v03/rest.py's table).
 HTTP_STATUS = {
     -32700: 400,
     -32600: 400,

@@ -1,4 +1,4 @@
-"""The proto-JSON conversion of the REST transport (a2a_serverless/rest/proto_json.py).
+"""The proto-JSON conversion of the REST transport (a2a_serverless/v03/proto_json.py).
 
 For every protocol object the REST transport carries:
 
@@ -53,7 +53,7 @@ from a2a_serverless.models import (
     TextPart,
     validate,
 )
-from a2a_serverless.rest import proto_json as pj
+from a2a_serverless.v03 import proto_json as pj
 
 TS = "2025-03-04T05:06:07.123Z"
 META = {"trace": "abc", "nested": {"list": [1, "two", None, True], "n": 1.5}}
