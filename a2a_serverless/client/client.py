@@ -35,8 +35,16 @@ from ..errors import A2AError, AuthorizationError, InvalidAgentResponseError
 from .auth import Credential, CredentialOptions, OutgoingRequest, credential_for
 from .discovery import Interface, check_data_url, choose, fetch_card
 from .errors import AgentUnreachable, HTTPStatusError, from_jsonrpc, from_rest
-from .transport import ClientLimits, fetch, read_bounded, shared_http, sse_events, timeout
-from .wire import Binding, Call, Operation, Version, WireRequest, wire_for
+from .transport import (
+    ClientLimits,
+    HttpAnswer,
+    fetch,
+    read_bounded,
+    shared_http,
+    sse_events,
+    timeout,
+)
+from .wire import VERSION_HEADER, Binding, Call, Operation, Version, WireRequest, wire_for
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 # Resending these cannot do a thing twice.
@@ -197,9 +205,28 @@ class A2AClient:
         card: dict[str, Any] = await self._call(Call("extended_card"))
         return card
 
+    async def raw(
+        self, method: str, path: str, body: Any = None, *, authorized: bool = True
+    ) -> HttpAnswer:
+        """One request as given on the interface (`path` under its URL, "" for JSON-RPC), with
+        the version's header, the trace context and, unless `authorized` is false, the
+        credential; its answer unread. For probing an agent (`check.py`), not for A2A calls."""
+        headers = {VERSION_HEADER: "1.0"} if self.interface.version == "1.0" else {}
+        request = WireRequest(method, path, body, headers=headers)
+        outgoing = await self._outgoing(request, stream=False, authorized=authorized)
+        return await fetch(
+            outgoing.method,
+            outgoing.url,
+            headers=outgoing.headers,
+            content=outgoing.body or None,
+            limits=self.limits,
+        )
+
     # --- the wire ----------------------------------------------------------------------------
 
-    async def _outgoing(self, request: WireRequest, *, stream: bool) -> OutgoingRequest:
+    async def _outgoing(
+        self, request: WireRequest, *, stream: bool, authorized: bool = True
+    ) -> OutgoingRequest:
         url = self.interface.url.rstrip("/") + request.path if request.path else self.interface.url
         if request.query:
             url += "?" + urlencode(request.query)
@@ -213,7 +240,7 @@ class A2AClient:
             body = json.dumps(request.json, separators=(",", ":")).encode()
             headers["Content-Type"] = "application/json"
         outgoing = OutgoingRequest(request.method, url, headers, body)
-        if self.credential is not None:
+        if self.credential is not None and authorized:
             await self.credential.apply(outgoing)
         return outgoing
 
