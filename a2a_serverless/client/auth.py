@@ -7,7 +7,8 @@ A `Credential` authorizes one outgoing request (headers, URL, body as they will 
 - `BearerToken`: `Authorization: Bearer <token>` (an http bearer, oauth2 or openIdConnect
   scheme, with a token the caller has);
 - `OAuth2ClientCredentials`: a token from the token endpoint (RFC 6749 §4.4, client
-  authenticated with HTTP Basic), kept until shortly before it expires;
+  authenticated with HTTP Basic), kept until shortly before it expires; the endpoint is the
+  caller's (`oauth_token_url`) or the card's clientCredentials flow's;
 - `GoogleIdToken`: a Google-signed ID token for an audience (Cloud Run / Cloud Functions
   invoker IAM), from google-auth's application default credentials (imported on first use);
 - `AwsSigV4`: the request signed with botocore's `SigV4Auth` and the default credential chain
@@ -215,6 +216,8 @@ class CredentialOptions:
     oauth_client_id: str | None = None
     oauth_client_secret: str | None = None
     oauth_scopes: tuple[str, ...] = ()
+    # The token endpoint, when the caller names it (else the card's clientCredentials flow's).
+    oauth_token_url: str | None = None
     google_audience: str | None = None
     sigv4_service: str | None = None
     sigv4_region: str | None = None
@@ -224,6 +227,7 @@ class CredentialOptions:
         "bearer_token": "A2A_CLIENT_BEARER_TOKEN",
         "oauth_client_id": "A2A_CLIENT_OAUTH_CLIENT_ID",
         "oauth_client_secret": "A2A_CLIENT_OAUTH_CLIENT_SECRET",
+        "oauth_token_url": "A2A_CLIENT_OAUTH_TOKEN_URL",
         "google_audience": "A2A_CLIENT_GOOGLE_AUDIENCE",
         "sigv4_service": "A2A_CLIENT_SIGV4_SERVICE",
         "sigv4_region": "A2A_CLIENT_SIGV4_REGION",
@@ -293,6 +297,14 @@ async def credential_for(
                 return ApiKey(key, scheme["name"], scheme.get("in") or "header")
         return ApiKey(key)
     if options.oauth_client_id and options.oauth_client_secret:
+        if options.oauth_token_url:
+            return OAuth2ClientCredentials(
+                options.oauth_token_url,
+                resolve_secret(options.oauth_client_id),
+                resolve_secret(options.oauth_client_secret),
+                options.oauth_scopes,
+                limits or ClientLimits(),
+            )
         for scheme in schemes.values():
             flow = (scheme.get("flows") or {}).get("clientCredentials")
             if scheme.get("type") == "oauth2" and isinstance(flow, dict):

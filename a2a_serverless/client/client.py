@@ -52,6 +52,10 @@ SAFE_TO_RESEND: frozenset[str] = frozenset(
     {"send", "get", "list", "push_get", "push_list", "push_delete", "extended_card"}
 )
 MAX_RETRY_AFTER_S = 10.0
+# Operations whose HTTP+JSON route names a task: a bare 404 there is TaskNotFound.
+TASK_OPERATIONS: frozenset[str] = frozenset(
+    {"get", "cancel", "subscribe", "push_set", "push_get", "push_list", "push_delete"}
+)
 
 
 def text_message(
@@ -276,11 +280,16 @@ class A2AClient:
         if self.interface.binding == "JSONRPC":
             if isinstance(document, dict) and "error" in document:
                 raise _with_challenge(from_jsonrpc(document["error"], status), headers)
-            if status != 200 or not isinstance(document, dict) or "result" not in document:
+            if status != 200 or not isinstance(document, dict):
+                raise _http_failure(status, headers, body)
+            if "result" not in document:
+                # A null result left out (the 0.3 SDK's server does, for a deleted config).
+                if op == "push_delete":
+                    return None
                 raise _http_failure(status, headers, body)
             return self._wire.result(op, document["result"])
         if status >= 400:
-            error = from_rest(status, document)
+            error = from_rest(status, document, names_task=op in TASK_OPERATIONS)
             if error is None:
                 raise _http_failure(status, headers, body)
             raise _with_challenge(error, headers)
@@ -361,7 +370,7 @@ class A2AClient:
                 raise InvalidAgentResponseError("The agent sent a stream event without a result")
             return self._wire.event(document["result"])
         if kind == "error" or (isinstance(document, dict) and "error" in document):
-            error = from_rest(200, document)
+            error = from_rest(400, document, names_task=True)
             raise error or InvalidAgentResponseError("The agent sent a malformed error event")
         return self._wire.event(document)
 

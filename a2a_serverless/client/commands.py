@@ -7,7 +7,8 @@
                                             a conformance smoke; exit status 1 on a failure
 
 Each takes the interface options (`--binding`, `--protocol-version`) and the credential options
-(`--api-key`, `--bearer-token`, `--oauth-client-id` / `--oauth-client-secret` / `--oauth-scope`,
+(`--api-key`, `--bearer-token`, `--oauth-client-id` / `--oauth-client-secret` /
+`--oauth-scope` / `--oauth-token-url`,
 `--google-audience`, `--sigv4 SERVICE`), each also from its A2A_CLIENT_* environment variable
 and each secret also a reference (`env:NAME`, `file:PATH`, `ssm:NAME`, `secretsmanager:ID`),
 so that no secret need be on the command line.
@@ -100,6 +101,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     auth.add_argument("--oauth-client-id", help="OAuth2 client credentials: the client id")
     auth.add_argument("--oauth-client-secret", help="... and its secret (or a reference)")
     auth.add_argument("--oauth-scope", action="append", default=[], help="a scope (repeatable)")
+    auth.add_argument("--oauth-token-url", help="the token endpoint (default: the card's)")
     auth.add_argument("--google-audience", help="send a Google ID token for this audience")
     auth.add_argument("--sigv4", metavar="SERVICE", help="sign with AWS SigV4 for SERVICE")
     auth.add_argument("--sigv4-region", help="the SigV4 region (default: the AWS config's)")
@@ -112,6 +114,7 @@ def _credentials(args: argparse.Namespace) -> CredentialOptions:
         oauth_client_id=args.oauth_client_id,
         oauth_client_secret=args.oauth_client_secret,
         oauth_scopes=tuple(args.oauth_scope),
+        oauth_token_url=args.oauth_token_url,
         google_audience=args.google_audience,
         sigv4_service=args.sigv4,
         sigv4_region=args.sigv4_region,

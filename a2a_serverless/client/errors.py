@@ -86,30 +86,42 @@ def make(code: int, message: Any, data: Any, status: int) -> e.A2AError:
     return cls(text, data)
 
 
-def from_rest(status: int, body: Any) -> e.A2AError | None:
-    """The kit's error for an HTTP+JSON error answer (either version's form), or None when the
-    body is no A2A error."""
-    if not isinstance(body, dict) or not isinstance(body.get("error"), dict):
+def from_rest(status: int, body: Any, *, names_task: bool = False) -> e.A2AError | None:
+    """The kit's error for an HTTP+JSON error answer, or None when the body is no A2A error.
+
+    Read: A2A 1.0's `google.rpc.Status` (by its ErrorInfo's reason), A2A 0.3's `{"error":
+    {code, message, data}}` (ours), and the bare `{"message": ...}` of the official 0.3 SDK's
+    server, whose error is its HTTP status. `names_task`: the request's route names a task, so
+    a bare 404 is TaskNotFound (and not a route that does not exist)."""
+    if not isinstance(body, dict):
         return None
-    error = body["error"]
+    error = body.get("error")
+    if not isinstance(error, dict):
+        message = body.get("message")
+        if isinstance(message, str) and status >= 400:
+            return make(_code_for_status(status, names_task), message, None, status)
+        return None
     details = error.get("details")
     if isinstance(details, list):
         # 1.0: google.rpc.Status, the A2A error named by its ErrorInfo's reason.
         for detail in details:
             if isinstance(detail, dict) and detail.get("reason") in _CODE_BY_REASON:
-                code = _CODE_BY_REASON[detail["reason"]]
-                return make(code, error.get("message"), details, status)
-        return make(_code_for_status(status), error.get("message"), details, status)
+                reason = _CODE_BY_REASON[detail["reason"]]
+                return make(reason, error.get("message"), details, status)
+        return make(_code_for_status(status, names_task), error.get("message"), details, status)
     code = error.get("code")
     if isinstance(code, int) and code < 0:
         return make(code, error.get("message"), error.get("data"), status)
-    return make(_code_for_status(status), error.get("message"), error.get("data"), status)
+    return make(
+        _code_for_status(status, names_task), error.get("message"), error.get("data"), status
+    )
 
 
-def _code_for_status(status: int) -> int:
+def _code_for_status(status: int, names_task: bool) -> int:
+    if status == 404:
+        return e.TaskNotFoundError.code if names_task else e.MethodNotFoundError.code
     return {
         400: e.InvalidParamsError.code,
-        404: e.MethodNotFoundError.code,
         405: e.MethodNotFoundError.code,
         409: e.TaskNotCancelableError.code,
         415: e.ContentTypeNotSupportedError.code,
