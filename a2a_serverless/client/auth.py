@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from ..config import register_environment_names
 from .errors import CardError, ClientError, HTTPStatusError
 from .secrets import resolve_secret
 from .transport import ClientLimits, fetch
@@ -253,6 +254,10 @@ class CredentialOptions:
                 self.sigv4_service,
             )
         )
+
+
+# Read by the client, not by Settings: an agent that calls others may have them set.
+register_environment_names(*CredentialOptions.ENV.values(), "A2A_CLIENT_OAUTH_SCOPES")
 
 
 def _schemes(card: dict[str, Any]) -> dict[str, dict[str, Any]]:
