@@ -2,7 +2,8 @@
 by the tests): `python tests/client/sdk1_agent.py PORT`.
 
 JSON-RPC at `/` and HTTP+JSON at the root, both A2A 1.0 and (the SDK's compatibility layer)
-0.3; the card lists all four. The agent echoes (`echo: <text>`, one artifact, completed);
+0.3; the card lists all four; push notifications are sent (to any URL: the tests' receivers
+are on loopback). The agent echoes (`echo: <text>`, one artifact, completed);
 `slow N` works N x 0.2 s first (for cancel); `direct <text>` answers with a Message.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
+import httpx
 import uvicorn
 from a2a.helpers.proto_helpers import new_task_from_user_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -21,7 +23,12 @@ from a2a.server.routes import (
     create_jsonrpc_routes,
     create_rest_routes,
 )
-from a2a.server.tasks import InMemoryPushNotificationConfigStore, InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import (
+    BasePushNotificationSender,
+    InMemoryPushNotificationConfigStore,
+    InMemoryTaskStore,
+    TaskUpdater,
+)
 from a2a.types import (
     AgentCapabilities,
     AgentCard,
@@ -83,11 +90,19 @@ def main() -> None:
         default_output_modes=["text/plain"],
         skills=[AgentSkill(id="echo", name="Echo", description="Echoes.", tags=["test"])],
     )
+    push_store = InMemoryPushNotificationConfigStore()
+
+    async def any_url(url: str) -> bool:
+        return True  # the test's receiver is on loopback
+
     handler = DefaultRequestHandler(
         agent_executor=EchoExecutor(),
         task_store=InMemoryTaskStore(),
         agent_card=card,
-        push_config_store=InMemoryPushNotificationConfigStore(),
+        push_config_store=push_store,
+        push_sender=BasePushNotificationSender(
+            httpx.AsyncClient(), push_store, push_url_validator=any_url
+        ),
     )
     routes = [
         *create_agent_card_routes(card),
