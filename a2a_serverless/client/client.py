@@ -31,6 +31,7 @@ from urllib.parse import urlencode
 import httpx
 
 from .. import models as m
+from .. import tracing
 from ..errors import A2AError, AuthorizationError, InvalidAgentResponseError
 from .auth import Credential, CredentialOptions, OutgoingRequest, credential_for
 from .discovery import Interface, check_data_url, choose, fetch_card
@@ -217,14 +218,7 @@ class A2AClient:
         credential; its answer unread. For probing an agent (`check.py`), not for A2A calls."""
         headers = {VERSION_HEADER: "1.0"} if self.interface.version == "1.0" else {}
         request = WireRequest(method, path, body, headers=headers)
-        outgoing = await self._outgoing(request, stream=False, authorized=authorized)
-        return await fetch(
-            outgoing.method,
-            outgoing.url,
-            headers=outgoing.headers,
-            content=outgoing.body or None,
-            limits=self.limits,
-        )
+        return await self._send_once(request, authorized=authorized)
 
     # --- the wire ----------------------------------------------------------------------------
 
@@ -248,20 +242,31 @@ class A2AClient:
             await self.credential.apply(outgoing)
         return outgoing
 
+    async def _send_once(self, request: WireRequest, *, authorized: bool = True) -> HttpAnswer:
+        """One request, in its own CLIENT span (with spans on) whose context it carries."""
+        with tracing.client_request(request.method, self._span_url(request)) as span:
+            outgoing = await self._outgoing(request, stream=False, authorized=authorized)
+            answer = await fetch(
+                outgoing.method,
+                outgoing.url,
+                headers=outgoing.headers,
+                content=outgoing.body or None,
+                limits=self.limits,
+            )
+            span.set_attribute("http.response.status_code", answer.status)
+            return answer
+
+    def _span_url(self, request: WireRequest) -> str:
+        # Without the query: an API key may travel there.
+        return self.interface.url.rstrip("/") + request.path if request.path else self.interface.url
+
     async def _call(self, call: Call) -> Any:
         request = self._wire.request(call, _request_id())
         attempts = 1 + (self.limits.retries if call.op in SAFE_TO_RESEND else 0)
         for attempt in range(attempts):
-            outgoing = await self._outgoing(request, stream=False)
             last = attempt == attempts - 1
             try:
-                answer = await fetch(
-                    outgoing.method,
-                    outgoing.url,
-                    headers=outgoing.headers,
-                    content=outgoing.body or None,
-                    limits=self.limits,
-                )
+                answer = await self._send_once(request)
             except AgentUnreachable:
                 if last:
                     raise
@@ -304,21 +309,24 @@ class A2AClient:
         last_event_id: str | None = None
         resumes = self.limits.stream_resumes
         while True:
-            outgoing = await self._outgoing(request, stream=True)
-            if last_event_id is not None:
-                outgoing.headers["Last-Event-ID"] = last_event_id
             client = shared_http()
             try:
-                response = await client.send(
-                    client.build_request(
-                        outgoing.method,
-                        outgoing.url,
-                        headers=outgoing.headers,
-                        content=outgoing.body or None,
-                        timeout=timeout(self.limits, stream=True),
-                    ),
-                    stream=True,
-                )
+                # The span covers the request until its answer starts, not the whole stream:
+                # a span's context must not leak to the caller between events.
+                with tracing.client_request(request.method, self._span_url(request)):
+                    outgoing = await self._outgoing(request, stream=True)
+                    if last_event_id is not None:
+                        outgoing.headers["Last-Event-ID"] = last_event_id
+                    response = await client.send(
+                        client.build_request(
+                            outgoing.method,
+                            outgoing.url,
+                            headers=outgoing.headers,
+                            content=outgoing.body or None,
+                            timeout=timeout(self.limits, stream=True),
+                        ),
+                        stream=True,
+                    )
             except httpx.TransportError as exc:
                 if resumes > 0 and last_event_id is not None:
                     resumes -= 1
@@ -413,13 +421,12 @@ def _request_id() -> str:
 
 
 def _trace_headers() -> dict[str, str]:
-    """The current trace context's headers, or a new trace's (sampled) when there is none."""
-    from ..tracing import current
-
-    context = current()
+    """The current trace context's headers, or a new trace's (not sampled: nothing here
+    records it) when there is none."""
+    context = tracing.current()
     if context is not None:
         return context.headers()
-    return {"traceparent": f"00-{random.token_hex(16)}-{random.token_hex(8)}-01"}
+    return {"traceparent": f"00-{random.token_hex(16)}-{random.token_hex(8)}-00"}
 
 
 def _http_failure(status: int, headers: httpx.Headers, body: bytes) -> Exception:

@@ -165,5 +165,5 @@ async def sse_events(response: httpx.Response, max_event_bytes: int) -> AsyncIte
                 event = value
             elif name == "id" and "\0" not in value:
                 event_id = value
-    if data:
-        yield SseEvent("\n".join(data), event or "message", event_id)
+    # An event the stream ended in the middle of is not dispatched (the WHATWG rule): a stream
+    # that broke off is resumed after the last whole event.
