@@ -18,6 +18,21 @@ A `Credential` authorizes one outgoing request (headers, URL, body as they will 
 `credential_for(card, options)` picks one from the card's security schemes and what the caller
 supplied (`CredentialOptions`, from options or the environment; each secret may be a reference,
 `secrets.py`). The token URL of a card's OAuth2 flow comes from data and is SSRF-checked.
+The first of these supplied is used: SigV4, a Google ID token, an API key, OAuth2 client
+credentials, a bearer token. The environment (`CredentialOptions.from_env`):
+
+- A2A_CLIENT_API_KEY: an API key, sent where the card's apiKey scheme says (X-API-Key header
+  when it declares none)
+- A2A_CLIENT_BEARER_TOKEN: a bearer token, sent as `Authorization: Bearer`
+- A2A_CLIENT_OAUTH_CLIENT_ID: OAuth2 client credentials: the client id
+- A2A_CLIENT_OAUTH_CLIENT_SECRET: the client secret (with the id)
+- A2A_CLIENT_OAUTH_TOKEN_URL (the card's clientCredentials flow's): the token endpoint
+- A2A_CLIENT_OAUTH_SCOPES: the scopes asked for, space-separated
+- A2A_CLIENT_GOOGLE_AUDIENCE: send a Google ID token for this audience (the called service's
+  URL), from application default credentials
+- A2A_CLIENT_SIGV4_SERVICE: sign requests with AWS SigV4 for this service (`execute-api`,
+  `lambda`, `bedrock-agentcore`), with the default credential chain
+- A2A_CLIENT_SIGV4_REGION (the AWS configuration's): the SigV4 region
 """
 
 from __future__ import annotations
