@@ -13,7 +13,7 @@ auth library is imported until its scheme is used. See docs/client.md.
 - `wire.py`: each operation on each of the four interfaces (the one module that imports the
   version codecs);
 - `transport.py`: the pooled HTTP client, bounded reads, SSE;
-- `auth.py`, `secrets.py`: outbound credentials, and secrets given by reference;
+- `auth.py`: outbound credentials (secrets given by reference: `secretrefs.py`);
 - `errors.py`: the client's own errors, and the agent's errors read back into the kit's;
 - `check.py`: the conformance smoke behind `a2a-serverless check`.
 """

@@ -17,7 +17,7 @@ A `Credential` authorizes one outgoing request (headers, URL, body as they will 
 
 `credential_for(card, options)` picks one from the card's security schemes and what the caller
 supplied (`CredentialOptions`, from options or the environment; each secret may be a reference,
-`secrets.py`). The token URL of a card's OAuth2 flow comes from data and is SSRF-checked.
+`secretrefs.py`). The token URL of a card's OAuth2 flow comes from data and is SSRF-checked.
 The first of these supplied is used: SigV4, a Google ID token, an API key, OAuth2 client
 credentials, a bearer token. The environment (`CredentialOptions.from_env`):
 
@@ -46,8 +46,8 @@ from typing import Any, ClassVar, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..config import register_environment_names
+from ..secretrefs import resolve_secret
 from .errors import CardError, ClientError, HTTPStatusError
-from .secrets import resolve_secret
 from .transport import ClientLimits, fetch
 
 # A token is renewed this long before its stated expiry, so none expires in flight.
@@ -225,7 +225,7 @@ class AwsSigV4:
 
 @dataclass(frozen=True, slots=True)
 class CredentialOptions:
-    """What the caller supplied; each secret may be a reference (`secrets.py`)."""
+    """What the caller supplied; each secret may be a reference (`secretrefs.py`)."""
 
     api_key: str | None = None
     bearer_token: str | None = None

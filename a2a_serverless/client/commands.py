@@ -31,9 +31,9 @@ from typing import IO, Any
 from .. import errors as e
 from .. import models as m
 from ..safetext import escape_controls, escape_json_text
+from ..secretrefs import SecretUnavailable
 from .auth import CredentialOptions
 from .errors import ClientError
-from .secrets import SecretUnavailable
 from .transport import ClientLimits
 
 BINDINGS = {"jsonrpc": "JSONRPC", "http-json": "HTTP+JSON"}

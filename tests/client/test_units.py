@@ -31,8 +31,8 @@ from a2a_serverless.client import (
 from a2a_serverless.client.cardcheck import card_problems
 from a2a_serverless.client.discovery import choose, interfaces
 from a2a_serverless.client.errors import from_jsonrpc, from_rest
-from a2a_serverless.client.secrets import SecretUnavailable, resolve_secret
 from a2a_serverless.client.transport import sse_events
+from a2a_serverless.secretrefs import SecretMissing, SecretUnavailable, resolve_secret
 from a2a_serverless.tracecontext import TraceContext, parse_traceparent
 from tests.support.server import REPO
 
@@ -364,7 +364,7 @@ def test_ssm_reference_read_with_boto3(monkeypatch: pytest.MonkeyPatch) -> None:
         ssm = boto3.client("ssm")
         ssm.put_parameter(Name="/agent/key", Value="from-ssm", Type="SecureString")
         assert resolve_secret("ssm:/agent/key") == "from-ssm"
-        with pytest.raises(SecretUnavailable, match="could not read ssm '/agent/missing'"):
+        with pytest.raises(SecretMissing, match="ssm '/agent/missing' does not exist"):
             resolve_secret("ssm:/agent/missing")
 
 
