@@ -112,7 +112,7 @@ class Wire(Protocol):
 
 def wire_for(version: Version, binding: Binding) -> Wire:
     if binding == "JSONRPC":
-        return JsonRpc03() if version == "0.3" else JsonRpc10()
+        return JsonRpc(version)
     return Rest03() if version == "0.3" else Rest10()
 
 
@@ -174,26 +174,6 @@ def _result_03(op: Operation, value: Any) -> Any:
             raise bad_response("extended card", "not a JSON object")
         return value
     return None
-
-
-class JsonRpc03:
-    version: Version = "0.3"
-    binding: Binding = "JSONRPC"
-
-    def request(self, call: Call, request_id: str) -> WireRequest:
-        body = {
-            "jsonrpc": "2.0",
-            "id": request_id,
-            "method": JSONRPC_03[call.op],
-            "params": _params_03(call),
-        }
-        return WireRequest("POST", "", body)
-
-    def result(self, op: Operation, body: Any) -> Any:
-        return _result_03(op, body)
-
-    def event(self, body: Any) -> m.StreamResult:
-        return cast(m.StreamResult, _read("stream event", m.StreamResult, body))
 
 
 def _task_path(task_id: str) -> str:
@@ -540,24 +520,35 @@ def _result_10(op: Operation, value: Any) -> Any:
     return None
 
 
-class JsonRpc10:
-    version: Version = "1.0"
+class JsonRpc:
+    """Either version over JSON-RPC: one envelope, the version's method names and params (1.0
+    also says its version in the `A2A-Version` header)."""
+
     binding: Binding = "JSONRPC"
+
+    def __init__(self, version: Version) -> None:
+        self.version = version
+        self._methods = JSONRPC_10 if version == "1.0" else JSONRPC_03
+        self._params = _params_10 if version == "1.0" else _params_03
+        self._result = _result_10 if version == "1.0" else _result_03
 
     def request(self, call: Call, request_id: str) -> WireRequest:
         body = {
             "jsonrpc": "2.0",
             "id": request_id,
-            "method": JSONRPC_10[call.op],
-            "params": _params_10(call),
+            "method": self._methods[call.op],
+            "params": self._params(call),
         }
-        return WireRequest("POST", "", body, headers={VERSION_HEADER: "1.0"})
+        headers = {VERSION_HEADER: "1.0"} if self.version == "1.0" else {}
+        return WireRequest("POST", "", body, headers=headers)
 
     def result(self, op: Operation, body: Any) -> Any:
-        return _result_10(op, body)
+        return self._result(op, body)
 
     def event(self, body: Any) -> m.StreamResult:
-        return event_10(body)
+        if self.version == "1.0":
+            return event_10(body)
+        return cast(m.StreamResult, _read("stream event", m.StreamResult, body))
 
 
 class Rest10:

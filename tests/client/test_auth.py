@@ -38,6 +38,7 @@ from a2a_serverless.client import (
     OAuth2ClientCredentials,
 )
 from a2a_serverless.client.auth import ApiKey, OutgoingRequest, credential_for
+from tests.client.asgi import read_body, send_json
 from tests.support.server import LiveServer, start_live_server
 
 GUARDED_APP = "tests.interop.agents:guarded_app"
@@ -140,12 +141,7 @@ def token_endpoint(client_id: str, secret: str, calls: list[dict[str, Any]]) -> 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await read_body(receive)
         headers = {k.decode(): v.decode() for k, v in scope["headers"]}
         form = {k: v[0] for k, v in parse_qs(body.decode()).items()}
         calls.append(form)
@@ -157,14 +153,7 @@ def token_endpoint(client_id: str, secret: str, calls: list[dict[str, Any]]) -> 
         else:
             status = 200
             answer = {"access_token": bearer_token(), "token_type": "Bearer", "expires_in": 600}
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [(b"content-type", b"application/json")],
-            }
-        )
-        await send({"type": "http.response.body", "body": json.dumps(answer).encode()})
+        await send_json(send, status, answer)
 
     return app
 
@@ -224,12 +213,7 @@ def google_token_endpoint(audience_seen: list[str]) -> Any:
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await read_body(receive)
         form = {k: v[0] for k, v in parse_qs(body.decode()).items()}
         claims = jwt.decode(
             form["assertion"],
@@ -250,16 +234,7 @@ def google_token_endpoint(audience_seen: list[str]) -> Any:
             SIGNING,
             algorithm="RS256",
         )
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [(b"content-type", b"application/json")],
-            }
-        )
-        await send(
-            {"type": "http.response.body", "body": json.dumps({"id_token": id_token}).encode()}
-        )
+        await send_json(send, 200, {"id_token": id_token})
 
     return app
 
@@ -308,12 +283,7 @@ def sigv4_verifier(access_key: str, secret_key: str, region: str, outcomes: list
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await read_body(receive)
         headers = {k.decode(): v.decode() for k, v in scope["headers"]}
         authorization = headers.get("authorization", "")
         fields = dict(
@@ -332,14 +302,7 @@ def sigv4_verifier(access_key: str, secret_key: str, region: str, outcomes: list
         expected = auth.signature(auth.string_to_sign(request, canonical), request)
         ok = scope_parts[0] == access_key and fields.get("Signature") == expected
         outcomes.append(ok)
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200 if ok else 403,
-                "headers": [(b"content-type", b"application/json")],
-            }
-        )
-        await send({"type": "http.response.body", "body": b"{}"})
+        await send_json(send, 200 if ok else 403, b"{}")
 
     return app
 

@@ -15,6 +15,7 @@ import pytest
 from a2a_serverless.cli import main
 from a2a_serverless.client import CredentialOptions
 from a2a_serverless.client.check import CheckResult, run_checks
+from tests.client.asgi import read_body, send_json
 from tests.support.server import LiveServer, free_port, start_live_server
 
 API_KEY = "check-test-key-0123456789abcdef"
@@ -99,12 +100,7 @@ def broken_agent() -> Any:
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await read_body(receive)
         host = dict(scope["headers"])[b"host"].decode()
         if scope["path"] == "/.well-known/agent-card.json":
             answer: Any = {
@@ -144,14 +140,7 @@ def broken_agent() -> Any:
             else:
                 error = {"code": -32603, "message": "boom"}
                 answer = {"jsonrpc": "2.0", "id": request.get("id"), "error": error}
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [(b"content-type", b"application/json")],
-            }
-        )
-        await send({"type": "http.response.body", "body": json.dumps(answer).encode()})
+        await send_json(send, 200, answer)
 
     return app
 

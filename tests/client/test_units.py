@@ -34,6 +34,7 @@ from a2a_serverless.client.errors import from_jsonrpc, from_rest
 from a2a_serverless.client.transport import sse_events
 from a2a_serverless.secretrefs import SecretMissing, SecretUnavailable, resolve_secret
 from a2a_serverless.tracecontext import TraceContext, parse_traceparent
+from tests.client.asgi import read_body, send_json
 from tests.support.server import REPO
 
 Serve = Callable[[Any], AbstractAsyncContextManager[str]]
@@ -198,18 +199,9 @@ def json_app(handler: Callable[[dict[str, Any], bytes], tuple[int, dict[str, str
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await read_body(receive)
         status, headers, answer = handler(scope, body)
-        data = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
-        raw = [(b"content-type", b"application/json")]
-        raw += [(k.encode(), v.encode()) for k, v in headers.items()]
-        await send({"type": "http.response.start", "status": status, "headers": raw})
-        await send({"type": "http.response.body", "body": data})
+        await send_json(send, status, answer, headers)
 
     return app
 
