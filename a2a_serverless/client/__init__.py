@@ -15,6 +15,7 @@ auth library is imported until its scheme is used. See docs/client.md.
 - `transport.py`: the pooled HTTP client, bounded reads, SSE;
 - `auth.py`: outbound credentials (secrets given by reference: `secretrefs.py`);
 - `errors.py`: the client's own errors, and the agent's errors read back into the kit's;
+- `remote.py`: the remote agents an agent calls in its turn (`ctx.remote(name)`);
 - `check.py`: the conformance smoke behind `a2a-serverless check`.
 """
 
@@ -32,6 +33,7 @@ from .auth import (
 from .client import A2AClient, text_message
 from .discovery import Interface, fetch_card
 from .errors import AgentUnreachable, CardError, ClientError, HTTPStatusError, ResponseTooLarge
+from .remote import RemoteAgent, RemoteTaskFailed
 from .transport import ClientLimits
 
 __all__ = [
@@ -49,6 +51,8 @@ __all__ = [
     "HTTPStatusError",
     "Interface",
     "OAuth2ClientCredentials",
+    "RemoteAgent",
+    "RemoteTaskFailed",
     "ResponseTooLarge",
     "fetch_card",
     "text_message",
