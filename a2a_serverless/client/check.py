@@ -135,13 +135,11 @@ async def run_checks(
         client = await A2AClient.connect(
             url,
             card=card,
-            binding=interface.binding,
-            version=interface.version,
+            interface=interface,
             credentials=credentials,
             limits=limits,
             allow_private_urls=allow_private_urls,
         )
-        client.interface = interface
         results.extend(await _interface_checks(client, interface, text, secured))
     if webhook_url is None:
         results.append(CheckResult("push", "n/a", _section("push", None), "no --webhook-url given"))

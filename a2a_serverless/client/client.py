@@ -101,6 +101,7 @@ class A2AClient:
         card: dict[str, Any] | None = None,
         binding: Binding | None = None,
         version: Version | None = None,
+        interface: Interface | None = None,
         credentials: CredentialOptions | Credential | None = None,
         limits: ClientLimits | None = None,
         allow_private_urls: bool = False,
@@ -108,14 +109,16 @@ class A2AClient:
         """A client for the agent at `url` (its base URL or its card's URL), or of `card`.
 
         `binding` is the preferred binding (JSON-RPC or HTTP+JSON); `version` keeps the client
-        to one version. `credentials` are options to pick a credential from the card's schemes
-        with, or a credential. `allow_private_urls` lets a card's interface URLs on another
-        origin than `url` be loopback or private addresses (development).
+        to one version; `interface`, one of the card's, is used as it is. `credentials` are
+        options to pick a credential from the card's schemes with, or a credential.
+        `allow_private_urls` lets a card's interface URLs on another origin than `url` be
+        loopback or private addresses (development).
         """
         limits = limits or ClientLimits()
         if card is None:
             card = await fetch_card(url, limits=limits)
-        interface = choose(card, binding=binding, version=version)
+        if interface is None:
+            interface = choose(card, binding=binding, version=version)
         await check_data_url(interface.url, url, allow_private=allow_private_urls)
         credential: Credential | None
         if isinstance(credentials, CredentialOptions):

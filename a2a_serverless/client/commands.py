@@ -35,8 +35,9 @@ from ..secretrefs import SecretUnavailable
 from .auth import CredentialOptions
 from .errors import ClientError
 from .transport import ClientLimits
+from .wire import Binding
 
-BINDINGS = {"jsonrpc": "JSONRPC", "http-json": "HTTP+JSON"}
+BINDINGS: dict[str, Binding] = {"jsonrpc": "JSONRPC", "http-json": "HTTP+JSON"}
 # A file given to `call` is sent inline (base64): this bounds what one message carries.
 CALL_MAX_FILE_BYTES = 10 * 1024 * 1024
 FAILED_STATES = {m.TaskState.FAILED, m.TaskState.REJECTED}
@@ -137,14 +138,15 @@ def run(args: argparse.Namespace, out: IO[str] | None = None, err: IO[str] | Non
     except (e.A2AError, ClientError, SecretUnavailable, OSError) as exc:
         name = type(exc).__name__
         code = f" ({exc.code})" if isinstance(exc, e.A2AError) else ""
-        print(f"a2a-serverless {args.command}: {name}{code}: {safe(str(exc))}", file=err)
+        print(f"a2a-serverless {args.command}: {name}{code}: {escape_controls(str(exc))}", file=err)
         return 1
     except KeyboardInterrupt:
         return 130
 
 
 def safe(text: str) -> str:
-    """Remote text for the terminal: controls escaped, line breaks kept."""
+    """A remote text body for the terminal: controls escaped, line breaks kept (ids, names and
+    error messages are one line: `escape_controls`)."""
     return "\n".join(escape_controls(line) for line in text.split("\n"))
 
 
@@ -172,7 +174,7 @@ async def _call(args: argparse.Namespace, out: IO[str]) -> int:
 
     client = await A2AClient.connect(
         args.url,
-        binding=BINDINGS.get(args.binding or "") or None,  # type: ignore[arg-type]
+        binding=BINDINGS.get(args.binding or ""),
         version=args.protocol_version,
         credentials=_credentials(args),
         limits=_limits(args),
@@ -216,7 +218,7 @@ def _show(event: m.StreamResult, out: IO[str], *, json_lines: bool) -> None:
     if isinstance(event, m.Message):
         print("\n".join(_texts(event.parts)), file=out)
     elif isinstance(event, m.Task):
-        print(f"# task {safe(event.id)} ({event.status.state.value})", file=out)
+        print(f"# task {escape_controls(event.id)} ({event.status.state.value})", file=out)
         if event.status.message is not None:
             print("\n".join(_texts(event.status.message.parts)), file=out)
         for artifact in event.artifacts or []:
@@ -237,11 +239,12 @@ def _finish(last: m.StreamResult | None, out: IO[str], *, json_lines: bool) -> i
         if not json_lines:
             task_id = last.id if isinstance(last, m.Task) else last.task_id
             print(
-                f"# task {safe(task_id)}: {state.value} (context {safe(last.context_id)})",
+                f"# task {escape_controls(task_id)}: {state.value} "
+                f"(context {escape_controls(last.context_id)})",
                 file=out,
             )
             if state in (m.TaskState.INPUT_REQUIRED, m.TaskState.AUTH_REQUIRED):
-                print(f"# continue with: --task {safe(task_id)}", file=out)
+                print(f"# continue with: --task {escape_controls(task_id)}", file=out)
     return 1 if state in FAILED_STATES else 0
 
 
@@ -259,7 +262,7 @@ async def _card(args: argparse.Namespace, out: IO[str]) -> int:
         return 0
 
     def text(value: Any) -> str:
-        return safe(str(value)) if value is not None else "-"
+        return escape_controls(str(value)) if value is not None else "-"
 
     print(f"{text(card.get('name'))}  (version {text(card.get('version'))})", file=out)
     print(f"  {text(card.get('description'))}", file=out)
@@ -289,7 +292,7 @@ async def _card(args: argparse.Namespace, out: IO[str]) -> int:
     if problems:
         print(f"warnings ({len(problems)}):", file=out)
         for problem in problems:
-            print(f"  {safe(str(problem))}", file=out)
+            print(f"  {escape_controls(str(problem))}", file=out)
     else:
         print("warnings: none (valid for A2A 0.3 and 1.0 clients)", file=out)
     return 0
