@@ -269,7 +269,12 @@ def _list_query(params: m.ListTasksParams | None, version: Version) -> dict[str,
     if params.context_id:
         query["contextId"] = params.context_id
     if params.status is not None:
-        query["status"] = v1convert.state_out(params.status)
+        # The enum names differ: 0.3's proto spells TASK_STATE_CANCELLED.
+        query["status"] = (
+            proto_json.state_to_proto(params.status.value)
+            if version == "0.3"
+            else v1convert.state_out(params.status)
+        )
     for name, number in (
         ("pageSize", params.page_size),
         ("historyLength", params.history_length),

@@ -95,6 +95,10 @@ async def test_non_blocking_send_cancel_and_subscribe(
     assert running.status.state in (m.TaskState.SUBMITTED, m.TaskState.WORKING)
     canceled = await client.cancel_task(running.id)
     assert canceled.status.state is m.TaskState.CANCELED
+    listed = await client.list_tasks(
+        m.ListTasksParams(context_id=running.context_id, status=m.TaskState.CANCELED)
+    )
+    assert [t.id for t in listed.tasks] == [running.id]
     with pytest.raises(e.TaskNotCancelableError) as raised:
         await client.cancel_task(running.id)
     assert raised.value.code == -32002
