@@ -35,8 +35,8 @@ from .. import errors as e
 from .. import models as m
 from .auth import CredentialOptions
 from .cardcheck import card_problems
-from .client import A2AClient
-from .discovery import Interface, card_url, fetch_card, interfaces
+from .client import A2AClient, load_card
+from .discovery import Interface, card_url, interfaces
 from .errors import ClientError
 from .transport import ClientLimits
 
@@ -111,7 +111,7 @@ async def run_checks(
     credentials = credentials or CredentialOptions()
     results: list[CheckResult] = []
     try:
-        card = await fetch_card(url, limits=limits)
+        card = await load_card(url, credentials, limits=limits)
     except ClientError as exc:
         results.append(CheckResult("card", "fail", _section("card", None), str(exc)))
         return results

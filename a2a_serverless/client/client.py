@@ -34,7 +34,7 @@ from .. import models as m
 from .. import tracing
 from ..errors import A2AError, AuthorizationError, InvalidAgentResponseError
 from .auth import Credential, CredentialOptions, OutgoingRequest, credential_for
-from .discovery import Interface, check_data_url, choose, fetch_card
+from .discovery import Interface, card_url, check_data_url, choose, fetch_card
 from .errors import AgentUnreachable, HTTPStatusError, from_jsonrpc, from_rest
 from .transport import (
     ClientLimits,
@@ -116,7 +116,7 @@ class A2AClient:
         """
         limits = limits or ClientLimits()
         if card is None:
-            card = await fetch_card(url, limits=limits)
+            card = await load_card(url, credentials, limits=limits)
         if interface is None:
             interface = choose(card, binding=binding, version=version)
         await check_data_url(interface.url, url, allow_private=allow_private_urls)
@@ -384,6 +384,32 @@ class A2AClient:
             error = from_rest(400, document, names_task=True)
             raise error or InvalidAgentResponseError("The agent sent a malformed error event")
         return self._wire.event(document)
+
+
+async def load_card(
+    url: str,
+    credentials: CredentialOptions | Credential | None = None,
+    *,
+    limits: ClientLimits | None = None,
+) -> dict[str, Any]:
+    """The card of the agent at `url`; when it is not public (401), asked again with the
+    caller's credential, put where it goes without a card to say (an API key in `X-API-Key`,
+    a token in `Authorization`)."""
+    try:
+        return await fetch_card(url, limits=limits)
+    except HTTPStatusError as refused:
+        if refused.status != 401 or credentials is None:
+            raise
+        credential = (
+            await credential_for({}, credentials, configured_url=url, limits=limits)
+            if isinstance(credentials, CredentialOptions)
+            else credentials
+        )
+        if credential is None:
+            raise
+        request = OutgoingRequest("GET", card_url(url), {}, b"")
+        await credential.apply(request)
+        return await fetch_card(request.url, headers=request.headers, limits=limits)
 
 
 def _send_params(

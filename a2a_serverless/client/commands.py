@@ -3,6 +3,7 @@
     a2a-serverless call URL "text" [--task ID] [--context ID] [--file PATH]... [--json]
                                             send a message; streams when the agent streams
     a2a-serverless card URL [--json]        the agent's card, and what is wrong with it
+                                            (credentials only if the card is not public)
     a2a-serverless check URL [--json] [--webhook-url URL [--webhook-listen HOST:PORT]]
                                             a conformance smoke; exit status 1 on a failure
 
@@ -63,8 +64,7 @@ def add_commands(commands: Any) -> None:
     card = commands.add_parser("card", help="show an A2A agent's card, with warnings")
     card.add_argument("url", help="the agent's base URL or its card's URL")
     card.add_argument("--json", action="store_true", help="the card's JSON as served")
-    card.add_argument("--allow-private-urls", action="store_true", help=argparse.SUPPRESS)
-    card.add_argument("--timeout", type=float, default=None, help=argparse.SUPPRESS)
+    _common(card)
 
     check = commands.add_parser("check", help="a conformance smoke of a deployed A2A agent")
     check.add_argument("url", help="the agent's base URL or its card's URL")
@@ -253,10 +253,10 @@ def _finish(last: m.StreamResult | None, out: IO[str], *, json_lines: bool) -> i
 
 async def _card(args: argparse.Namespace, out: IO[str]) -> int:
     from .cardcheck import card_problems
-    from .discovery import fetch_card, interfaces
+    from .client import load_card
+    from .discovery import interfaces
 
-    limits = _limits(args)
-    card = await fetch_card(args.url, limits=limits)
+    card = await load_card(args.url, _credentials(args), limits=_limits(args))
     if args.json:
         print(escape_json_text(json.dumps(card, indent=2, ensure_ascii=False)), file=out)
         return 0

@@ -2,9 +2,10 @@
 
 `fetch_card(url)` reads `{url}/.well-known/agent-card.json` (or `url` itself when it names a
 card), keeping it per process as long as `Cache-Control: max-age` says, then revalidating with
-`If-None-Match` when the agent sent an ETag. `interfaces(card)` lists what a card offers that
-this client speaks, in the card's order: A2A 1.0's `supportedInterfaces`, else an 0.3 card's
-`url` (`preferredTransport`) and `additionalInterfaces`. `choose` takes 1.0 before 0.3 and,
+`If-None-Match` when the agent sent an ETag (a card fetched with credentials is not kept).
+`interfaces(card)` lists what a card offers that this client speaks, in the card's order: A2A
+1.0's `supportedInterfaces`, else an 0.3 card's `url` (`preferredTransport`) and
+`additionalInterfaces`. `choose` takes 1.0 before 0.3 and,
 within a version, the preferred binding.
 
 Interface URLs come from data, not from the caller: one on another origin than the URL the
@@ -60,7 +61,9 @@ async def fetch_card(
     """The card of the agent at `url` (see the module for caching)."""
     limits = limits or ClientLimits()
     where = card_url(url)
-    cached = _cache.get(where)
+    # A card fetched with credentials is the caller's alone: neither read from nor kept in
+    # the process's cache.
+    cached = None if headers else _cache.get(where)
     now = time.monotonic()
     if cached is not None and now < cached.fresh_until:
         return cached.card
@@ -88,7 +91,7 @@ async def fetch_card(
     if not isinstance(card, dict):
         raise CardError(f"the agent card at {where} is not a JSON object")
     cache_control = answer.headers.get("cache-control")
-    if not cache_control or "no-store" not in cache_control.lower():
+    if not headers and (not cache_control or "no-store" not in cache_control.lower()):
         _cache[where] = _Cached(card, answer.headers.get("etag"), now + _max_age(cache_control))
     return card
 

@@ -35,6 +35,7 @@ from a2a_serverless.client import (
     AwsSigV4,
     CardError,
     CredentialOptions,
+    HTTPStatusError,
     OAuth2ClientCredentials,
 )
 from a2a_serverless.client.auth import ApiKey, OutgoingRequest, credential_for
@@ -340,3 +341,15 @@ async def test_sigv4_signature_verified_by_botocore(
             answer = await http.post(tampered.url, headers=tampered.headers, content=b"{ }")
         assert answer.status_code == 403
     assert outcomes == [True, True, False]
+
+
+async def test_a_card_that_is_not_public_is_fetched_with_the_credential(
+    tmp_path: Path, servers: list[LiveServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = guarded(tmp_path, A2A_AUTH_API_KEYS=f"{API_KEY}=bot", A2A_AUTH_PUBLIC_CARD="false")
+    servers.append(server)
+    with pytest.raises(HTTPStatusError) as refused:
+        await A2AClient.connect(server.url)
+    assert refused.value.status == 401
+    client = await A2AClient.connect(server.url, credentials=CredentialOptions(api_key=API_KEY))
+    assert isinstance(await client.send("hello"), m.Task)
