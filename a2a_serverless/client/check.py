@@ -6,10 +6,11 @@ to (A2A 0.3's or 1.0's, by the interface checked):
 
 - the card: served at `/.well-known/agent-card.json`, readable by 0.3 and by 1.0 clients;
 - per declared interface (each version and binding the card lists): it answers, and with the
-  right error (GetTask of a task that does not exist: TaskNotFound, -32001, HTTP 404 over
-  HTTP+JSON); send / get / list / stream / cancel round trips; the error codes of a bad
-  request (JSON-RPC: an unknown method -32601, a send without a message -32602; HTTP+JSON: a
-  send without a message is a 400);
+  right error in the binding's shape (GetTask of a task that does not exist: TaskNotFound,
+  -32001, with 1.0's typed `data` details over JSON-RPC; HTTP 404 over HTTP+JSON, in 1.0 a
+  `google.rpc.Status` with an ErrorInfo `TASK_NOT_FOUND`); send / get / list / stream /
+  cancel round trips; the error codes of a bad request (JSON-RPC: an unknown method -32601, a
+  send without a message -32602; HTTP+JSON: a send without a message is a 400);
 - the 401 challenge, when the card declares security: a request without credentials is
   refused with 401 (and the WWW-Authenticate the spec asks servers to send);
 - a push round trip, given `webhook_url` where `check` itself can receive (it listens on
@@ -47,7 +48,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
     "card": ("0.3 §5.3", "1.0 §8.2"),
     "card-0.3": ("0.3 §5.5", ""),
     "card-1.0": ("", "1.0 §4.4.1, §8.3"),
-    "answers": ("0.3 §7.3, §8.2", "1.0 §3.1.3, §3.3.2"),
+    "answers": ("0.3 §7.3, §8.2", "1.0 §3.1.3, §3.3.2, §9.5, §11.6"),
     "send": ("0.3 §7.1", "1.0 §3.1.1"),
     "get": ("0.3 §7.3", "1.0 §3.1.3"),
     "list": ("0.3 §7.4", "1.0 §3.1.4"),
@@ -190,12 +191,43 @@ async def _interface_checks(
 
 
 async def _answers(client: A2AClient) -> tuple[Outcome, str]:
+    """GetTask of a task that does not exist: TaskNotFound, in the binding's error shape."""
+    interface = client.interface
     missing = f"a2a-check-missing-{random.token_hex(8)}"
-    try:
-        await client.get_task(missing)
-    except e.TaskNotFoundError:
-        return "pass", "GetTask of an unknown task: TaskNotFoundError (-32001)"
-    raise CheckFailed("GetTask of a task that does not exist answered a task")
+    if interface.binding == "JSONRPC":
+        method = "GetTask" if interface.version == "1.0" else "tasks/get"
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {"id": missing}}
+        _, document, _ = await _raw(client, "POST", "", body)
+        error = document.get("error") if isinstance(document, dict) else None
+        if not isinstance(error, dict):
+            raise CheckFailed("GetTask of a task that does not exist answered no error")
+        if error.get("code") != e.TaskNotFoundError.code:
+            raise CheckFailed(f"GetTask of a missing task answered {error.get('code')}, not -32001")
+        if interface.version == "1.0" and not _typed_details(error.get("data", [])):
+            raise CheckFailed("the error's data is not a list of objects with @type (§9.5)")
+        return "pass", "TaskNotFoundError (-32001)"
+    prefix = "/v1" if interface.version == "0.3" else ""
+    status, document, _ = await _raw(client, "GET", f"{prefix}/tasks/{missing}", None)
+    if status != 404:
+        raise CheckFailed(f"GET of a task that does not exist answered HTTP {status}, not 404")
+    if interface.version == "0.3":
+        return "pass", "HTTP 404"
+    error = document.get("error") if isinstance(document, dict) else None
+    details = error.get("details") if isinstance(error, dict) else None
+    if not _typed_details(details) or not any(
+        d.get("reason") == "TASK_NOT_FOUND" and d.get("domain") == "a2a-protocol.org"
+        for d in details or []
+    ):
+        raise CheckFailed(
+            "the 404 is no google.rpc.Status with an ErrorInfo TASK_NOT_FOUND (§11.6)"
+        )
+    return "pass", "HTTP 404, google.rpc.Status with ErrorInfo TASK_NOT_FOUND"
+
+
+def _typed_details(details: Any) -> bool:
+    return isinstance(details, list) and all(
+        isinstance(d, dict) and isinstance(d.get("@type"), str) for d in details
+    )
 
 
 async def _send(

@@ -170,7 +170,7 @@ async def test_check_reports_each_fault_of_a_broken_agent(
     }
     details = {(r.check, r.interface): r.detail for r in results}
     assert "skills" in details[("card-1.0", "")]
-    assert "answered a task" in details[("answers", on)]
+    assert "answered no error" in details[("answers", on)]
     assert "text/event-stream" not in details[("stream", on)] and details[("stream", on)]
     assert "completed, not canceled" in details[("cancel", on)]
     assert "-32603, not -32601" in details[("errors", on)]
