@@ -5,6 +5,7 @@ and runs against the official a2a-sdk 1.x server, naming where it departs from t
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -16,7 +17,7 @@ from a2a_serverless.cli import main
 from a2a_serverless.client import CredentialOptions
 from a2a_serverless.client.check import CheckResult, run_checks
 from tests.client.asgi import read_body, send_json
-from tests.support.server import LiveServer, free_port, start_live_server
+from tests.support.server import LiveServer, free_port, start_live_server, start_server
 
 API_KEY = "check-test-key-0123456789abcdef"
 
@@ -194,3 +195,28 @@ def test_check_against_the_official_sdk1_server(
     assert found[("errors", "0.3 JSONRPC")] == "fail"
     assert found[("list", "0.3 HTTP+JSON")] == "fail"
     assert status == 1 and document["passed"] is False
+
+
+@pytest.mark.interop
+def test_check_against_the_official_sdk03_server(capsys: pytest.CaptureFixture[str]) -> None:
+    port = free_port()
+    script = str(Path(__file__).with_name("sdk03_agent.py"))
+    server = start_server(
+        [sys.executable, script, str(port), "--push-sender"], port, {}, what="sdk03 agent"
+    )
+    try:
+        webhook = f"http://127.0.0.1:{free_port()}/hook"
+        status, document = run_cli(capsys, server.url, "--webhook-url", webhook)
+    finally:
+        server.stop()
+    found = outcomes(document["checks"])
+    for interface in ("0.3 JSONRPC", "0.3 HTTP+JSON"):
+        for check in ("answers", "send", "get", "stream"):
+            assert found[(check, interface)] == "pass", (check, interface)
+    assert found[("card-0.3", "")] == "pass" and found[("card-1.0", "")] == "n/a"
+    assert found[("list", "0.3 JSONRPC")] == "n/a"  # no tasks/list: optional in 0.3
+    assert found[("push", "0.3 JSONRPC")] == "pass"
+    # 0.3.26's REST handler answers a send without a message, and tasks, with HTTP 500.
+    assert found[("errors", "0.3 HTTP+JSON")] == "fail"
+    assert found[("list", "0.3 HTTP+JSON")] == "fail"
+    assert status == 1
