@@ -17,7 +17,6 @@ value.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 AWS_PREFIXES = ("ssm:", "secretsmanager:")
@@ -35,9 +34,10 @@ class SecretMissing(SecretUnavailable):
 
 def read_file_reference(value: str) -> str:
     """The text of the file a `file:` reference names, without a final newline."""
-    path = Path(value.removeprefix("file:").removeprefix("//"))
+    path = value.removeprefix("file:").removeprefix("//")
     try:
-        return path.read_text().removesuffix("\n")
+        with open(path, encoding="utf-8") as file:
+            return file.read().removesuffix("\n")
     except OSError as exc:
         raise SecretUnavailable(f"cannot read {path}: {exc}") from None
 

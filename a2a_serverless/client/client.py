@@ -22,13 +22,11 @@ so one trace spans both agents.
 from __future__ import annotations
 
 import json
-import secrets as random
+import os
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
-
-import httpx
 
 from .. import models as m
 from .. import tracing
@@ -46,6 +44,9 @@ from .transport import (
     timeout,
 )
 from .wire import VERSION_HEADER, Binding, Call, Operation, Version, WireRequest, wire_for
+
+if TYPE_CHECKING:
+    import httpx
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 # Resending these cannot do a thing twice.
@@ -308,6 +309,8 @@ class A2AClient:
         return self._wire.result(op, document)
 
     async def _stream(self, call: Call) -> AsyncIterator[m.StreamResult]:
+        import httpx
+
         request = self._wire.request(call, _request_id())
         last_event_id: str | None = None
         resumes = self.limits.stream_resumes
@@ -455,7 +458,7 @@ def _trace_headers() -> dict[str, str]:
     context = tracing.current()
     if context is not None:
         return context.headers()
-    return {"traceparent": f"00-{random.token_hex(16)}-{random.token_hex(8)}-00"}
+    return {"traceparent": f"00-{os.urandom(16).hex()}-{os.urandom(8).hex()}-00"}
 
 
 def _http_failure(status: int, headers: httpx.Headers, body: bytes) -> Exception:

@@ -6,7 +6,8 @@ sessions) are reused across calls and, on a serverless platform, across the invo
 warm instance serves. A new event loop (each `asyncio.run`) gets its own client, since an
 httpx pool belongs to the loop it was made on.
 
-Bodies are read up to a limit (`ClientLimits.max_response_bytes`; one SSE event up to
+httpx is imported on the first request, so importing the client costs no HTTP stack. Bodies
+are read up to a limit (`ClientLimits.max_response_bytes`; one SSE event up to
 `max_event_bytes`) and refused past it with `ResponseTooLarge`, which names the limit and its
 figure: a remote agent never makes us hold more than that.
 """
@@ -17,11 +18,12 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from .errors import AgentUnreachable, ResponseTooLarge
+
+if TYPE_CHECKING:
+    import httpx
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,8 @@ _pools: dict[int, tuple[asyncio.AbstractEventLoop, httpx.AsyncClient]] = {}
 
 def shared_http() -> httpx.AsyncClient:
     """The process's pooled client for the running event loop."""
+    import httpx  # on the first request, not at import: a cold start pays only if it calls
+
     loop = asyncio.get_running_loop()
     found = _pools.get(id(loop))
     if found is not None and found[0] is loop and not found[1].is_closed:
@@ -73,6 +77,8 @@ class HttpAnswer:
 
 
 def timeout(limits: ClientLimits, *, stream: bool = False) -> httpx.Timeout:
+    import httpx
+
     read = limits.stream_idle_timeout_s if stream else limits.read_timeout_s
     return httpx.Timeout(read, connect=limits.connect_timeout_s)
 
@@ -88,6 +94,8 @@ async def fetch(
     limit_name: str = "max_response_bytes",
 ) -> HttpAnswer:
     """One request, its whole (bounded) body read."""
+    import httpx
+
     bound = max_bytes or limits.max_response_bytes
     client = shared_http()
     try:
