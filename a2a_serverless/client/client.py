@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
@@ -31,6 +30,7 @@ from urllib.parse import urlencode
 from .. import models as m
 from .. import tracing
 from ..errors import A2AError, AuthorizationError, InvalidAgentResponseError
+from ..ids import random_uuid
 from .auth import Credential, CredentialOptions, OutgoingRequest, credential_for
 from .discovery import Interface, card_url, check_data_url, choose, fetch_card
 from .errors import AgentUnreachable, HTTPStatusError, from_jsonrpc, from_rest
@@ -71,7 +71,7 @@ def text_message(
     parts: list[m.Part] = [m.TextPart(text=text)] if text else []
     parts.extend(files)
     return m.Message(
-        message_id=str(uuid.uuid4()),
+        message_id=random_uuid(),
         role="user",
         parts=parts,
         task_id=task_id,
@@ -449,7 +449,7 @@ def _ends_stream(result: m.StreamResult) -> bool:
 
 
 def _request_id() -> str:
-    return str(uuid.uuid4())
+    return random_uuid()
 
 
 def _trace_headers() -> dict[str, str]:
