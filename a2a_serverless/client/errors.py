@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import errors as e
-from ..v1.errors import REASONS
+from .wire import CODE_BY_REASON
 
 _BY_CODE: dict[int, type[e.A2AError]] = {
     cls.code: cls
@@ -35,7 +35,6 @@ _BY_CODE: dict[int, type[e.A2AError]] = {
     )
 }
 _BY_CODE[e.ExtensionSupportRequiredError.v1_code] = e.ExtensionSupportRequiredError
-_CODE_BY_REASON = {reason: code for code, reason in REASONS.items()}
 
 
 class ClientError(Exception):
@@ -105,8 +104,8 @@ def from_rest(status: int, body: Any, *, names_task: bool = False) -> e.A2AError
     if isinstance(details, list):
         # 1.0: google.rpc.Status, the A2A error named by its ErrorInfo's reason.
         for detail in details:
-            if isinstance(detail, dict) and detail.get("reason") in _CODE_BY_REASON:
-                reason = _CODE_BY_REASON[detail["reason"]]
+            if isinstance(detail, dict) and detail.get("reason") in CODE_BY_REASON:
+                reason = CODE_BY_REASON[detail["reason"]]
                 return make(reason, error.get("message"), details, status)
         return make(_code_for_status(status, names_task), error.get("message"), details, status)
     code = error.get("code")

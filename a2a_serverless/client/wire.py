@@ -5,7 +5,8 @@ The server's codecs, used the other way round: the kit's models (`models.py`) ar
 client's callers give and get; A2A 1.0 is translated at this edge (the server's `v1/convert.py`
 writes our requests in 1.0, and reads a 1.0 message, part or push config; what the server
 never reads, a 1.0 Task or event, is read here), A2A 0.3's HTTP+JSON is `rest/proto_json.py`.
-This module is the only one of the client that imports the version codecs.
+This module is the only one of the client that imports the version codecs (and 1.0's error
+reasons, `CODE_BY_REASON`).
 
 Each `Wire` builds a `WireRequest` (verb, path under the interface URL, query, JSON body,
 headers) for an operation and reads its result: `result(op, json)` for a plain answer,
@@ -24,6 +25,10 @@ from ..errors import A2AError, InvalidAgentResponseError
 from ..rest import proto_json
 from ..v1 import convert as v1convert
 from ..v1 import models as v1models
+from ..v1.errors import REASONS
+
+# A 1.0 error's ErrorInfo reason -> its code (`errors.py` reads error bodies with it).
+CODE_BY_REASON = {reason: code for code, reason in REASONS.items()}
 
 Version = Literal["0.3", "1.0"]
 Binding = Literal["JSONRPC", "HTTP+JSON"]
