@@ -244,6 +244,12 @@ class Settings:
     # application sets up. Off: no span, and nothing of OpenTelemetry is imported; the W3C
     # trace context (`traceparent`) is carried across the queue to webhooks either way.
     otel: bool = False
+    # Other agents this one calls in its turns (`ctx.remote(name)`), as a JSON object of names
+    # and URLs, or names and objects with a `url` and credentials (`apiKey`, `bearerToken`,
+    # `oauthClientId` / `oauthClientSecret` / `oauthTokenUrl` / `oauthScopes`,
+    # `googleAudience`, `sigv4Service` / `sigv4Region`; secrets may be references such as
+    # `ssm:/name`), `binding` and `version`. Agent.remote_agents wins for the same name.
+    remote_agents: str | None = None
 
     # --- push notifications (webhooks) ---
     # Offer push notifications at all. False: the card says `pushNotifications: false` and the

@@ -30,6 +30,7 @@ from .service import TaskService
 from .skills import SkillGate
 from .store import open_store
 from .store.base import Store
+from .turn import RemoteAgent
 from .worker import Worker
 
 if TYPE_CHECKING:
@@ -118,6 +119,12 @@ class Runtime:
                 outbox=outbox,
                 signals=self.signals,
             )
+        remotes: dict[str, RemoteAgent] = {}
+        if agent.remote_agents or self.settings.remote_agents:
+            # Only then: an agent that calls no other never imports the client.
+            from .client.remote import remote_agents
+
+            remotes = remote_agents(agent.remote_agents, self.settings.remote_agents)
         self.worker = Worker(
             agent,
             self.journal,
@@ -125,6 +132,7 @@ class Runtime:
             max_attempts=self.settings.worker_max_attempts,
             worker_id=local_holder_id() if durable else None,
             local_liveness=durable,
+            remote_agents=remotes,
         )
         # What runs each kind of job the queue delivers, and what ends one it gives up on.
         routes = {RUN_AGENT: JobRoute(self.worker.handle, self.worker.abandon)}

@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from collections.abc import Mapping
 
 from . import tracing
 from .agent import Agent
@@ -35,7 +36,7 @@ from .observability import correlated
 from .queue.base import Job, RetryJob, RunAgentJob
 from .store.base import StoreUnavailable, TaskRecord, WorkerClaim
 from .store.bookkeeping import TurnInfo
-from .turn import ANONYMOUS_OWNER, Context, TurnOutcome, agent_message
+from .turn import ANONYMOUS_OWNER, Context, RemoteAgent, TurnOutcome, agent_message
 
 log = logging.getLogger("a2a_serverless.worker")
 
@@ -59,6 +60,7 @@ class Worker:
         worker_id: str | None = None,
         max_attempts: int = 5,
         local_liveness: bool = False,
+        remote_agents: Mapping[str, RemoteAgent] | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("a turn needs at least one attempt (max_attempts >= 1)")
@@ -70,6 +72,8 @@ class Worker:
         # Every worker is on this machine (a SQLite store): a claim whose holder process has
         # exited is taken over at once rather than when its lease runs out (holders.py).
         self.local_liveness = local_liveness
+        # The agents this one may call, handed to each turn's Context (`ctx.remote(name)`).
+        self.remote_agents = dict(remote_agents or {})
         # Turns this process is claiming or running now: one delivery of a turn at a time gets
         # in (run_turn), so a claim of ours found while claiming is a leftover of a run that
         # stopped (the store failed under it), which may be taken over at once.
@@ -208,6 +212,7 @@ class Worker:
             extensions=turn.extensions,
             skill_id=turn.skill_id,
             owner=None if record.owner == ANONYMOUS_OWNER else record.owner,
+            remote_agents=self.remote_agents,
         )
 
     async def _execute(self, context: Context, updater: TaskUpdater) -> None:

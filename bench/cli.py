@@ -5,8 +5,9 @@
     bench/run --only cold-start,size --runs 30  # some sections
     bench/run --only profile                    # where our warm request time goes (cProfile)
 
-Sections: size, cold-start, warm (latency and memory), throughput, storage, and profile (only
-when asked for). bench/README.md describes what each one measures, and how.
+Sections: size, cold-start, warm (latency and memory), throughput, storage, client-import (the
+client's import beside the a2a-sdk 1.x client's), and profile (only when asked for).
+bench/README.md describes what each one measures, and how.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
 
-from . import cold, profiling, size, storage, throughput, warm
+from . import client_import, cold, profiling, size, storage, throughput, warm
 from .dynamodb_local import (
     CREDENTIALS,
     REGION,
@@ -54,8 +55,8 @@ from .firestore_emulator import firestore_emulator
 from .processes import ProbeFailed, Variant, run_probe
 from .report import Report, Row, load_average
 
-SECTIONS = ("size", "cold-start", "warm", "throughput", "storage", "profile")
-DEFAULT_SECTIONS = ("size", "cold-start", "warm", "throughput", "storage")
+SECTIONS = ("size", "cold-start", "warm", "throughput", "storage", "client-import", "profile")
+DEFAULT_SECTIONS = ("size", "cold-start", "warm", "throughput", "storage", "client-import")
 RESULTS = WORK / "results"
 
 # The peer's figures quoted in the issue (measured earlier on this kind of machine).
@@ -65,6 +66,8 @@ ISSUE_GET_US = 126.0
 ISSUE_REQ_S = 1044.0
 ISSUE_RSS_MIB = 81.0
 ISSUE_ZIP_MIB = 15.5
+# Issue 32: the a2a-sdk client's import, measured with our bridge (272 ms against 103 ms).
+ISSUE_SDK_CLIENT_MS = 170.0
 
 ADAPTER = "ours: AWS adapter handler"
 MANGUM = "ours: create_app + Mangum"
@@ -322,6 +325,7 @@ def _run_section(context: Context, section: str) -> None:
         "warm": _warm,
         "throughput": _throughput,
         "storage": _storage,
+        "client-import": _client_import,
         "profile": _profile,
     }[section]
     try:
@@ -901,6 +905,21 @@ def _storage(context: Context) -> None:
         if cost.note:
             lines.append(f"  {'':<18} ({cost.note})")
     report.details += lines
+
+
+# --- client import -------------------------------------------------------------------------------
+
+
+def _client_import(context: Context) -> None:
+    load = load_average()
+    costs = client_import.measure(context.options.runs)
+    for metric, ours in (
+        ("import on top of the app; peer: a2a-sdk 1.x a2a.client", costs.ours_ms),
+        ("the same, with httpx (ours: imported on the first call)", costs.ours_first_call_ms),
+    ):
+        row = Row("client import", metric, "ms", ours, costs.peer_ms, load=load, note=costs.note)
+        row.issue_target = ISSUE_SDK_CLIENT_MS
+        context.report.add(row)
 
 
 # --- profile -------------------------------------------------------------------------------------
