@@ -2,9 +2,9 @@
 the kit's models, for the four interfaces (A2A 0.3 and 1.0, each over JSON-RPC and HTTP+JSON).
 
 The server's codecs, used the other way round: the kit's models (`models.py`) are what the
-client's callers give and get; A2A 1.0 is translated at this edge (the server's `v1/convert.py`
+client's callers give and get; A2A 1.0 is translated at this edge (the server's `v10/convert.py`
 writes our requests in 1.0, and reads a 1.0 message, part or push config; what the server
-never reads, a 1.0 Task or event, is read here), A2A 0.3's HTTP+JSON is `rest/proto_json.py`.
+never reads, a 1.0 Task or event, is read here), A2A 0.3's HTTP+JSON is `v03/proto_json.py`.
 This module is the only one of the client that imports the version codecs (and 1.0's error
 reasons, `CODE_BY_REASON`).
 
@@ -22,10 +22,10 @@ from urllib.parse import quote
 from .. import models as m
 from ..codec import ValidationError
 from ..errors import A2AError, InvalidAgentResponseError
-from ..rest import proto_json
-from ..v1 import convert as v1convert
-from ..v1 import models as v1models
-from ..v1.errors import REASONS
+from ..v03 import proto_json
+from ..v10 import convert as v1convert
+from ..v10 import models as v1models
+from ..v10.errors import REASONS
 
 # A 1.0 error's ErrorInfo reason -> its code (`errors.py` reads error bodies with it).
 CODE_BY_REASON = {reason: code for code, reason in REASONS.items()}

@@ -380,7 +380,7 @@ def test_the_client_import_is_lean() -> None:
         "uvicorn",
         "a2a_serverless.service",
         "a2a_serverless.asgi",
-        "a2a_serverless.rest.routes",
+        "a2a_serverless.v03.rest",
         "a2a_serverless.push.ssrf",
     }
     assert loaded & heavy == set()
