@@ -161,6 +161,39 @@ async def test_no_hook_when_the_turn_ends_by_itself() -> None:
     assert executor.stopped == []
 
 
+class Failing(Holding):
+    """Raises, or outlives its time budget, with a cancel hook: the turn fails as any other."""
+
+    def __init__(self, how: str) -> None:
+        super().__init__()
+        self.how = how
+
+    async def execute(self, context: Context, updater: TaskUpdater) -> None:
+        await updater.start_work("about to fail")
+        if self.how == "raise":
+            raise RuntimeError("the agent broke")
+        await asyncio.Event().wait()
+
+
+@pytest.mark.parametrize(
+    ("how", "reason"),
+    [
+        ("raise", "The agent failed while working on this task."),
+        ("hang", "The agent did not finish within its time budget of 0.2 s."),
+    ],
+)
+async def test_a_watched_turn_that_fails_fails_the_task_without_the_hook(
+    how: str, reason: str
+) -> None:
+    executor = Failing(how)
+    agent = Agent("Failing", "Fails.", executor, time_budget_s=0.2)
+    async with AgentTestClient(agent) as client:
+        task = await client.send("go", blocking=False)
+        failed = await _wait_for_state(client, task.id, TaskState.FAILED)
+        assert failed.status.message.parts[0].text == reason
+    assert executor.hook_calls == []
+
+
 async def test_no_hook_for_a_task_canceled_between_turns() -> None:
     executor = Holding()
     async with AgentTestClient(holding_agent(executor)) as client:
