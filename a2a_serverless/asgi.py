@@ -24,7 +24,7 @@ Routes (the paths are routepaths.py's):
     *    /message:send, /tasks/..., ...  HTTP+JSON of A2A 1.0, each also under /{tenant}/
                                          (routepaths.py, v10/rest.py)
     GET  /.well-known/jwks.json          public keys verifying our webhook JWTs (push enabled)
-    GET  /v1/openapi.json                an OpenAPI 3.1 document of the REST routes (public)
+    GET  /v1/openapi.json                OpenAPI 3.1 of both versions' HTTP+JSON routes (public)
     GET  /health                         liveness, no store access
     *    /_inspector/...                     the inspector page and its API (inspector/), in dev
                                          mode or with A2A_INSPECTOR and authentication
@@ -357,7 +357,8 @@ class A2AApplication:
         return json_response(200, notifier.jwks_document(), [PUBLIC_CACHE])
 
     def _openapi_document(self) -> Response:
-        """The REST routes as OpenAPI 3.1: public, like the card (it holds nothing secret)."""
+        """Both versions' HTTP+JSON routes as OpenAPI 3.1: public, like the card (it holds
+        nothing secret)."""
         if self._openapi is None:
             from .rest import openapi  # only ever needed by tools, never on a cold start
 

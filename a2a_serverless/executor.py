@@ -14,6 +14,14 @@ call raises `TaskEnded` and the executor should stop; nothing it writes afterwar
 When `execute` returns without ending the turn, the task is completed. A write that would take
 the task over `max_task_bytes` is not made: the task fails, its status message naming the limit
 and the figures, and the call raises `TaskEnded`.
+
+The verbs are the official SDK's (`start_work`, `complete`, `failed`, `reject`, `cancel`,
+`requires_input`, `requires_auth`; `fail` is kept as another name for `failed`). There is no
+`submit`: the core submits a task when its message arrives, before any turn runs.
+
+An executor may also have `async cancel(context, updater)` (`CancelableExecutor`), as the SDK's
+has: when a client cancels the task while its turn runs, the worker stops `execute` at once and
+calls `cancel` once, so the agent can release what it holds (worker.py).
 """
 
 from __future__ import annotations
@@ -40,7 +48,26 @@ log = logging.getLogger("a2a_serverless.worker")
 
 @runtime_checkable
 class AgentExecutor(Protocol):
+    """Runs a task's turns: `execute` once per turn, writing through the updater. It may also
+    have a cancel hook (`CancelableExecutor`)."""
+
     async def execute(self, context: Context, updater: TaskUpdater) -> None: ...
+
+
+@runtime_checkable
+class CancelableExecutor(AgentExecutor, Protocol):
+    """An executor with the optional cancel hook (the SDK's `AgentExecutor.cancel`)."""
+
+    async def cancel(self, context: Context, updater: TaskUpdater) -> None:
+        """A client canceled the task while this turn ran: release what the turn holds.
+
+        Called once, after `execute` has been stopped (cancelled), with the turn's context and
+        updater: the task is canceled already, so the updater's writes raise `TaskEnded`; its
+        `task` is the task as the turn last saw it. Bounded by the worker's `cancel_timeout_s`;
+        what it raises is logged and changes nothing. Not called when the turn ends by itself,
+        nor when the task is canceled between turns (no turn of it is running then).
+        """
+        ...
 
 
 class TaskEnded(Exception):
@@ -63,6 +90,7 @@ class TaskUpdater:
         self._step = step
         self._lease_ms = int(lease_s * 1000)
         self._turn_over = False
+        self._canceled_elsewhere = False
         self._artifacts_named = 0
 
     @property
@@ -82,6 +110,12 @@ class TaskUpdater:
     def turn_over(self) -> bool:
         """True once the turn has ended (a terminal or input/auth-required state was written)."""
         return self._turn_over
+
+    @property
+    def canceled_elsewhere(self) -> bool:
+        """True once this updater has found the task canceled by someone else (a client): a
+        write of its refused, or `wait_ended` woken by it."""
+        return self._canceled_elsewhere
 
     def new_agent_message(self, content: Content) -> Message:
         return agent_message(to_parts(content), task=self.task)
@@ -107,8 +141,18 @@ class TaskUpdater:
         events.append(status_event(self.task, TaskState.COMPLETED, self._message(message)))
         await self._emit(events, ends_turn=True)
 
-    async def fail(self, message: Content | Message | None = None) -> None:
+    async def failed(self, message: Content | Message | None = None) -> None:
+        """End the turn `failed` (the SDK's name for it)."""
         await self.update_status(TaskState.FAILED, message)
+
+    async def fail(self, message: Content | Message | None = None) -> None:
+        """The same as `failed`: this kit's earlier name, kept."""
+        await self.failed(message)
+
+    async def cancel(self, message: Content | Message | None = None) -> None:
+        """End the task `canceled`: the agent gives it up itself (a client cancels through
+        `tasks/cancel` / `CancelTask`, which reaches a running turn as `TaskEnded`)."""
+        await self.update_status(TaskState.CANCELED, message)
 
     async def reject(self, message: Content | Message | None = None) -> None:
         await self.update_status(TaskState.REJECTED, message)
@@ -225,8 +269,12 @@ class TaskUpdater:
         self._turn_over = True
 
     def _not_ours(self, record: TaskRecord) -> str | None:
-        """Why this turn may no longer write to `record`'s task, or None if it may."""
-        if record.task.status.state.is_terminal:
+        """Why this turn may no longer write to `record`'s task, or None if it may (and notes
+        a cancel found, for `canceled_elsewhere`)."""
+        state = record.task.status.state
+        if state.is_terminal:
+            if state is TaskState.CANCELED:
+                self._canceled_elsewhere = True
             return f"task is {record.state}"
         claim = record.claim
         if claim is None or claim.worker_id != self._worker_id or claim.step != self._step:

@@ -8,7 +8,7 @@ v0.3 deployment never loads that module.
 
     /.well-known/agent-card.json   the agent card (also the older /.well-known/agent.json)
     /.well-known/jwks.json         public keys verifying the webhook JWTs (push enabled)
-    /v1/openapi.json               an OpenAPI 3.1 document of the REST routes
+    /v1/openapi.json               an OpenAPI 3.1 document of both versions' HTTP+JSON routes
     /health                        liveness
     /_inspector/...                the inspector page and its API (inspector/)
     /v1/...                        A2A 0.3's HTTP+JSON binding (`v03_route`; v03/rest.py)
@@ -96,6 +96,21 @@ def v03_route(path: str) -> Route | None:
         case ["tasks", task, "pushNotificationConfigs", config] if task and config:
             return Route("pushConfig", {"id": task, "configId": config})
     return None
+
+
+# Each v1.0 route's path template (without a tenant), by route name: what `v10_route` reads
+# back (tests/docs/test_openapi_data.py), for the OpenAPI generator.
+V10_PATHS: dict[str, str] = {
+    "message:send": "/message:send",
+    "message:stream": "/message:stream",
+    "tasks": "/tasks",
+    "task": "/tasks/{id}",
+    "task:cancel": "/tasks/{id}:cancel",
+    "task:subscribe": "/tasks/{id}:subscribe",
+    "pushConfigs": f"/tasks/{{taskId}}/{PUSH_CONFIGS}",
+    "pushConfig": f"/tasks/{{taskId}}/{PUSH_CONFIGS}/{{id}}",
+    "extendedAgentCard": "/extendedAgentCard",
+}
 
 
 def v10_route(path: str) -> Route | None:

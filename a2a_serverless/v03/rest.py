@@ -27,7 +27,8 @@ Routes (the `google.api.http` options of a2a.proto):
     DELETE /v1/tasks/{id}/pushNotificationConfigs/{configId}    -> {} (google.protobuf.Empty)
     GET    /v1/card                                 the authenticated extended card
     GET    /v1/openapi.json                         an OpenAPI 3.1 document of these routes
-                                                    (rest/openapi.py; served by asgi.py, public)
+                                                    and 1.0's (rest/openapi.py; served by
+                                                    asgi.py, public)
 
 Request details:
 

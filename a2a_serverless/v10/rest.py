@@ -173,7 +173,9 @@ _STATUS_NAMES = {
 
 
 @dataclass(frozen=True, slots=True)
-class _Operation:
+class Operation:
+    """One verb of one route (ROUTES, also read by scripts/openapi_gen.py)."""
+
     # The v1.0 method (v10/methods.py's METHODS) this verb on this route is.
     method: str
     # True: a body is required; False: it may be empty; None: the verb takes none (ignored).
@@ -195,31 +197,30 @@ _LIST_QUERY = (
     ("includeArtifacts", bool),
 )
 
-_ROUTES: dict[str, dict[str, _Operation]] = {
-    "message:send": {"POST": _Operation("SendMessage", body=True)},
-    "message:stream": {"POST": _Operation("SendStreamingMessage", body=True)},
-    "tasks": {"GET": _Operation("ListTasks", query=_LIST_QUERY)},
-    "task": {"GET": _Operation("GetTask", query=(("historyLength", int),))},
-    "task:cancel": {"POST": _Operation("CancelTask", body=False, typed=True)},
+# Route name (routepaths.V10_PATHS) -> HTTP verb -> what it is.
+ROUTES: dict[str, dict[str, Operation]] = {
+    "message:send": {"POST": Operation("SendMessage", body=True)},
+    "message:stream": {"POST": Operation("SendStreamingMessage", body=True)},
+    "tasks": {"GET": Operation("ListTasks", query=_LIST_QUERY)},
+    "task": {"GET": Operation("GetTask", query=(("historyLength", int),))},
+    "task:cancel": {"POST": Operation("CancelTask", body=False, typed=True)},
     "task:subscribe": {
-        "GET": _Operation("SubscribeToTask"),
-        "POST": _Operation("SubscribeToTask", body=False),
+        "GET": Operation("SubscribeToTask"),
+        "POST": Operation("SubscribeToTask", body=False),
     },
     "pushConfigs": {
-        "GET": _Operation(
+        "GET": Operation(
             "ListTaskPushNotificationConfigs", query=(("pageSize", int), ("pageToken", str))
         ),
-        "POST": _Operation("CreateTaskPushNotificationConfig", body=True),
+        "POST": Operation("CreateTaskPushNotificationConfig", body=True),
     },
     "pushConfig": {
-        "GET": _Operation("GetTaskPushNotificationConfig"),
-        "DELETE": _Operation("DeleteTaskPushNotificationConfig"),
+        "GET": Operation("GetTaskPushNotificationConfig"),
+        "DELETE": Operation("DeleteTaskPushNotificationConfig"),
     },
     # The card for this caller only: never kept by a shared cache.
     "extendedAgentCard": {
-        "GET": _Operation(
-            "GetExtendedAgentCard", headers=[(b"cache-control", b"private, no-store")]
-        )
+        "GET": Operation("GetExtendedAgentCard", headers=[(b"cache-control", b"private, no-store")])
     },
 }
 
@@ -289,7 +290,7 @@ async def handle(
     *,
     extended_card: ExtendedCard | None = None,
 ) -> RestReply | RestStreamReply:
-    operations = _ROUTES[route.name]
+    operations = ROUTES[route.name]
     try:
         operation = operations.get(request.method)
         if operation is None:
@@ -318,7 +319,7 @@ async def handle(
 
 
 def _assemble(
-    request: HttpRequest, route: Route, operation: _Operation, max_json_depth: int
+    request: HttpRequest, route: Route, operation: Operation, max_json_depth: int
 ) -> dict[str, Any]:
     """The v1.0 request object of a call: its body, then its query parameters, then the fields
     its path gives (which a body may repeat only with the same value)."""
