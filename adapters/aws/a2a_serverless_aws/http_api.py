@@ -87,7 +87,7 @@ def event_response(response: Response) -> dict[str, Any]:
         headers["content-type"] = "application/json"
     text = ""
     if body:
-        if headers["content-type"].startswith(TEXT_TYPES):
+        if headers["content-type"].startswith(TEXT_TYPES) and "content-encoding" not in headers:
             try:
                 text = body.decode()
             except UnicodeDecodeError:
