@@ -8,9 +8,9 @@ streamed. An entry point that answers on such a platform hands the app a `Respon
 limit, and how the platform counts a response: `overhead`, `text_size`, `binary_size`), and
 `fit` keeps every answer within it:
 
-- a client that accepts gzip (`Accept-Encoding: gzip`) gets a body over `GZIP_FROM` bytes
-  compressed, where the budget says the platform passes compressed bodies (`compress`): JSON
-  text shrinks several times;
+- a client that accepts gzip (`Accept-Encoding: gzip`) gets a body compressed when it is over
+  `GZIP_FROM` bytes or would not fit otherwise, where the budget says the platform passes
+  compressed bodies (`compress`): JSON text shrinks several times;
 - a whole answer still over the limit is replaced by `ResponseTooLargeError` in the wire form
   of the transport that made it (`Response.refusal`): a JSON-RPC error with the request's id,
   an HTTP+JSON error in its version's form; it names the limit, the figure and what to do;
@@ -118,16 +118,16 @@ async def fit(response: Response, budget: ResponseBudget, headers: dict[str, str
 
 def _fit_whole(response: Response, budget: ResponseBudget, gzip: bool) -> Response:
     body = response.body
-    if gzip and len(body) > GZIP_FROM:
+    if not gzip or len(body) <= GZIP_FROM:
+        cost = budget.overhead(response.status, response.headers) + _body_cost(budget, response)
+        if cost <= budget.limit:
+            return response
+    if gzip:
         compressed = zlib.compress(body, wbits=_GZIP_WBITS)
         headers = [*response.headers, *_GZIP_HEADERS]
         cost = budget.overhead(response.status, headers) + budget.binary_size(len(compressed))
         if cost <= budget.limit:
             response.body, response.headers = compressed, headers
-            return response
-    else:
-        cost = budget.overhead(response.status, response.headers) + _body_cost(budget, response)
-        if cost <= budget.limit:
             return response
     advice = [
         "ask for less: tasks/get and ListTasks with historyLength=0 leave out the history, "
@@ -169,9 +169,9 @@ def _refusal(response: Response, error: A2AError) -> Response:
 
 
 class _StreamBody:
-    """An SSE body being built within a budget: as text, then (once it passes `GZIP_FROM`, for
-    a client that accepts gzip) compressed frame by frame, each frame flushed, so its size is
-    known exactly before it is taken."""
+    """An SSE body being built within a budget: as text, then (for a client that accepts gzip,
+    once it passes `GZIP_FROM` or would not fit otherwise) compressed frame by frame, each frame
+    flushed, so its size is known exactly before it is taken."""
 
     def __init__(self, budget: ResponseBudget, response: Response, gzip: bool) -> None:
         self.budget = budget
@@ -196,8 +196,9 @@ class _StreamBody:
                 else self.budget.binary_size(self.raw_size + len(frame))
                 - self.budget.binary_size(self.raw_size)
             )
-            if not (self.gzip and self.raw_size + len(frame) > GZIP_FROM):
-                if self.cost + cost > room:
+            fits = self.cost + cost <= room
+            if not self.gzip or (fits and self.raw_size + len(frame) <= GZIP_FROM):
+                if not fits:
                     return False
                 self.chunks.append(frame)
                 self.raw_size += len(frame)
