@@ -75,6 +75,7 @@ class HttpHandler:
         **runtime_options: Any,
     ) -> None:
         from mangum import Mangum
+        from mangum.adapter import DEFAULT_TEXT_MIME_TYPES
 
         mount: AgentMount | None = None
         if app is not None:
@@ -113,7 +114,12 @@ class HttpHandler:
             self._run_app(self.lifespan.start())
         # Only Mangum's event handlers are used (`infer`, then the handler's scope, body and
         # response format), never its ASGI cycle; lifespan "off" as nothing runs around a call.
-        self.mangum = Mangum(self.app, lifespan="off", custom_handlers=_event_handlers())
+        self.mangum = Mangum(
+            self.app,
+            lifespan="off",
+            custom_handlers=_event_handlers(),
+            text_mime_types=[*DEFAULT_TEXT_MIME_TYPES, "application/a2a+json"],
+        )
         entry = with_lambda_context(self.logger, self.lambda_handler)
         if self.aws.tracing:
             from .tracing import traced
