@@ -102,6 +102,7 @@ class HttpHandler:
         # (the app's own; with `app=`, the app's other routes are not held to it).
         limit = response_limit(self.settings.max_response_bytes, LAMBDA_RESPONSE_BYTES)
         self.budget = LambdaResponseBudget(limit) if limit is not None else None
+        self.alb_budget = LambdaResponseBudget.for_alb(limit) if limit is not None else None
         self.asgi: Starlette | None = app
         self.lifespan: AppLifespan | None = None
         if app is None or mount is None:
@@ -155,7 +156,8 @@ class HttpHandler:
     def _answer_through_mangum(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         source = self.mangum.infer(event, context)
         request = Request(source.scope, body=source.body)
-        response = self.container.run(self.app.respond_buffered(request, self.budget))
+        budget = self.alb_budget if "elb" in event.get("requestContext", {}) else self.budget
+        response = self.container.run(self.app.respond_buffered(request, budget))
         headers = [[b"content-length", str(len(response.body)).encode()]]
         headers += [[name, value] for name, value in response.headers]
         answer: dict[str, Any] = source(

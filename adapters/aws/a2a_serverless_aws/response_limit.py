@@ -7,6 +7,8 @@ base64 when it is binary), encoded by the runtime client (awslambdaric: simplejs
 escapes outside Lambda's managed 3.12+ runtimes). `LambdaResponseBudget` counts a response as
 that envelope (non-ASCII text counted escaped, the larger figure), so the core keeps an answer
 within it (a2a_serverless/budget.py): gzip for a client that accepts it, else a typed error.
+An Application Load Balancer in front takes only 1 MB from a Lambda target: its events get that
+budget (`for_alb`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from .http_api import TEXT_TYPES
 # 6 MiB: what Lambda's quotas page calls 6 MB (its own message says 6291556 bytes; the 100
 # bytes between are left unused).
 LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024
+# An Application Load Balancer takes at most 1 MB of response JSON from a Lambda target.
+ALB_RESPONSE_BYTES = 1_000_000
 # The envelope's keys and punctuation ("statusCode", "body", "isBase64Encoded", ...), generously.
 _ENVELOPE = 256
 
@@ -28,8 +32,13 @@ _ENVELOPE = 256
 class LambdaResponseBudget(ResponseBudget):
     """A response counted as the Lambda invoke response our HTTP handler returns for it."""
 
-    def __init__(self, limit: int = LAMBDA_RESPONSE_BYTES) -> None:
-        super().__init__(limit, "AWS Lambda", compress=True)
+    def __init__(self, limit: int = LAMBDA_RESPONSE_BYTES, platform: str = "AWS Lambda") -> None:
+        super().__init__(limit, platform, compress=True)
+
+    @classmethod
+    def for_alb(cls, limit: int) -> LambdaResponseBudget:
+        """The budget of an answer to an ALB event: the ALB's 1 MB, or `limit` if lower."""
+        return cls(min(limit, ALB_RESPONSE_BYTES), "an Application Load Balancer")
 
     def overhead(self, status: int, headers: Headers) -> int:
         # Mangum's event formats give the headers twice (headers and multiValueHeaders).

@@ -22,7 +22,7 @@ from a2a_serverless.push import WebhookVerifier
 from a2a_serverless.store import open_store
 from a2a_serverless.testing.store_contract import large_file, large_text
 from tests.aws.runtime.conftest import Queues
-from tests.aws.runtime.events import http_api_event, response_json
+from tests.aws.runtime.events import alb_event, http_api_event, response_json
 from tests.aws.runtime.runtime_api import FunctionError, LambdaFunction
 from tests.aws.runtime.test_lambda_e2e import HTTP_TIMING, Deployment, call
 from tests.integration.jsonrpc_agents import user_message
@@ -382,3 +382,15 @@ async def test_a_buffered_stream_over_6_mb_ends_with_an_error_and_resumes(
     assert texts == want
     # 8 MB of text does not fit in one plain answer; gzipped it does.
     assert (responses == 1) if accept_gzip else (responses > 1)
+
+
+async def test_an_alb_answer_is_held_to_the_albs_1_mb(
+    deployment: Deployment, eight_mb_task: str
+) -> None:
+    # Gzipped, the task is 1.4 MB in the envelope: Lambda would pass it, an ALB would not.
+    event = alb_event("GET", f"/v1/tasks/{eight_mb_task}", None, {"accept-encoding": "gzip"})
+    response = await asyncio.to_thread(deployment.http.invoke, event)
+    assert response["statusCode"] == 400
+    error = decoded(response)["error"]
+    assert "an Application Load Balancer passes on at most 1000000" in error["message"]
+    assert error["data"]["max"] == 1_000_000 and error["data"]["actual"] > 1_000_000
