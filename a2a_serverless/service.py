@@ -69,6 +69,7 @@ from .store.base import (
     IdempotencyKeyTaken,
     StoredPushConfig,
     StoredReply,
+    StoreLimitExceeded,
     TaskEvent,
     TaskQuery,
     TaskRecord,
@@ -350,6 +351,8 @@ class TaskService:
             )
         except TaskTooLarge as too_large:
             raise limits.task_too_large(too_large.maximum, too_large.actual) from None
+        except StoreLimitExceeded as over:
+            raise limits.over_store_limit(over.store_limit, over.maximum, over.size) from None
 
     async def _continue(
         self, params: MessageSendParams, caller: Caller, key: str | None
@@ -411,6 +414,8 @@ class TaskService:
             raise TaskNotFoundError(data={"taskId": task_id}) from None
         except TaskTooLarge as too_large:
             raise limits.task_too_large(too_large.maximum, too_large.actual) from None
+        except StoreLimitExceeded as over:
+            raise limits.over_store_limit(over.store_limit, over.maximum, over.size) from None
         except _MaybeRetry as maybe:
             assert key is not None
             if await self.store.find_idempotency_key(key) == task_id:
