@@ -8,6 +8,7 @@
                                             create an agent project from the template
     a2a-serverless tasks list|show|tail     look at the tasks in a store (see ops.py)
     a2a-serverless dead-letters list|redrive  push notifications given up on, sent again
+    a2a-serverless content sweep               delete content of tasks that never came to be
     a2a-serverless --version
 
 `module:attribute` names an `Agent` (or an app from `create_app`, or a FastAPI app holding
@@ -87,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     add_commands(commands)
 
     args = parser.parse_args(argv)
-    if args.command in ("tasks", "dead-letters"):
+    if args.command in ("tasks", "dead-letters", "content"):
         from .ops import run
 
         return run(args)
