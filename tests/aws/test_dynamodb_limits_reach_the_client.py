@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import random
+import string
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -106,3 +107,33 @@ async def test_an_agents_output_over_the_item_limit_fails_the_task_saying_why(
     assert "DynamoDB's item" in reason and "409600" in reason, reason
     assert "The agent failed" not in reason
     assert not task.get("artifacts"), "the output was not kept"
+
+
+def large_reply(context: Any) -> str:
+    # Random letters: about 750 KB once compressed, over a DynamoDB item.
+    return "".join(random.Random(1).choices(string.ascii_letters, k=1_000_000))
+
+
+@agent(name="Talker", description="Answers directly, at length.", direct=large_reply)
+def talker(text: str) -> str:
+    return text
+
+
+async def test_a_direct_reply_over_the_item_limit_is_answered_not_kept(
+    make_client: Any,
+    dynamodb_endpoint: str,
+    dynamodb_table: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store = DynamoDBStore(
+        dynamodb_table, region=DYNAMODB_TEST_REGION, endpoint_url=dynamodb_endpoint
+    )
+    async with make_client(talker, store=store) as (client, _app):
+        message = {"kind": "message", "role": "user", "messageId": "talk-1", "parts": []}
+        message["parts"] = [{"kind": "text", "text": "hello"}]
+        body = {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": message}}
+        answer = (await client.post("/", json=body)).json()
+    reply = answer["result"]
+    assert reply["kind"] == "message", answer
+    assert reply["parts"][0]["text"] == large_reply(None)
+    assert any("not kept for retries" in r.getMessage() for r in caplog.records)
