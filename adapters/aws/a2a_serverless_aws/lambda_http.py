@@ -103,6 +103,11 @@ class HttpHandler:
         limit = response_limit(self.settings.max_response_bytes, LAMBDA_RESPONSE_BYTES)
         self.budget = LambdaResponseBudget(limit) if limit is not None else None
         self.alb_budget = LambdaResponseBudget.for_alb(limit) if limit is not None else None
+        # A REST API (v1) turns a base64 body back into bytes only for its binaryMediaTypes:
+        # no gzip there.
+        self.rest_api_budget = (
+            LambdaResponseBudget(limit, compress=False) if limit is not None else None
+        )
         self.asgi: Starlette | None = app
         self.lifespan: AppLifespan | None = None
         if app is None or mount is None:
@@ -156,7 +161,11 @@ class HttpHandler:
     def _answer_through_mangum(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         source = self.mangum.infer(event, context)
         request = Request(source.scope, body=source.body)
-        budget = self.alb_budget if "elb" in event.get("requestContext", {}) else self.budget
+        budget = self.budget
+        if "elb" in (event.get("requestContext") or {}):
+            budget = self.alb_budget
+        elif "version" not in event:
+            budget = self.rest_api_budget
         response = self.container.run(self.app.respond_buffered(request, budget))
         headers = [[b"content-length", str(len(response.body)).encode()]]
         headers += [[name, value] for name, value in response.headers]

@@ -8,7 +8,8 @@ escapes outside Lambda's managed 3.12+ runtimes). `LambdaResponseBudget` counts 
 that envelope (non-ASCII text counted escaped, the larger figure), so the core keeps an answer
 within it (a2a_serverless/budget.py): gzip for a client that accepts it, else a typed error.
 An Application Load Balancer in front takes only 1 MB from a Lambda target: its events get that
-budget (`for_alb`).
+budget (`for_alb`). A REST API (API Gateway v1) passes a base64 body on as binary only for the
+media types it is configured with (`binaryMediaTypes`), so its answers are never gzipped.
 """
 
 from __future__ import annotations
@@ -32,8 +33,14 @@ _ENVELOPE = 256
 class LambdaResponseBudget(ResponseBudget):
     """A response counted as the Lambda invoke response our HTTP handler returns for it."""
 
-    def __init__(self, limit: int = LAMBDA_RESPONSE_BYTES, platform: str = "AWS Lambda") -> None:
-        super().__init__(limit, platform, compress=True)
+    def __init__(
+        self,
+        limit: int = LAMBDA_RESPONSE_BYTES,
+        platform: str = "AWS Lambda",
+        *,
+        compress: bool = True,
+    ) -> None:
+        super().__init__(limit, platform, compress=compress)
 
     @classmethod
     def for_alb(cls, limit: int) -> LambdaResponseBudget:

@@ -22,7 +22,7 @@ from a2a_serverless.push import WebhookVerifier
 from a2a_serverless.store import open_store
 from a2a_serverless.testing.store_contract import large_file, large_text
 from tests.aws.runtime.conftest import Queues
-from tests.aws.runtime.events import alb_event, http_api_event, response_json
+from tests.aws.runtime.events import alb_event, http_api_event, response_json, rest_api_event
 from tests.aws.runtime.runtime_api import FunctionError, LambdaFunction
 from tests.aws.runtime.test_lambda_e2e import HTTP_TIMING, Deployment, call
 from tests.integration.jsonrpc_agents import user_message
@@ -394,3 +394,14 @@ async def test_an_alb_answer_is_held_to_the_albs_1_mb(
     error = decoded(response)["error"]
     assert "an Application Load Balancer passes on at most 1000000" in error["message"]
     assert error["data"]["max"] == 1_000_000 and error["data"]["actual"] > 1_000_000
+
+
+async def test_a_rest_api_answer_is_not_gzipped(deployment: Deployment, eight_mb_task: str) -> None:
+    # A REST API (v1) passes a base64 body on as bytes only for its binaryMediaTypes: no gzip
+    # there, so the 8 MB task is the typed error even for a client that accepts gzip.
+    event = rest_api_event("GET", f"/v1/tasks/{eight_mb_task}", None, {"Accept-Encoding": "gzip"})
+    response = await asyncio.to_thread(deployment.http.invoke, event)
+    assert response["statusCode"] == 400
+    assert "content-encoding" not in {k.lower() for k in response.get("headers") or {}}
+    error = decoded(response)["error"]
+    assert error["data"]["platform"] == "AWS Lambda" and error["data"]["max"] == LIMIT
