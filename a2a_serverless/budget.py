@@ -177,7 +177,8 @@ class _StreamBody:
         self.budget = budget
         self.gzip = gzip
         self.text = budget.is_text(response.headers)
-        # Counted as if compressed headers were there: the error frame must fit either way.
+        # Counted as if compressed headers were there: the error frame must fit either way (and
+        # 64 bytes of slack for what the counts round).
         extra = _GZIP_HEADERS if gzip else []
         self.room = (
             budget.limit - budget.overhead(response.status, [*response.headers, *extra]) - 64
