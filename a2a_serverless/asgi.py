@@ -81,6 +81,7 @@ from .versions import HEADER as VERSION_HEADER
 from .versions import V10, requested_version
 
 if TYPE_CHECKING:
+    from .budget import ResponseBudget
     from .inspector import Inspector
 
 # What the adapters build requests and read responses with (http.py), and the ASGI types.
@@ -136,8 +137,12 @@ class _ServedCard:
 
 
 class A2AApplication:
-    def __init__(self, runtime: Runtime) -> None:
+    """The app. `budget`: the response limit of the platform it answers on (budget.py), applied
+    to whole bodies it sends over ASGI (`respond_buffered` takes its own)."""
+
+    def __init__(self, runtime: Runtime, *, budget: ResponseBudget | None = None) -> None:
         self.runtime = runtime
+        self.budget = budget
         self._rpc_path = "/" + runtime.settings.rpc_path.strip("/")
         self._cards: dict[str, _ServedCard] = {}
         self._openapi: bytes | None = None
@@ -158,7 +163,13 @@ class A2AApplication:
         if scope["type"] != "http":
             return
         request = Request(scope, receive)
-        await send_response(request, send, await self.respond(request))
+        response = await self.respond(request)
+        if self.budget is not None and response.events is None:
+            # A whole body (streams go out live, as they are written).
+            from .budget import fit
+
+            response = await fit(response, self.budget, request.headers)
+        await send_response(request, send, response)
 
     async def respond(self, request: Request) -> Response:
         """The response to `request`. Never raises: an unexpected error is a logged 500.
@@ -192,10 +203,18 @@ class A2AApplication:
             log.exception("unhandled error serving %s %s", request.method, request.path)
             return json_response(500, {"error": "internal server error"})
 
-    async def respond_buffered(self, request: Request) -> Response:
+    async def respond_buffered(
+        self, request: Request, budget: ResponseBudget | None = None
+    ) -> Response:
         """`respond`, with an SSE stream run to its end and returned as one body: for platforms
-        that buffer responses (the stream then covers what a blocking call waits for)."""
-        return await buffered(await self.respond(request))
+        that buffer responses (the stream then covers what a blocking call waits for). With a
+        `budget`, the platform's response limit (budget.py), the answer is kept within it."""
+        response = await self.respond(request)
+        if budget is None:
+            return await buffered(response)
+        from .budget import fit
+
+        return await fit(response, budget, request.headers)
 
     async def _route(self, request: Request) -> Response:
         """The route table: each path (routepaths.py) and who answers it, in the order tried."""

@@ -40,7 +40,13 @@ from .models import (
     TaskArtifactUpdateEvent,
     TaskState,
 )
-from .store.base import StoreUnavailable, TaskEventPayload, TaskRecord, WorkerClaim
+from .store.base import (
+    StoreLimitExceeded,
+    StoreUnavailable,
+    TaskEventPayload,
+    TaskRecord,
+    WorkerClaim,
+)
 from .turn import Content, Context, agent_message, to_parts
 
 log = logging.getLogger("a2a_serverless.worker")
@@ -239,6 +245,9 @@ class TaskUpdater:
         except TaskTooLarge as too_large:
             await self._fail_too_large(too_large)
             raise TaskEnded(f"the task is over max_task_bytes ({too_large.maximum})") from None
+        except StoreLimitExceeded as over:
+            await self._fail_over_store_limit(over)
+            raise TaskEnded(f"the task is over {over.store_limit} ({over.maximum})") from None
         if ends_turn:
             self._turn_over = True
 
@@ -256,7 +265,20 @@ class TaskUpdater:
             too_large.actual,
             too_large.maximum,
         )
+        await self._fail_saying(reason)
 
+    async def _fail_over_store_limit(self, over: StoreLimitExceeded) -> None:
+        """The agent's output would break one of the store's own limits (a DynamoDB item, a
+        Firestore document): it is not written, and the task fails saying why."""
+        reason = (
+            f"The agent's output would need {over.size} bytes in {over.store_limit}, which "
+            f"takes at most {over.maximum}, so it was not kept and the task has failed (the "
+            "store keeps parts over 16 KB in its content bucket when it has one)."
+        )
+        log.warning("task %s failed: output over the store's limit: %s", self.task_id, over)
+        await self._fail_saying(reason)
+
+    async def _fail_saying(self, reason: str) -> None:
         def decide(record: TaskRecord) -> Change:
             refusal = self._not_ours(record)
             if refusal is not None:

@@ -122,6 +122,11 @@ class Response:
     headers: Headers
     body: bytes = b""
     events: AsyncIterator[bytes] | None = None
+    # How the transport that made this response answers an error instead of it (a whole body),
+    # and writes one as the last frame of its stream: what keeps an answer within a platform's
+    # response limit uses them (budget.py). The error is an A2A error (errors.py).
+    refusal: Callable[[Any], Response] | None = None
+    error_frame: Callable[[Any], bytes] | None = None
 
 
 def json_bytes(payload: Any) -> bytes:

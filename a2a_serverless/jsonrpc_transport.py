@@ -79,19 +79,30 @@ class JsonRpcTransport:
         echo = echo_headers(reply.extensions, extensions_name)
         if isinstance(reply, RpcStreamReply):
             request_id = reply.request_id
+
+            def error_frame(error: A2AError) -> bytes:
+                return sse_frame(error_response(request_id, error, protocol))
+
             frames = sse_frames(
                 reply.events,
                 lambda event: sse_frame(stream_event_body(request_id, event, protocol), event.seq),
-                lambda error: sse_frame(error_response(request_id, error, protocol)),
+                error_frame,
             )
-            return Response(200, [*SSE_HEADERS, *echo], events=frames)
+            return Response(200, [*SSE_HEADERS, *echo], events=frames, error_frame=error_frame)
         if reply.body is None:
             return Response(204, echo)
         if reply.status != 200:
             return json_response(reply.status, reply.body, [*reply.headers, *echo])
         if reply.as_sse:
             return Response(200, SSE_HEADERS, sse_frame(reply.body))
-        return json_response(200, reply.body, [*reply.headers, *echo])
+        response = json_response(200, reply.body, [*reply.headers, *echo])
+        answered_id = reply.body.get("id")
+
+        def refusal(error: A2AError) -> Response:
+            return json_response(200, error_response(answered_id, error, protocol))
+
+        response.refusal = refusal
+        return response
 
     def refuse(self, error: AuthError) -> Response:
         return json_response(error.status, error.jsonrpc_body(None), list(error.headers()))

@@ -22,7 +22,7 @@ from .bus import TaskBus
 from .config import Settings
 from .extras import crypto_available
 from .holders import local_holder_id
-from .journal import Journal
+from .journal import CommitHook, Journal
 from .observability import Observer, Signals
 from .queue.base import RUN_AGENT, WEBHOOK_JOB, Queue
 from .queue.router import JobRoute, JobRouter
@@ -104,7 +104,9 @@ class Runtime:
             TaskBus(),
             finished_task_ttl_s=self.settings.finished_task_ttl_s,
             max_task_bytes=self.settings.max_task_bytes,
-            commit_hooks=[self.signals.on_commit] + ([outbox.on_commit] if outbox else []),
+            commit_hooks=[self.signals.on_commit]
+            + ([outbox.on_commit] if outbox else [])
+            + _dev_hooks(self.settings),
             # A redelivered turn's job: queue again what its notifications still owe.
             catch_up_hooks=[outbox.reschedule] if outbox else [],
         )
@@ -164,6 +166,16 @@ class Runtime:
     async def aclose(self) -> None:
         await self.queue.aclose()
         await self.store.close()
+
+
+def _dev_hooks(settings: Settings) -> list[CommitHook]:
+    """In dev mode, a warning for each task that outgrows what a cloud store keeps inline
+    (devlimits.py): its limits are met on a laptop, not first in production."""
+    if not settings.dev_mode:
+        return []
+    from .devlimits import CloudLimitWarnings
+
+    return [CloudLimitWarnings().on_commit]
 
 
 def _direct_hook(agent: Agent, settings: Settings) -> DirectHook | None:

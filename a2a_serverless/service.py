@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
@@ -73,6 +74,7 @@ from .store.base import (
     IdempotencyKeyTaken,
     StoredPushConfig,
     StoredReply,
+    StoreLimitExceeded,
     TaskEvent,
     TaskQuery,
     TaskRecord,
@@ -80,6 +82,8 @@ from .store.base import (
 )
 from .store.bookkeeping import TurnInfo
 from .turn import DirectContext
+
+log = logging.getLogger("a2a_serverless.service")
 
 if TYPE_CHECKING:
     from .auth import Identity
@@ -312,16 +316,26 @@ class TaskService:
         stamp = now_ms()
         ttl_s = self.settings.finished_task_ttl_s
         # Kept as long as a finished task would be: a retry within that time gets this reply.
-        await self.store.put_reply(
-            StoredReply(
-                key=key,
-                owner=caller.owner,
-                request_digest=message_digest(message),
-                reply=reply,
-                created_at_ms=stamp,
-                expires_at_ms=None if ttl_s is None else stamp + int(ttl_s * 1000),
+        try:
+            await self.store.put_reply(
+                StoredReply(
+                    key=key,
+                    owner=caller.owner,
+                    request_digest=message_digest(message),
+                    reply=reply,
+                    created_at_ms=stamp,
+                    expires_at_ms=None if ttl_s is None else stamp + int(ttl_s * 1000),
+                )
             )
-        )
+        except StoreLimitExceeded as over:
+            # The client still gets the answer the agent gave; only a retry of this message is
+            # not recognised (it asks the hook again), as without dedupe_message_ids.
+            log.warning(
+                "a direct reply of %d bytes is over %s (%d): answered, not kept for retries",
+                over.size,
+                over.store_limit,
+                over.maximum,
+            )
         return reply
 
     async def _taken(
@@ -363,6 +377,8 @@ class TaskService:
             )
         except TaskTooLarge as too_large:
             raise limits.task_too_large(too_large.maximum, too_large.actual) from None
+        except StoreLimitExceeded as over:
+            raise limits.over_store_limit(over.store_limit, over.maximum, over.size) from None
 
     async def _continue(
         self, params: MessageSendParams, caller: Caller, key: str | None
@@ -424,6 +440,8 @@ class TaskService:
             raise TaskNotFoundError(data={"taskId": task_id}) from None
         except TaskTooLarge as too_large:
             raise limits.task_too_large(too_large.maximum, too_large.actual) from None
+        except StoreLimitExceeded as over:
+            raise limits.over_store_limit(over.store_limit, over.maximum, over.size) from None
         except _MaybeRetry as maybe:
             assert key is not None
             if await self.store.find_idempotency_key(key) == task_id:

@@ -61,7 +61,15 @@ class RestTransport:
             )
         if isinstance(reply, RestStreamReply):
             return stream_response(reply, stream_event_body, error_body)
-        return json_response(reply.status, reply.body, reply.headers)
+        response = json_response(reply.status, reply.body, reply.headers)
+        response.refusal = refusal
+        return response
 
     def refuse(self, error: AuthError) -> Response:
         return json_response(error.status, error.to_json(), list(error.headers()))
+
+
+def refusal(error: A2AError) -> Response:
+    """An error answered instead of a response (the platform's response limit, budget.py)."""
+    reply = error_reply(error)
+    return json_response(reply.status, reply.body, reply.headers)

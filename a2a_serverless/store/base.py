@@ -73,6 +73,20 @@ class StoreOpenError(StoreError, ValueError):
     not an outage (a ValueError too, as any bad setting is); the message names the store."""
 
 
+class StoreLimitExceeded(StoreError):
+    """A write would break one of the store's own limits (a DynamoDB item's 400 KB, a Firestore
+    document's 1 MiB, a transaction's size): nothing was written. Like `max_task_bytes`, a
+    client's message over it is refused (-32602 / HTTP 413) and agent output over it fails the
+    task saying why. `store_limit` names the limit ("DynamoDB's item"), `size` is what the
+    write needed and `maximum` what the store takes."""
+
+    def __init__(self, message: str, *, store_limit: str, size: int, maximum: int) -> None:
+        super().__init__(message)
+        self.store_limit = store_limit
+        self.size = size
+        self.maximum = maximum
+
+
 class TaskAlreadyExists(StoreError):
     def __init__(self, task_id: str) -> None:
         super().__init__(f"task {task_id!r} already exists")

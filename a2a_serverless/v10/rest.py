@@ -411,4 +411,11 @@ def response(reply: RestReply | RestStreamReply) -> Response:
     if isinstance(reply, RestStreamReply):
         return stream_response(reply, event_body, error_body)
     content_type = (b"content-type", CONTENT_TYPE.encode())
-    return Response(reply.status, [content_type, *reply.headers], json_bytes(reply.body))
+    return Response(
+        reply.status, [content_type, *reply.headers], json_bytes(reply.body), refusal=refusal
+    )
+
+
+def refusal(error: A2AError) -> Response:
+    """An error answered instead of a response (the platform's response limit, budget.py)."""
+    return response(error_reply(error))

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, cast
 from a2a_serverless import tracing
 from a2a_serverless.agent import Agent
 from a2a_serverless.asgi import A2AApplication
+from a2a_serverless.budget import response_limit
 from a2a_serverless.collector import paused_during_init
 from a2a_serverless.config import Settings
 from a2a_serverless.http import Request
@@ -47,6 +48,7 @@ from .container import Container, service_name
 from .http_api import event_response, is_http_api_event, request_from_event, staged
 from .logs import configure_logging, with_lambda_context
 from .metrics import MetricsObserver
+from .response_limit import LAMBDA_RESPONSE_BYTES, LambdaResponseBudget
 
 if TYPE_CHECKING:
     from mangum.types import LambdaHandler
@@ -73,6 +75,7 @@ class HttpHandler:
         **runtime_options: Any,
     ) -> None:
         from mangum import Mangum
+        from mangum.adapter import DEFAULT_TEXT_MIME_TYPES
 
         mount: AgentMount | None = None
         if app is not None:
@@ -94,6 +97,17 @@ class HttpHandler:
             observers=[self.metrics, *observers],
             **runtime_options,
         )
+        # Lambda's limit on a response (A2A_MAX_RESPONSE_BYTES; 6 MiB unless set): a larger
+        # answer is compressed for a client that accepts gzip, else refused with a typed error
+        # (the app's own; with `app=`, the app's other routes are not held to it).
+        limit = response_limit(self.settings.max_response_bytes, LAMBDA_RESPONSE_BYTES)
+        self.budget = LambdaResponseBudget(limit) if limit is not None else None
+        self.alb_budget = LambdaResponseBudget.for_alb(limit) if limit is not None else None
+        # A REST API (v1) turns a base64 body back into bytes only for its binaryMediaTypes:
+        # no gzip there.
+        self.rest_api_budget = (
+            LambdaResponseBudget(limit, compress=False) if limit is not None else None
+        )
         self.asgi: Starlette | None = app
         self.lifespan: AppLifespan | None = None
         if app is None or mount is None:
@@ -106,7 +120,12 @@ class HttpHandler:
             self._run_app(self.lifespan.start())
         # Only Mangum's event handlers are used (`infer`, then the handler's scope, body and
         # response format), never its ASGI cycle; lifespan "off" as nothing runs around a call.
-        self.mangum = Mangum(self.app, lifespan="off", custom_handlers=_event_handlers())
+        self.mangum = Mangum(
+            self.app,
+            lifespan="off",
+            custom_handlers=_event_handlers(),
+            text_mime_types=[*DEFAULT_TEXT_MIME_TYPES, "application/a2a+json"],
+        )
         entry = with_lambda_context(self.logger, self.lambda_handler)
         if self.aws.tracing:
             from .tracing import traced
@@ -137,12 +156,17 @@ class HttpHandler:
         request = request_from_event(event, context)
         # The container's loop, every time: loop-bound clients made by earlier invocations stay
         # usable.
-        return event_response(self.container.run(self.app.respond_buffered(request)))
+        return event_response(self.container.run(self.app.respond_buffered(request, self.budget)))
 
     def _answer_through_mangum(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         source = self.mangum.infer(event, context)
         request = Request(source.scope, body=source.body)
-        response = self.container.run(self.app.respond_buffered(request))
+        budget = self.budget
+        if "elb" in (event.get("requestContext") or {}):
+            budget = self.alb_budget
+        elif "version" not in event:
+            budget = self.rest_api_budget
+        response = self.container.run(self.app.respond_buffered(request, budget))
         headers = [[b"content-length", str(len(response.body)).encode()]]
         headers += [[name, value] for name, value in response.headers]
         answer: dict[str, Any] = source(
