@@ -62,7 +62,7 @@ class RpcStreamReply:
     events: AsyncIterator[StreamItem]
     extensions: tuple[str, ...] = ()
     # How the protocol version of the request writes one event's `result`.
-    event_result: Callable[[StreamEvent], Any] = lambda event: event.payload.dump()
+    event_result: Callable[[StreamEvent], Any] = lambda event: event.payload.model_dump()
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,5 +193,5 @@ def error_response(
 def stream_event_body(
     request_id: RequestId, event: StreamEvent, protocol: Protocol | None = None
 ) -> dict[str, Any]:
-    result = protocol.event_result(event) if protocol is not None else event.payload.dump()
+    result = protocol.event_result(event) if protocol is not None else event.payload.model_dump()
     return {"jsonrpc": "2.0", "id": request_id, "result": result}

@@ -268,9 +268,9 @@ async def tasks_show(
         console.json(
             {
                 **record_summary(record),
-                "task": record.task.dump(),
-                "events": [{"seq": e.seq, "event": e.payload.dump()} for e in events],
-                "pushConfigs": [{"owner": c.owner, **c.config.dump()} for c in configs],
+                "task": record.task.model_dump(),
+                "events": [{"seq": e.seq, "event": e.payload.model_dump()} for e in events],
+                "pushConfigs": [{"owner": c.owner, **c.config.model_dump()} for c in configs],
                 "deliveries": {
                     cid: c.delivered for cid, c in record.push_cursors.items() if c.delivered
                 },
@@ -288,7 +288,7 @@ async def tasks_show(
             }
         )
         return 0
-    task = record.task.dump()
+    task = record.task.model_dump()
     status = task["status"]
     console.print(f"Task      {record.task_id}")
     console.print(f"Context   {record.context_id}")
@@ -358,7 +358,7 @@ async def tasks_tail(
         for event in events:
             after = event.seq
             if args.json:
-                console.json({"seq": event.seq, "event": event.payload.dump()}, line=True)
+                console.json({"seq": event.seq, "event": event.payload.model_dump()}, line=True)
             else:
                 kind, detail = describe_event(event)
                 console.print(f"{event.seq:>5}  {kind:<9}  {detail}")
@@ -611,7 +611,7 @@ def record_summary(record: TaskRecord) -> dict[str, Any]:
 
 def describe_event(event: TaskEvent) -> tuple[str, str]:
     """(kind, one-line detail) of a logged event."""
-    data = event.payload.dump()
+    data = event.payload.model_dump()
     if isinstance(event.payload, TaskArtifactUpdateEvent):
         artifact = data["artifact"]
         chunk = (("append", data.get("append")), ("last", data.get("lastChunk")))

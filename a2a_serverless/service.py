@@ -839,14 +839,14 @@ def request_fingerprint(params: MessageSendParams) -> str:
     `returnImmediately` —, `historyLength`): a client that re-sends a blocking send as a stream
     after a timeout is retrying the same message, and must get the same task, not a second run.
     Empty and absent values are one: `{}` and no metadata make the same request."""
-    message = params.message.dump()
+    message = params.message.model_dump()
     message.pop("messageId", None)
     config = params.configuration
     canonical = {
         "message": {k: v for k, v in message.items() if v not in (None, [], {})},
         "acceptedOutputModes": (config.accepted_output_modes or None) if config else None,
         "pushNotificationConfig": (
-            config.push_notification_config.dump()
+            config.push_notification_config.model_dump()
             if config is not None and config.push_notification_config is not None
             else None
         ),
@@ -860,7 +860,9 @@ def _same_as_task(record: TaskRecord, message: Message) -> bool:
     """A message stored under a legacy key's task is this one, as told apart when the key was
     written: same parts, and no other taskId or contextId."""
     first = next((m for m in record.task.history or [] if m.message_id == message.message_id), None)
-    if first is not None and [p.dump() for p in first.parts] != [p.dump() for p in message.parts]:
+    if first is not None and [p.model_dump() for p in first.parts] != [
+        p.model_dump() for p in message.parts
+    ]:
         return False
     return message.task_id in (None, record.task_id) and message.context_id in (
         None,

@@ -151,7 +151,7 @@ def parse_last_event_id(value: str | None) -> int | None:
 def render(result: Any) -> Any:
     """A handler's result as JSON values."""
     if isinstance(result, A2AModel):
-        return result.dump()
+        return result.model_dump()
     if isinstance(result, list):
         return [render(item) for item in result]
     return result

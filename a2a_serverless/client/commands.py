@@ -213,7 +213,7 @@ def _texts(parts: list[m.Part]) -> list[str]:
 
 def _show(event: m.StreamResult, out: IO[str], *, json_lines: bool) -> None:
     if json_lines:
-        print(_json_line(event.dump() | {"kind": event.kind}), file=out)
+        print(_json_line(event.model_dump() | {"kind": event.kind}), file=out)
         return
     if isinstance(event, m.Message):
         print("\n".join(_texts(event.parts)), file=out)

@@ -140,7 +140,7 @@ def _params_03(call: Call) -> dict[str, Any]:
     op = call.op
     if op in ("send", "stream"):
         assert call.send is not None
-        return call.send.dump()
+        return call.send.model_dump()
     if op == "get":
         params: dict[str, Any] = {"id": call.task_id}
         if call.history_length is not None:
@@ -152,14 +152,14 @@ def _params_03(call: Call) -> dict[str, Any]:
         assert call.push is not None
         return m.TaskPushNotificationConfig(
             task_id=call.task_id, push_notification_config=call.push
-        ).dump()
+        ).model_dump()
     if op in ("push_get", "push_delete"):
         params = {"id": call.task_id}
         if call.config_id is not None:
             params["pushNotificationConfigId"] = call.config_id
         return params
     if op == "list":
-        return (call.list_params or m.ListTasksParams()).dump()
+        return (call.list_params or m.ListTasksParams()).model_dump()
     return {}
 
 
@@ -197,7 +197,7 @@ class Rest03:
         configs = f"{task}/pushNotificationConfigs"
         if op in ("send", "stream"):
             assert call.send is not None
-            params = call.send.dump()
+            params = call.send.model_dump()
             # proto3's `blocking` left out is false; ours left out is true.
             config = params.setdefault("configuration", {})
             config.setdefault("blocking", True)
@@ -221,7 +221,7 @@ class Rest03:
             config = proto_json.to_task_push_config(
                 m.TaskPushNotificationConfig(
                     task_id=call.task_id, push_notification_config=call.push
-                ).dump()
+                ).model_dump()
             )
             body = {"parent": proto_json.task_name(call.task_id), "config": config}
             if call.push.id:
@@ -423,7 +423,7 @@ def artifact_10(value: Any, at: str) -> m.Artifact:
         {
             **{k: v for k, v in artifact.items() if k != "parts"},
             "parts": [
-                _v1_part(p, f"{at}.parts.{i}").dump()
+                _v1_part(p, f"{at}.parts.{i}").model_dump()
                 for i, p in enumerate(parts if isinstance(parts, list) else [])
             ],
         },
@@ -441,14 +441,14 @@ def task_10(value: Any, at: str = "task") -> m.Task:
         {
             "id": task.get("id"),
             "contextId": task.get("contextId") or "",
-            "status": status_10(task.get("status"), f"{at}.status").dump(),
+            "status": status_10(task.get("status"), f"{at}.status").model_dump(),
             **(
-                {"history": [message_10(x, f"{at}.history").dump() for x in history]}
+                {"history": [message_10(x, f"{at}.history").model_dump() for x in history]}
                 if isinstance(history, list)
                 else {}
             ),
             **(
-                {"artifacts": [artifact_10(x, f"{at}.artifacts").dump() for x in artifacts]}
+                {"artifacts": [artifact_10(x, f"{at}.artifacts").model_dump() for x in artifacts]}
                 if isinstance(artifacts, list)
                 else {}
             ),
@@ -483,13 +483,13 @@ def event_10(value: Any) -> m.StreamResult:
             m.TaskState.AUTH_REQUIRED,
         )
         status_update: m.TaskStatusUpdateEvent = _read(
-            key, m.TaskStatusUpdateEvent, {**common, "status": status.dump(), "final": final}
+            key, m.TaskStatusUpdateEvent, {**common, "status": status.model_dump(), "final": final}
         )
         return status_update
     artifact = artifact_10(event.get("artifact"), f"{key}.artifact")
     extra = {k: event[k] for k in ("append", "lastChunk") if event.get(k) is not None}
     update: m.TaskArtifactUpdateEvent = _read(
-        key, m.TaskArtifactUpdateEvent, {**common, "artifact": artifact.dump(), **extra}
+        key, m.TaskArtifactUpdateEvent, {**common, "artifact": artifact.model_dump(), **extra}
     )
     return update
 

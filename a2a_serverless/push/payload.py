@@ -120,7 +120,7 @@ def _explicit_authorization(config: PushNotificationConfig) -> str | None:
 
 def snapshot(task: Task) -> dict[str, Any] | None:
     """The Task a notification job carries, or None if it is too large to queue."""
-    data = task.dump()
+    data = task.model_dump()
     if len(encode_task(data)) > MAX_INLINE_TASK_BYTES:
         return None
     return data

@@ -283,7 +283,7 @@ class StoredReply:
 def message_digest(message: Message) -> str:
     """A digest of a message's parts (JSON with sorted keys), to compare a retry with its first
     copy. Key order inside DataPart data does not count, as with comparing the parts' dumps."""
-    dumped = [part.dump() for part in message.parts]
+    dumped = [part.model_dump() for part in message.parts]
     return hashlib.sha256(
         json.dumps(dumped, sort_keys=True, separators=(",", ":")).encode()
     ).hexdigest()

@@ -47,6 +47,6 @@ V03 = Protocol(
     version="0.3",
     methods=METHODS,
     error_object=lambda error: error.to_jsonrpc(),
-    event_result=lambda event: event.payload.dump(),
+    event_result=lambda event: event.payload.model_dump(),
     unknown_method=unknown_method,
 )

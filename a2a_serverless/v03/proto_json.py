@@ -6,7 +6,7 @@ the official a2a-sdk 0.3.26 sends and parses them (`google.protobuf.json_format`
 models of `models.py` and their `dump()`. The functions here translate between the two, on plain
 JSON values, written by hand so that the package needs no protobuf at run time.
 
-- `to_*` functions take our JSON form (as `Model.dump()` returns it: camelCase names, `kind`
+- `to_*` functions take our JSON form (as `Model.model_dump()` returns it: camelCase names, `kind`
   discriminators, absent optionals left out) and return proto JSON. They trust their input.
 - `from_*` functions take proto JSON from a client and return our JSON form, ready for the
   models' `model_validate` (which still checks everything the models constrain). They raise

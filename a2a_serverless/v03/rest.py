@@ -170,7 +170,7 @@ def error_reply(error: A2AError, headers: Headers | None = None) -> RestReply:
 
 def stream_event_body(event: StreamEvent) -> dict[str, Any]:
     """The data of one SSE event: a StreamResponse."""
-    return proto_json.to_stream_response(event.payload.dump())
+    return proto_json.to_stream_response(event.payload.model_dump())
 
 
 def _reason(status: int) -> str:
@@ -483,7 +483,7 @@ ROUTES: dict[str, dict[str, Operation]] = {
         "DELETE": Operation("tasks/pushNotificationConfig/delete", _push_delete_params, _empty),
     },
     # As agent/getAuthenticatedExtendedCard over JSON-RPC (-32007, 404, when there is none). It
-    # goes out in our JSON card form (`AgentCard.dump()`), which is what the 0.3.26 SDK's REST
+    # goes out in our JSON card form (`AgentCard.model_dump()`), which is what the 0.3.26 SDK's REST
     # client reads here (pydantic, not proto JSON); for this caller only: never kept by a
     # shared cache.
     "card": {

@@ -150,7 +150,7 @@ def is_error(outcome: Any, code: int | None = None) -> bool:
 def result(value: Any) -> dict[str, Any]:
     """A Task / Message / event in our JSON model form."""
     parsed: A2AModel = validate(StreamResult, value)
-    return parsed.dump()
+    return parsed.model_dump()
 
 
 @dataclass
@@ -285,7 +285,7 @@ class JsonRpc(Adapter):
     async def list(self, **params: Any) -> Any:
         outcome, _ = await self._call("tasks/list", params)
         if not is_error(outcome):
-            outcome = ListTasksResult.model_validate(outcome).dump()
+            outcome = ListTasksResult.model_validate(outcome).model_dump()
         return self.note("list", outcome)
 
     async def cancel(self, task_id: str) -> Any:
@@ -319,7 +319,7 @@ class JsonRpc(Adapter):
     async def extended_card(self) -> Any:
         outcome, _ = await self._call("agent/getAuthenticatedExtendedCard", None)
         if not is_error(outcome):
-            outcome = AgentCard.model_validate(outcome).dump()
+            outcome = AgentCard.model_validate(outcome).model_dump()
         return self.note("extended_card", outcome)
 
 
@@ -338,7 +338,7 @@ def by_url(configs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _push_config(outcome: Any) -> Any:
     if is_error(outcome):
         return outcome
-    return TaskPushNotificationConfig.model_validate(outcome).dump()
+    return TaskPushNotificationConfig.model_validate(outcome).model_dump()
 
 
 # --- REST ----------------------------------------------------------------------------------------
@@ -431,7 +431,7 @@ class Rest(Adapter):
         if not is_error(outcome):
             outcome = ListTasksResult.model_validate(
                 proto_json.from_list_tasks_result(outcome)
-            ).dump()
+            ).model_dump()
         return self.note("list", outcome)
 
     async def cancel(self, task_id: str) -> Any:
@@ -483,7 +483,7 @@ class Rest(Adapter):
         if not is_error(outcome):
             outcome = by_url(
                 [
-                    TaskPushNotificationConfig.model_validate(c).dump()
+                    TaskPushNotificationConfig.model_validate(c).model_dump()
                     for c in proto_json.from_push_config_list(outcome)
                 ]
             )
@@ -503,7 +503,7 @@ class Rest(Adapter):
     async def extended_card(self) -> Any:
         outcome, _ = await self._request("GET", "/v1/card")
         if not is_error(outcome):
-            outcome = AgentCard.model_validate(outcome).dump()
+            outcome = AgentCard.model_validate(outcome).model_dump()
         return self.note("extended_card", outcome)
 
 
@@ -539,7 +539,7 @@ def _rest_push_config(outcome: Any) -> Any:
         return outcome
     return TaskPushNotificationConfig.model_validate(
         proto_json.from_task_push_config(outcome, "response")
-    ).dump()
+    ).model_dump()
 
 
 def parse_rest_sse(text: str) -> list[dict[str, Any]]:
