@@ -71,6 +71,8 @@ class Agent:
     # `executor` runs it). It may raise the protocol's errors (errors.py) to refuse the message.
     # See direct.py.
     direct: Callable[..., Any] | None = None
+    # Remote agents `ctx.call` may name, by name: URL (added to A2A_REMOTE_AGENTS').
+    remotes: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.executor is None and self.direct is None:
@@ -168,6 +170,7 @@ def agent(
     description: str | None = None,
     time_budget_s: float | None = None,
     direct: Callable[..., Any] | None = None,
+    remotes: Mapping[str, str] | None = None,
     **card: Unpack[CardOptions],
 ) -> Callable[[Callable[..., Any]], Agent]: ...
 
@@ -180,6 +183,7 @@ def agent(
     description: str | None = None,
     time_budget_s: float | None = None,
     direct: Callable[..., Any] | None = None,
+    remotes: Mapping[str, str] | None = None,
     **card: Unpack[CardOptions],
 ) -> Agent | Callable[[Callable[..., Any]], Agent]:
     """Make a function an agent. Use as `@agent` or `@agent(name=..., description=...)`, with
@@ -187,6 +191,7 @@ def agent(
 
     `direct`: a function asked first about each new message, in the request; what it returns
     is the reply (a Message, no task), None makes a task as usual (see direct.py).
+    `remotes`: agents `ctx.call` may name, {name: URL} (docs/durable-calls.md).
     """
     fields = card_fields(card, caller="agent")
 
@@ -198,6 +203,7 @@ def agent(
             time_budget_s=time_budget_s,
             func=fn,
             direct=direct,
+            remotes=dict(remotes or {}),
             **fields,
         )
 

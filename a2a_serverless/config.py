@@ -280,6 +280,27 @@ class Settings:
     # Lifetime of the JWT in each notification.
     push_jwt_ttl_s: float = 300.0
 
+    # --- durable calls (docs/durable-calls.md) ---
+    # Remote agents an agent may call by name: comma-separated name=URL pairs
+    # ("reviewer=https://reviewer.example.com,search=https://..."); `Agent(remotes=...)` adds to
+    # (and overrides) them.
+    remote_agents: str | None = None
+    # Seconds a call waits for the remote task to end before the turn suspends (no worker is
+    # held while it waits; a callback or a poll resumes it).
+    durable_inline_wait_s: float = 5.0
+    # The first poll of a suspended call's remote task, after this many seconds; each next poll
+    # waits twice as long, up to `durable_poll_max_s`. Polls find the outcome of a remote without
+    # push notifications, or whose callback was lost.
+    durable_poll_initial_s: float = 5.0
+    durable_poll_max_s: float = 300.0
+    # A turn's durable operations must end within this many seconds of the turn's first run;
+    # past it, the remote tasks it waits on are canceled and the task fails. Unset: no limit.
+    durable_turn_deadline_s: float | None = None
+    # The largest result a call or a step may record (its JSON); a larger one fails the call.
+    durable_max_result_bytes: int = 1024 * 1024
+    # The largest callback body read; a larger one is refused (413).
+    durable_max_callback_bytes: int = 256 * 1024
+
     # --- authentication (a2a_serverless/auth/config.py documents every value) ---
     # With none of the schemes set, every caller is the one anonymous owner.
     auth_api_keys: str | None = field(default=None, repr=False)
@@ -355,6 +376,12 @@ _RANGES: dict[str, tuple[float, bool]] = {
     "push_timeout_s": (0, False),
     "push_max_response_bytes": (1, True),
     "push_jwt_ttl_s": (0, False),
+    "durable_inline_wait_s": (0, True),
+    "durable_poll_initial_s": (0, False),
+    "durable_poll_max_s": (0, False),
+    "durable_turn_deadline_s": (0, False),
+    "durable_max_result_bytes": (1, True),
+    "durable_max_callback_bytes": (1, True),
     "auth_jwt_leeway_s": (0, True),
 }
 

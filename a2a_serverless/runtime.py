@@ -24,7 +24,7 @@ from .extras import crypto_available
 from .holders import local_holder_id
 from .journal import Journal
 from .observability import Observer, Signals
-from .queue.base import RUN_AGENT, WEBHOOK_JOB, Queue
+from .queue.base import DURABLE_CHECK, RUN_AGENT, WEBHOOK_JOB, Queue
 from .queue.router import JobRoute, JobRouter
 from .service import TaskService
 from .skills import SkillGate
@@ -34,6 +34,7 @@ from .worker import Worker
 
 if TYPE_CHECKING:
     from .direct import DirectHook
+    from .durable.resume import Resumer
     from .push.keys import KeyRing
     from .push.notifier import PushNotifier
 
@@ -107,6 +108,10 @@ class Runtime:
             # A redelivered turn's job: queue again what its notifications still owe.
             catch_up_hooks=[outbox.reschedule] if outbox else [],
         )
+        # Durable calls (ctx.call, ctx.sleep, ctx.step): their sessions, callbacks and checks.
+        self.durable: Resumer = _durable(agent, self.journal, queue, self.settings)
+        # Our task ending cancels the remote tasks it waits on.
+        self.journal.commit_hooks.append(self.durable.on_commit)
         self.notifier: PushNotifier | None = None
         if keys is not None:
             self.notifier = PushNotifier(
@@ -125,9 +130,13 @@ class Runtime:
             max_attempts=self.settings.worker_max_attempts,
             worker_id=local_holder_id() if durable else None,
             local_liveness=durable,
+            durable=self.durable.calls,
         )
         # What runs each kind of job the queue delivers, and what ends one it gives up on.
-        routes = {RUN_AGENT: JobRoute(self.worker.handle, self.worker.abandon)}
+        routes = {
+            RUN_AGENT: JobRoute(self.worker.handle, self.worker.abandon),
+            DURABLE_CHECK: JobRoute(self.durable.handle, self.durable.abandon),
+        }
         if self.notifier is not None:
             routes[WEBHOOK_JOB] = JobRoute(self.notifier.handle, self.notifier.abandon)
         self.jobs = JobRouter(routes)
@@ -156,6 +165,14 @@ class Runtime:
     async def aclose(self) -> None:
         await self.queue.aclose()
         await self.store.close()
+
+
+def _durable(agent: Agent, journal: Journal, queue: Queue, settings: Settings) -> Resumer:
+    from .durable.remotes import Remotes
+    from .durable.resume import Resumer
+    from .durable.session import DurableCalls
+
+    return Resumer(DurableCalls(journal, queue, settings, Remotes(settings, agent.remotes)))
 
 
 def _direct_hook(agent: Agent, settings: Settings) -> DirectHook | None:

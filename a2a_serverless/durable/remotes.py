@@ -1,0 +1,93 @@
+"""The remote agents a deployment calls: names resolved to URLs, one client per agent, and the
+SSRF guard for URLs that did not come from configuration.
+
+A remote is named in code (`Agent(remotes={"reviewer": "https://..."})`) or in the
+A2A_REMOTE_AGENTS setting ("reviewer=https://...,search=https://..."); a URL given to
+`ctx.call` directly may come from data (a user's message), so it passes the push SSRF guard
+(no private, loopback or link-local address outside dev mode) before anything is sent to it.
+Configured URLs are the operator's and are trusted as written.
+
+The client (a2a_serverless.client, with httpx) is imported on the first call, never on a cold
+start that makes none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from ..config import ConfigurationError, Settings
+from .outcomes import RemoteUnavailable, UnknownRemote
+
+if TYPE_CHECKING:
+    from ..client import A2AClient
+
+
+def parse_remote_agents(value: str | None) -> dict[str, str]:
+    """A2A_REMOTE_AGENTS' "name=URL,name=URL" as a mapping (ConfigurationError if malformed)."""
+    remotes: dict[str, str] = {}
+    for item in (value or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, equals, url = item.partition("=")
+        name, url = name.strip(), url.strip()
+        if not equals or not name or not url.startswith(("http://", "https://")):
+            raise ConfigurationError(
+                f"A2A_REMOTE_AGENTS: {item!r} is not name=URL (an http:// or https:// URL)"
+            )
+        remotes[name] = url
+    return remotes
+
+
+class Remotes:
+    def __init__(self, settings: Settings, configured: Mapping[str, str] | None = None) -> None:
+        self.settings = settings
+        self.names = {**parse_remote_agents(settings.remote_agents), **(configured or {})}
+        self._trusted = frozenset(url.rstrip("/") for url in self.names.values())
+        self._clients: dict[str, A2AClient] = {}
+        self._lock = asyncio.Lock()
+
+    async def resolve(self, remote: str) -> str:
+        """The URL of `remote` (a configured name, or a URL that passes the SSRF guard)."""
+        if remote in self.names:
+            return self.names[remote]
+        if not remote.startswith(("http://", "https://")):
+            known = ", ".join(sorted(self.names)) or "none are configured"
+            raise UnknownRemote(
+                f"no remote agent is named {remote!r} (known: {known}); give a URL, or name it "
+                "in Agent(remotes=...) or A2A_REMOTE_AGENTS"
+            )
+        if remote.rstrip("/") not in self._trusted:
+            from ..push.ssrf import UrlGuard, UrlRefused
+
+            guard = UrlGuard(dev_mode=self.settings.dev_mode)
+            try:
+                await guard.check_at_set_time(remote)
+            except UrlRefused as refused:
+                raise RemoteUnavailable(f"refused: {refused}", remote=remote) from None
+        return remote
+
+    async def client(self, url: str) -> A2AClient:
+        """The client of the agent at `url` (its card fetched once per process, then cached)."""
+        client = self._clients.get(url)
+        if client is not None:
+            return client
+        async with self._lock:
+            client = self._clients.get(url)
+            if client is None:
+                from ..client import A2AClient, ClientError
+
+                try:
+                    client = await A2AClient.connect(url, allow_private_urls=self.settings.dev_mode)
+                except ClientError as exc:
+                    raise RemoteUnavailable(
+                        f"the agent at {url} could not be reached: {exc}", remote=url
+                    ) from None
+                self._clients[url] = client
+        return client
+
+    @staticmethod
+    def offers_push(client: A2AClient) -> bool:
+        return bool((client.card.get("capabilities") or {}).get("pushNotifications"))

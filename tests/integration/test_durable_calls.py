@@ -1,0 +1,411 @@
+"""Durable calls end to end on the dev stack: two of our agents on uvicorn over real HTTP, each
+with its own SQLite store and queue, the orchestrator calling the worker with `ctx.call`.
+
+The worker is held by a gate the test opens, so the orchestrator's call outlives its inline
+window and its turn suspends; then the worker's push notification to our callback endpoint (or,
+for a worker without push, a poll) resumes the turn, which is replayed from its start. Every
+wait is on a condition (a task's state), bounded only so that a broken run cannot hang.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+
+from a2a_serverless import Agent, Context, Settings, TaskUpdater, agent
+from a2a_serverless.app import create_app
+from a2a_serverless.asgi import A2AApplication
+from a2a_serverless.client import A2AClient
+from a2a_serverless.durable import (
+    CallDeadlineExceeded,
+    RemoteFailed,
+)
+from a2a_serverless.extras import crypto_available
+from a2a_serverless.models import Task, TaskState, TextPart
+from a2a_serverless.store.bookkeeping import durable_of
+from a2a_serverless.turn import Failed, InputRequired
+from tests.support.server import free_port
+
+WAIT_S = 30.0
+
+
+@dataclass
+class Served:
+    url: str
+    app: A2AApplication
+    server: uvicorn.Server
+    task: asyncio.Task[None]
+
+    async def record(self, task_id: str) -> Any:
+        return await self.app.runtime.store.get_task(task_id)
+
+
+@dataclass
+class Stack:
+    tmp: Path
+    served: list[Served] = field(default_factory=list)
+
+    async def serve(self, agent_: Agent, settings: Settings, port: int) -> Served:
+        app = create_app(agent_, settings)
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+        )
+        server = uvicorn.Server(config)
+        task = asyncio.create_task(server.serve())
+        while not server.started:
+            if task.done():
+                task.result()
+            await asyncio.sleep(0.01)
+        served = Served(f"http://127.0.0.1:{port}", app, server, task)
+        self.served.append(served)
+        return served
+
+    async def close(self) -> None:
+        for served in reversed(self.served):
+            served.server.should_exit = True
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(served.task, 10)
+            await served.app.runtime.aclose()
+
+
+@pytest.fixture
+async def stack(tmp_path: Path) -> AsyncIterator[Stack]:
+    stack = Stack(tmp_path)
+    try:
+        yield stack
+    finally:
+        await stack.close()
+
+
+def settings(stack: Stack, name: str, port: int, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "store_url": f"sqlite:///{stack.tmp / name}.db",
+        "dev_mode": True,
+        "public_url": f"http://127.0.0.1:{port}",
+        "durable_inline_wait_s": 0.2,
+        # Long: a test of the callback path is not rescued by a poll.
+        "durable_poll_initial_s": 120.0,
+        "poll_interval_s": 0.05,
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+class Gate:
+    """What the worker agent waits on; the test opens it."""
+
+    def __init__(self) -> None:
+        self.event = asyncio.Event()
+        self.arrived = asyncio.Event()
+
+    async def wait(self) -> None:
+        self.arrived.set()
+        await self.event.wait()
+
+
+def worker_agent(gate: Gate, *, behaviour: Callable[[str], Any] | None = None) -> Agent:
+    @agent(name="Worker", description="Upper-cases, when let through.")
+    async def work(text: str) -> Any:
+        await gate.wait()
+        if behaviour is not None:
+            return behaviour(text)
+        return text.upper()
+
+    return work
+
+
+async def until(check: Callable[[], Awaitable[bool]], what: str) -> None:
+    """Wait for a condition read over HTTP from another server (no event to wait on there)."""
+    try:
+        async with asyncio.timeout(WAIT_S):
+            while not await check():  # noqa: ASYNC110
+                await asyncio.sleep(0.02)
+    except TimeoutError:
+        raise AssertionError(f"not reached within {WAIT_S} s: {what}") from None
+
+
+async def task_of(client: A2AClient, task_id: str) -> Task:
+    return await client.get_task(task_id)
+
+
+async def send(url: str, text: str) -> tuple[A2AClient, Task]:
+    client = await A2AClient.connect(url, allow_private_urls=True)
+    reply = await client.send(text, blocking=False)
+    assert isinstance(reply, Task)
+    return client, reply
+
+
+async def wait_state(client: A2AClient, task_id: str, *states: TaskState) -> Task:
+    seen: Task | None = None
+
+    async def ended() -> bool:
+        nonlocal seen
+        seen = await client.get_task(task_id)
+        return seen.status.state in states
+
+    await until(ended, f"task {task_id} in {states}")
+    assert seen is not None
+    return seen
+
+
+async def wait_suspended(client: A2AClient, task_id: str) -> Task:
+    seen: Task | None = None
+
+    async def waiting() -> bool:
+        nonlocal seen
+        seen = await client.get_task(task_id)
+        message = seen.status.message
+        text = "".join(p.text for p in message.parts if isinstance(p, TextPart)) if message else ""
+        return seen.status.state == TaskState.WORKING and text.startswith("Waiting for ")
+
+    await until(waiting, "suspended")
+    assert seen is not None
+    return seen
+
+
+def texts(task: Task) -> list[str]:
+    return [
+        p.text
+        for m in task.history or []
+        if m.role == "agent"
+        for p in m.parts
+        if isinstance(p, TextPart)
+    ]
+
+
+def artifact_text(task: Task) -> str:
+    return "".join(p.text for a in task.artifacts or [] for p in a.parts if isinstance(p, TextPart))
+
+
+class Orchestrator:
+    """Reports progress, calls the worker, completes with its answer."""
+
+    def __init__(self, runs: list[int]) -> None:
+        self.runs = runs
+
+    async def execute(self, context: Context, updater: TaskUpdater) -> None:
+        self.runs.append(1)
+        await updater.start_work("planning")
+        result = await context.call("worker", context.text)
+        await updater.complete(artifacts=[], message=f"worker said: {result.text}")
+
+
+async def two_agents(
+    stack: Stack,
+    orchestrator: Agent,
+    gate: Gate,
+    *,
+    worker: Agent | None = None,
+    worker_settings: dict[str, Any] | None = None,
+    orchestrator_settings: dict[str, Any] | None = None,
+    worker_push: bool = True,
+) -> tuple[Served, Served]:
+    worker_port, orch_port = free_port(), free_port()
+    worker_served = await stack.serve(
+        worker or worker_agent(gate),
+        settings(
+            stack,
+            "worker",
+            worker_port,
+            push_notifications=worker_push,
+            **(worker_settings or {}),
+        ),
+        worker_port,
+    )
+    orchestrator.remotes["worker"] = worker_served.url
+    orch = await stack.serve(
+        orchestrator,
+        settings(stack, "orchestrator", orch_port, **(orchestrator_settings or {})),
+        orch_port,
+    )
+    return worker_served, orch
+
+
+needs_crypto = pytest.mark.skipif(
+    not crypto_available(), reason="push notifications in dev mode need the crypto extra"
+)
+
+
+@needs_crypto
+async def test_a_slow_call_suspends_and_the_callback_resumes_the_turn(stack: Stack) -> None:
+    gate, runs = Gate(), []
+    orchestrator = Agent(name="Orchestrator", description="calls", executor=Orchestrator(runs))
+    worker, orch = await two_agents(stack, orchestrator, gate)
+
+    client, task = await send(orch.url, "hello")
+    await wait_suspended(client, task.id)
+    # Suspended: no worker of ours holds the turn.
+    record = await orch.record(task.id)
+    assert record.claim is None
+    turn = durable_of(record.internal)
+    assert turn is not None and turn.suspended and turn.writes == 1
+    (op,) = turn.ops.values()
+    assert op.kind == "call" and op.state == "pending" and op.remote == worker.url
+
+    gate.event.set()
+    done = await wait_state(client, task.id, TaskState.COMPLETED)
+    assert done.status.message is not None
+    assert done.status.message.parts[0].text == "worker said: HELLO"  # type: ignore[union-attr]
+    # The turn ran twice (the first run suspended), its "planning" write was made once.
+    assert len(runs) == 2
+    assert texts(done).count("planning") == 1
+    op = next(iter(durable_of((await orch.record(task.id)).internal).ops.values()))  # type: ignore[union-attr]
+    assert op.state == "done" and op.resumed_by == "callback"
+    # The worker made one task for the call.
+    listed = await worker.app.runtime.store.list_tasks(_all_tasks())
+    assert len(listed.records) == 1
+
+
+def _all_tasks() -> Any:
+    from a2a_serverless.store.base import TaskQuery
+
+    return TaskQuery(owner="anonymous")
+
+
+async def test_without_push_a_poll_resumes_the_turn(stack: Stack) -> None:
+    gate, runs = Gate(), []
+    orchestrator = Agent(name="Orchestrator", description="calls", executor=Orchestrator(runs))
+    _, orch = await two_agents(
+        stack,
+        orchestrator,
+        gate,
+        worker_push=False,
+        orchestrator_settings={"durable_poll_initial_s": 0.1, "durable_poll_max_s": 0.2},
+    )
+    client, task = await send(orch.url, "poll me")
+    await wait_suspended(client, task.id)
+    gate.event.set()
+    done = await wait_state(client, task.id, TaskState.COMPLETED)
+    assert done.status.message.parts[0].text == "worker said: POLL ME"  # type: ignore[union-attr]
+    op = next(iter(durable_of((await orch.record(task.id)).internal).ops.values()))  # type: ignore[union-attr]
+    assert op.resumed_by == "poll"
+    assert texts(done).count("planning") == 1
+
+
+@needs_crypto
+async def test_a_replay_that_makes_another_call_fails_the_turn(stack: Stack) -> None:
+    gate = Gate()
+    counter = itertools.count()
+
+    @agent(name="Fickle", description="asks something else each run")
+    async def fickle(ctx: Context) -> str:
+        result = await ctx.call("worker", f"question {next(counter)}")
+        return result.text
+
+    _, orch = await two_agents(stack, fickle, gate)
+    client, task = await send(orch.url, "go")
+    await wait_suspended(client, task.id)
+    gate.event.set()
+    failed = await wait_state(client, task.id, TaskState.FAILED)
+    assert failed.status.message is not None
+    text = failed.status.message.parts[0].text  # type: ignore[union-attr]
+    assert text.startswith("Non-deterministic replay: operation 0")
+
+
+@needs_crypto
+async def test_canceling_our_task_cancels_the_remote_task(stack: Stack) -> None:
+    gate, runs = Gate(), []
+    orchestrator = Agent(name="Orchestrator", description="calls", executor=Orchestrator(runs))
+    worker, orch = await two_agents(stack, orchestrator, gate)
+    client, task = await send(orch.url, "never mind")
+    await wait_suspended(client, task.id)
+    op = next(iter(durable_of((await orch.record(task.id)).internal).ops.values()))  # type: ignore[union-attr]
+    assert op.remote_task_id is not None
+
+    await client.cancel_task(task.id)
+    worker_client = await A2AClient.connect(worker.url, allow_private_urls=True)
+    await wait_state(worker_client, op.remote_task_id, TaskState.CANCELED)
+
+    async def marked() -> bool:
+        kept = durable_of((await orch.record(task.id)).internal)
+        return kept is not None and all(o.state == "canceled" for o in kept.ops.values())
+
+    await until(marked, "the call marked canceled")
+
+
+async def test_past_its_deadline_a_call_cancels_the_remote_task_and_raises(stack: Stack) -> None:
+    gate = Gate()
+    seen: list[str] = []
+
+    @agent(name="Impatient", description="gives up")
+    async def impatient(ctx: Context) -> str:
+        try:
+            await ctx.call("worker", "take your time", deadline_s=0.6)
+        except CallDeadlineExceeded as exc:
+            seen.append(exc.task_id or "")
+            return "gave up"
+        return "answered"
+
+    worker, orch = await two_agents(stack, impatient, gate, worker_push=False)
+    client, task = await send(orch.url, "go")
+    done = await wait_state(client, task.id, TaskState.COMPLETED)
+    assert artifact_text(done) == "gave up"
+    worker_client = await A2AClient.connect(worker.url, allow_private_urls=True)
+    await wait_state(worker_client, seen[-1], TaskState.CANCELED)
+
+
+async def test_input_required_is_answered_and_failures_raise(stack: Stack) -> None:
+    gate = Gate()
+    gate.event.set()  # the worker answers at once: everything happens inline
+
+    def behaviour(text: str) -> Any:
+        if text == "ask":
+            raise InputRequired("which one?")
+        if text == "fail":
+            raise Failed("cannot do that")
+        return f"done: {text}"
+
+    @agent(name="Asker", description="answers its remote's question")
+    async def asker(ctx: Context) -> str:
+        first = await ctx.call("worker", "ask")
+        assert first.input_required and first.text == "which one?"
+        second = await ctx.call("worker", "the blue one", task_id=first.task_id)
+        try:
+            await ctx.call("worker", "fail")
+        except RemoteFailed as failed:
+            return f"{second.text} / {failed.result.text}"
+        return "no failure"
+
+    _, orch = await two_agents(stack, asker, gate, worker=worker_agent(gate, behaviour=behaviour))
+    client, task = await send(orch.url, "go")
+    done = await wait_state(client, task.id, TaskState.COMPLETED, TaskState.FAILED)
+    assert artifact_text(done) == "done: the blue one / cannot do that"
+
+
+@needs_crypto
+async def test_calls_in_parallel_sleep_and_step_replay(stack: Stack) -> None:
+    gate = Gate()
+    drawn: list[int] = []
+    counter = itertools.count(100)
+
+    @agent(name="Fan", description="asks three at once")
+    async def fan(ctx: Context) -> str:
+        number = await ctx.step(lambda: next(counter), name="draw")
+        drawn.append(number)
+        results = await asyncio.gather(
+            *(ctx.call("worker", f"part {i} of {number}") for i in range(3))
+        )
+        await ctx.sleep(0.5)
+        return " | ".join(r.text for r in results)
+
+    _, orch = await two_agents(
+        stack,
+        fan,
+        gate,
+        orchestrator_settings={"durable_poll_initial_s": 0.1, "durable_poll_max_s": 0.2},
+    )
+    client, task = await send(orch.url, "go")
+    await wait_suspended(client, task.id)
+    gate.event.set()
+    done = await wait_state(client, task.id, TaskState.COMPLETED)
+    assert artifact_text(done) == "PART 0 OF 100 | PART 1 OF 100 | PART 2 OF 100"
+    # Every run saw the value the step recorded on the first.
+    assert len(drawn) >= 2 and set(drawn) == {100}
