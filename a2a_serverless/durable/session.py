@@ -224,6 +224,8 @@ class DurableSession:
                     kind="sleep", key=key, started_at_ms=now, wake_at_ms=now + int(seconds * 1000)
                 )
                 await self._record(position, op)
+            if op.finished:
+                return
             assert op.wake_at_ms is not None
             remaining = (op.wake_at_ms - now_ms()) / 1000
             if remaining > self._settings.durable_inline_wait_s:
@@ -231,6 +233,10 @@ class DurableSession:
                 raise TurnSuspended(self.suspend, f"sleeping until {_iso(op.wake_at_ms)}")
             if remaining > 0:
                 await asyncio.sleep(remaining)
+            # Over: a later suspension's check does not wake the turn for it again.
+            await self._record(
+                position, msgspec.structs.replace(op, state="done", ended_at_ms=now_ms())
+            )
 
     async def step(self, fn: Callable[[], Any | Awaitable[Any]], *, name: str | None = None) -> Any:
         position = self._take_position()

@@ -156,7 +156,7 @@ async def wait_state(client: A2AClient, task_id: str, *states: TaskState) -> Tas
     return seen
 
 
-async def wait_suspended(client: A2AClient, task_id: str) -> Task:
+async def wait_suspended(client: A2AClient, task_id: str, containing: str = "") -> Task:
     seen: Task | None = None
 
     async def waiting() -> bool:
@@ -164,7 +164,8 @@ async def wait_suspended(client: A2AClient, task_id: str) -> Task:
         seen = await client.get_task(task_id)
         message = seen.status.message
         text = "".join(p.text for p in message.parts if isinstance(p, TextPart)) if message else ""
-        return seen.status.state == TaskState.WORKING and text.startswith("Waiting for ")
+        waiting = seen.status.state == TaskState.WORKING and text.startswith("Waiting for ")
+        return waiting and containing in text
 
     await until(waiting, "suspended")
     assert seen is not None
@@ -409,3 +410,88 @@ async def test_calls_in_parallel_sleep_and_step_replay(stack: Stack) -> None:
     assert artifact_text(done) == "PART 0 OF 100 | PART 1 OF 100 | PART 2 OF 100"
     # Every run saw the value the step recorded on the first.
     assert len(drawn) >= 2 and set(drawn) == {100}
+
+
+@needs_crypto
+async def test_a_sleep_then_a_call_resume_once_each(stack: Stack) -> None:
+    gate, runs = Gate(), []
+
+    @agent(name="Patient", description="sleeps, then asks")
+    async def patient(ctx: Context) -> str:
+        runs.append(1)
+        await ctx.sleep(1.0)
+        result = await ctx.call("worker", "after the nap")
+        return result.text
+
+    _, orch = await two_agents(stack, patient, gate)
+    client, task = await send(orch.url, "go")
+    await wait_suspended(client, task.id, "a timer")
+    await wait_suspended(client, task.id, "(task ")
+    gate.event.set()
+    done = await wait_state(client, task.id, TaskState.COMPLETED)
+    assert artifact_text(done) == "AFTER THE NAP"
+    # Suspended for the sleep, then for the call: three runs, no more (a slept sleep does not
+    # wake the turn again).
+    assert len(runs) == 3
+
+
+async def post(url: str, body: bytes, headers: dict[str, str] | None = None) -> Any:
+    import httpx
+
+    async with httpx.AsyncClient() as http:
+        return await http.post(url, content=body, headers=headers or {})
+
+
+@needs_crypto
+async def test_the_callback_acts_only_on_its_own_call_and_reveals_nothing(stack: Stack) -> None:
+    import json
+
+    from a2a_serverless.routepaths import CALLBACK_PREFIX
+
+    gate, runs = Gate(), []
+    orchestrator = Agent(name="Orchestrator", description="calls", executor=Orchestrator(runs))
+    _, orch = await two_agents(stack, orchestrator, gate)
+    client, task = await send(orch.url, "hello")
+    await wait_suspended(client, task.id)
+    op = next(iter(durable_of((await orch.record(task.id)).internal).ops.values()))  # type: ignore[union-attr]
+    assert op.callback_id and op.callback_token and op.remote_task_id
+    url = f"{orch.url}{CALLBACK_PREFIX}{task.id}/{op.callback_id}"
+    body = json.dumps({"task": {"id": op.remote_task_id}}).encode()
+    token = {"X-A2A-Notification-Token": op.callback_token}
+
+    async def still_pending() -> bool:
+        kept = durable_of((await orch.record(task.id)).internal)
+        assert kept is not None
+        return next(iter(kept.ops.values())).state == "pending"
+
+    answers = [
+        await post(url, body),  # no token
+        await post(url, body, {"X-A2A-Notification-Token": "guess"}),
+        await post(url, json.dumps({"task": {"id": "another"}}).encode(), token),
+        await post(f"{orch.url}{CALLBACK_PREFIX}{task.id}/unknown", body, token),
+        await post(f"{orch.url}{CALLBACK_PREFIX}no-such-task/{op.callback_id}", body, token),
+        # Genuine, but the remote task has not ended: the remote is asked, not believed.
+        await post(
+            url,
+            json.dumps(
+                {"task": {"id": op.remote_task_id, "status": {"state": "TASK_STATE_COMPLETED"}}}
+            ).encode(),
+            token,
+        ),
+    ]
+    assert {(a.status_code, a.content) for a in answers} == {(202, b"")}
+    assert await still_pending()
+    too_big = await post(url, b"x" * (256 * 1024 + 1), token)
+    assert too_big.status_code == 413
+    import httpx
+
+    async with httpx.AsyncClient() as http:
+        assert (await http.get(url)).status_code == 405
+
+    gate.event.set()
+    await wait_state(client, task.id, TaskState.COMPLETED)
+    assert len(runs) == 2
+    # Replayed or late: answered the same, nothing happens.
+    late = await post(url, body, token)
+    assert (late.status_code, late.content) == (202, b"")
+    assert len(runs) == 2
