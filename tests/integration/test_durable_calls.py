@@ -68,12 +68,16 @@ class Stack:
         self.served.append(served)
         return served
 
+    async def stop(self, served: Served) -> None:
+        self.served.remove(served)
+        served.server.should_exit = True
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(served.task, 10)
+        await served.app.runtime.aclose()
+
     async def close(self) -> None:
-        for served in reversed(self.served):
-            served.server.should_exit = True
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(served.task, 10)
-            await served.app.runtime.aclose()
+        for served in reversed(list(self.served)):
+            await self.stop(served)
 
 
 @pytest.fixture
@@ -495,3 +499,40 @@ async def test_the_callback_acts_only_on_its_own_call_and_reveals_nothing(stack:
     late = await post(url, body, token)
     assert (late.status_code, late.content) == (202, b"")
     assert len(runs) == 2
+
+
+@needs_crypto
+async def test_a_suspended_turn_survives_its_process_and_resumes_after_a_restart(
+    stack: Stack,
+) -> None:
+    gate, runs = Gate(), []
+    orchestrator = Agent(name="Orchestrator", description="calls", executor=Orchestrator(runs))
+    durable = {"durable_poll_initial_s": 0.2, "durable_poll_max_s": 0.5}
+    worker, orch = await two_agents(stack, orchestrator, gate, orchestrator_settings=durable)
+    client, task = await send(orch.url, "still there?")
+    await wait_suspended(client, task.id)
+
+    # The orchestrator's process goes away while it waits: nothing of the turn is in memory.
+    port = int(orch.url.rsplit(":", 1)[1])
+    await stack.stop(orch)
+    gate.event.set()
+    worker_client = await A2AClient.connect(worker.url, allow_private_urls=True)
+    op = next(iter(durable_of((await _read(stack, task.id)).internal).ops.values()))  # type: ignore[union-attr]
+    await wait_state(worker_client, op.remote_task_id or "", TaskState.COMPLETED)
+
+    # A new process on the same store file takes over the queued check and resumes the turn.
+    await stack.serve(orchestrator, settings(stack, "orchestrator", port, **durable), port)
+    done = await wait_state(client, task.id, TaskState.COMPLETED)
+    assert done.status.message.parts[0].text == "worker said: STILL THERE?"  # type: ignore[union-attr]
+    assert len(runs) == 2
+    assert texts(done).count("planning") == 1
+
+
+async def _read(stack: Stack, task_id: str) -> Any:
+    from a2a_serverless.store import open_store
+
+    store = open_store(f"sqlite:///{stack.tmp / 'orchestrator'}.db")
+    try:
+        return await store.get_task(task_id)
+    finally:
+        await store.close()
