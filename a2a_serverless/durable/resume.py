@@ -4,11 +4,12 @@ cancel of remote tasks when our task ends.
 **Callback** (`POST {CALLBACK_PREFIX}{taskId}/{callbackId}`, routepaths.py): a call's push
 config names this URL, unguessable (a random callback id per call) and with a random token the
 remote sends back (`X-A2A-Notification-Token`). The endpoint acts only when the callback id
-names a pending call of that task, the token is that call's (constant-time compare) and the
-body is about that call's remote task; it then treats the notification as a doorbell, not as
-the truth: the remote task is read from the remote agent (the URL we chose, not one the
-request names), and only an ended task is recorded. So a forged or replayed notification can
-at most cause one read of the remote task. Every answer is the same `202` with no body —
+names a pending call of that task, the token is that call's (constant-time compare), the body is
+about that call's remote task and, if it is signed (a JWT, as our agents sign), the signature
+verifies against the remote's JWKS (webhook_receiver.py); it then treats the notification as a
+doorbell, not as the truth: the remote task is read from the remote agent (the URL we chose, not
+one the request names), and only an ended task is recorded. So a forged or replayed notification
+can at most cause one read of the remote task. Every answer is the same `202` with no body —
 unknown task, unknown callback, wrong token, a call already resumed, a turn long over — so a
 prober learns nothing; a body over `durable_max_callback_bytes` is refused (413) unread.
 
@@ -34,15 +35,17 @@ import json
 import logging
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 import msgspec
 
+from ..extras import crypto_available
 from ..http import BodyTooLarge, Request, Response
 from ..journal import Change, Journal, TaskGone, now_ms
 from ..lifecycle import status_event
 from ..models import Task, TaskState, TaskStatusUpdateEvent
 from ..queue.base import DurableCheckJob, Job, Queue, RetryJob, RunAgentJob, RunTurn
-from ..routepaths import CALLBACK_PREFIX
+from ..routepaths import CALLBACK_PREFIX, JWKS_PATH
 from ..store.base import TaskEvent, TaskRecord
 from ..store.bookkeeping import DurableOp, DurableTurn, durable_of
 from ..turn import agent_message
@@ -90,11 +93,44 @@ class Resumer:
         position, op = found
         if _notified_task_id(body) != op.remote_task_id:
             return ACCEPTED
+        if await self._signature_refused(request, body, op, task_id, callback_id):
+            return ACCEPTED
         task = await self._look(op)
         # Unread: the poll will find it (the remote may also send the notification again).
         if task is not None and ended(task):
             await self._resume(task_id, {position: (op, task)}, by="callback")
         return ACCEPTED
+
+    async def _signature_refused(
+        self, request: Request, body: bytes, op: DurableOp, task_id: str, callback_id: str
+    ) -> bool:
+        """Whether the notification carries a JWT that does not verify (webhook_receiver.py)
+        against the remote's JWKS (`/.well-known/jwks.json` at its origin), addressed to this
+        callback with this call's token. One without a JWT, or whose remote's JWKS cannot be
+        read, goes on by its token alone: its outcome is read from the remote anyway."""
+        headers = request.headers
+        signed = "x-a2a-notification-jwt" in headers or headers.get(
+            "authorization", ""
+        ).lower().startswith("bearer ")
+        audience = self.calls.callback_url(task_id, callback_id)
+        if not signed or audience is None or op.remote is None or not crypto_available():
+            return False
+        from ..webhook_receiver import KeySetUnavailable, NotificationRejected, WebhookVerifier
+
+        parts = urlsplit(op.remote)
+        verifier = WebhookVerifier(
+            f"{parts.scheme}://{parts.netloc}{JWKS_PATH}",
+            audience=audience,
+            token=op.callback_token,
+        )
+        try:
+            await verifier.verify(headers, body)
+        except NotificationRejected as rejected:
+            log.info("task %s: a callback's signature was refused: %s", task_id, rejected.reason)
+            return True
+        except KeySetUnavailable:
+            return False
+        return False
 
     # --- the check job --------------------------------------------------------------------------
 

@@ -536,3 +536,37 @@ async def _read(stack: Stack, task_id: str) -> Any:
         return await store.get_task(task_id)
     finally:
         await store.close()
+
+
+@needs_crypto
+async def test_a_signed_callback_must_verify_against_the_remotes_keys(stack: Stack) -> None:
+    import json
+
+    from a2a_serverless.routepaths import CALLBACK_PREFIX
+
+    gate, runs = Gate(), []
+    orchestrator = Agent(name="Orchestrator", description="calls", executor=Orchestrator(runs))
+    # The worker's card offers push; it is turned off after the call is sent, so that only the
+    # test's callbacks arrive (and no poll comes within the test).
+    worker, orch = await two_agents(stack, orchestrator, gate)
+    client, task = await send(orch.url, "sign here")
+    await wait_suspended(client, task.id)
+    worker.app.runtime.journal.commit_hooks.clear()  # the worker sends no notification now
+    op = next(iter(durable_of((await orch.record(task.id)).internal).ops.values()))  # type: ignore[union-attr]
+    gate.event.set()
+    worker_client = await A2AClient.connect(worker.url, allow_private_urls=True)
+    await wait_state(worker_client, op.remote_task_id or "", TaskState.COMPLETED)
+
+    url = f"{orch.url}{CALLBACK_PREFIX}{task.id}/{op.callback_id}"
+    body = json.dumps({"task": {"id": op.remote_task_id}}).encode()
+    token = {"X-A2A-Notification-Token": op.callback_token or ""}
+    forged = {**token, "X-A2A-Notification-JWT": "eyJhbGciOiJFUzI1NiIsImtpZCI6IngifQ.e30.c2ln"}
+    assert (await post(url, body, forged)).status_code == 202
+    kept = durable_of((await orch.record(task.id)).internal)
+    assert kept is not None and next(iter(kept.ops.values())).state == "pending"
+    assert len(runs) == 1
+
+    # Unsigned, with the call's token: believed as far as a doorbell is (the remote is read).
+    assert (await post(url, body, token)).status_code == 202
+    await wait_state(client, task.id, TaskState.COMPLETED)
+    assert len(runs) == 2
