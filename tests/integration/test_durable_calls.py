@@ -570,3 +570,34 @@ async def test_a_signed_callback_must_verify_against_the_remotes_keys(stack: Sta
     assert (await post(url, body, token)).status_code == 202
     await wait_state(client, task.id, TaskState.COMPLETED)
     assert len(runs) == 2
+
+
+@needs_crypto
+async def test_the_example_orchestrator_combines_two_agents_answers(stack: Stack) -> None:
+    from examples.orchestrator import orchestrator
+
+    gate = Gate()
+
+    @agent(name="Planner", description="plans")
+    async def planner(text: str) -> str:
+        await gate.wait()
+        return f"plan for {text}"
+
+    @agent(name="Critic", description="asks back")
+    async def critic(text: str) -> str:
+        raise InputRequired("for how many days?")
+
+    ports = [free_port() for _ in range(3)]
+    planner_served = await stack.serve(planner, settings(stack, "planner", ports[0]), ports[0])
+    critic_served = await stack.serve(critic, settings(stack, "critic", ports[1]), ports[1])
+    remotes = f"planner={planner_served.url},second_opinion={critic_served.url}"
+    orch = await stack.serve(
+        orchestrator, settings(stack, "orch", ports[2], remote_agents=remotes), ports[2]
+    )
+    client, task = await send(orch.url, "Lisbon")
+    await wait_suspended(client, task.id)
+    gate.event.set()
+    done = await wait_state(client, task.id, TaskState.COMPLETED)
+    assert artifact_text(done) == (
+        "## Planner\n\nplan for Lisbon\n\n## Second opinion\n\nasks: for how many days?"
+    )
