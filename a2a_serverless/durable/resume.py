@@ -42,6 +42,7 @@ import msgspec
 from ..extras import crypto_available
 from ..http import BodyTooLarge, Request, Response
 from ..journal import Change, Journal, TaskGone, now_ms
+from ..jwks import KeySet
 from ..lifecycle import status_event
 from ..models import Task, TaskState, TaskStatusUpdateEvent
 from ..queue.base import DurableCheckJob, Job, Queue, RetryJob, RunAgentJob, RunTurn
@@ -70,6 +71,7 @@ class Resumer:
         self.journal: Journal = calls.journal
         self.queue: Queue = calls.queue
         self.settings = calls.settings
+        self._key_sets: dict[str, KeySet] = {}
 
     # --- the callback endpoint ------------------------------------------------------------------
 
@@ -118,11 +120,11 @@ class Resumer:
         from ..webhook_receiver import KeySetUnavailable, NotificationRejected, WebhookVerifier
 
         parts = urlsplit(op.remote)
-        verifier = WebhookVerifier(
-            f"{parts.scheme}://{parts.netloc}{JWKS_PATH}",
-            audience=audience,
-            token=op.callback_token,
-        )
+        jwks_url = f"{parts.scheme}://{parts.netloc}{JWKS_PATH}"
+        verifier = WebhookVerifier(jwks_url, audience=audience, token=op.callback_token)
+        # One key set per remote, fetched once and kept as its cache rules say (the verifier
+        # is per call: its audience and token are the call's).
+        verifier.keys = self._key_sets.setdefault(jwks_url, verifier.keys)
         try:
             await verifier.verify(headers, body)
         except NotificationRejected as rejected:
