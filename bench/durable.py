@@ -60,12 +60,15 @@ async def run(
     ended: dict[str, float] = {}  # worker text -> when its agent returned
     continued: dict[str, float] = {}  # the same text -> when the orchestrator went on
     all_continued = asyncio.Event()
+    opened = [0.0]
 
     @agent(name="Worker", description="answers when let through")
     async def worker(text: str) -> str:
         await gate.wait()
-        # Answers spread out (`stagger_ms` apart), or all at once (a burst).
-        await asyncio.sleep(int(text.split()[-1]) * stagger_ms / 1000)
+        # Answers spread out (`stagger_ms` apart from the gate's opening), or all at once (a
+        # burst). A turn the worker's queue started late answers at once.
+        due = opened[0] + int(text.split()[-1]) * stagger_ms / 1000
+        await asyncio.sleep(max(0.0, due - time.monotonic()))
         ended[text] = time.monotonic()
         return text
 
@@ -148,6 +151,7 @@ async def run(
         await asyncio.sleep(idle_s)
         idle_cpu = time.process_time() - cpu_before
         idle_wall = time.monotonic() - wall_before
+        opened[0] = time.monotonic()
         gate.set()
         await all_continued.wait()
         delays = sorted((continued[k] - ended[k]) * 1000 for k in continued)
