@@ -268,6 +268,20 @@ async def test_a_slow_call_suspends_and_the_callback_resumes_the_turn(stack: Sta
     listed = await worker.app.runtime.store.list_tasks(_all_tasks())
     assert len(listed.records) == 1
 
+    # The operator sees the call, never its callback's secrets.
+    import json
+
+    from tests.support.operator_cli import cli
+
+    store = ["--store", f"sqlite:///{stack.tmp / 'orchestrator'}.db"]
+    status, out, _ = await cli("tasks", "show", task.id, *store, "--json", env={})
+    assert status == 0
+    (shown,) = json.loads(out)["durable"]["operations"]
+    assert shown["remoteTaskId"] == op.remote_task_id and shown["resumedBy"] == "callback"
+    assert op.callback_token not in out and op.callback_id not in out  # type: ignore[operator]
+    status, out, _ = await cli("tasks", "show", task.id, *store, env={})
+    assert "Durable operations (1)" in out and "callback" in out
+
 
 def _all_tasks() -> Any:
     from a2a_serverless.store.base import TaskQuery
