@@ -4,12 +4,13 @@ Each `ctx.call` sends the question to another A2A agent; both run in parallel. I
 longer than the inline window (A2A_DURABLE_INLINE_WAIT_S), this agent's turn suspends — no
 function is held while they work — and resumes when their tasks end (docs/durable-calls.md).
 
-Run three agents on your machine, e.g. two trip planners standing in for the specialists:
+Run three agents on your machine, e.g. two trip planners (the default agent) standing in for
+the specialists, each on its own store file:
 
-    a2a-serverless dev examples/trip_planner.py --port 8001
-    a2a-serverless dev examples/trip_planner.py --port 8002
+    A2A_STORE_URL=sqlite:///planner.db a2a-serverless dev --port 8001
+    A2A_STORE_URL=sqlite:///second.db a2a-serverless dev --port 8002
     A2A_REMOTE_AGENTS="planner=http://127.0.0.1:8001,second_opinion=http://127.0.0.1:8002" \\
-    A2A_PUBLIC_URL=http://127.0.0.1:8000 a2a-serverless dev examples/orchestrator.py
+    A2A_PUBLIC_URL=http://127.0.0.1:8000 a2a-serverless dev examples.orchestrator:orchestrator
 
 (A2A_PUBLIC_URL lets the two agents call back when they finish; without it, polls find out.)
 """

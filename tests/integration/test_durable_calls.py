@@ -615,3 +615,38 @@ async def test_the_example_orchestrator_combines_two_agents_answers(stack: Stack
     assert artifact_text(done) == (
         "## Planner\n\nplan for Lisbon\n\n## Second opinion\n\nasks: for how many days?"
     )
+
+
+@needs_crypto
+async def test_kill_9_of_the_orchestrator_while_it_waits_and_it_resumes_on_restart(
+    stack: Stack,
+) -> None:
+    import signal
+
+    from tests.support.server import start_live_server
+
+    gate = Gate()
+    port = free_port()
+    remote = await stack.serve(worker_agent(gate), settings(stack, "remote", port), port)
+    env = {
+        "A2A_STORE_URL": f"sqlite:///{stack.tmp / 'orchestrator.db'}",
+        "A2A_REMOTE_AGENTS": f"planner={remote.url},second_opinion={remote.url}",
+        "A2A_DURABLE_INLINE_WAIT_S": "0.2",
+        "A2A_DURABLE_POLL_INITIAL_S": "0.3",
+        "A2A_DURABLE_POLL_MAX_S": "0.5",
+    }
+    first = await asyncio.to_thread(start_live_server, "examples.orchestrator:orchestrator", dict(env))
+    try:
+        client, task = await send(first.url, "lisbon")
+        await wait_suspended(client, task.id)
+    finally:
+        first.process.send_signal(signal.SIGKILL)
+        await asyncio.to_thread(first.process.wait)
+    gate.event.set()
+    second = await asyncio.to_thread(start_live_server, "examples.orchestrator:orchestrator", dict(env))
+    try:
+        client = await A2AClient.connect(second.url, allow_private_urls=True)
+        done = await wait_state(client, task.id, TaskState.COMPLETED)
+    finally:
+        second.stop()
+    assert artifact_text(done) == "## Planner\n\nLISBON\n\n## Second opinion\n\nLISBON"
