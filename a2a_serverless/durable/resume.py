@@ -34,7 +34,7 @@ import hmac
 import json
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import msgspec
@@ -42,7 +42,6 @@ import msgspec
 from ..extras import crypto_available
 from ..http import BodyTooLarge, Request, Response
 from ..journal import Change, Journal, TaskGone, now_ms
-from ..jwks import KeySet
 from ..lifecycle import status_event
 from ..models import Task, TaskState, TaskStatusUpdateEvent
 from ..queue.base import DurableCheckJob, Job, Queue, RetryJob, RunAgentJob, RunTurn
@@ -59,6 +58,9 @@ from .session import (
     queue_delay_s,
     turn_deadline_ms,
 )
+
+if TYPE_CHECKING:
+    from ..jwks import KeySet
 
 log = logging.getLogger("a2a_serverless.durable")
 

@@ -635,7 +635,9 @@ async def test_kill_9_of_the_orchestrator_while_it_waits_and_it_resumes_on_resta
         "A2A_DURABLE_POLL_INITIAL_S": "0.3",
         "A2A_DURABLE_POLL_MAX_S": "0.5",
     }
-    first = await asyncio.to_thread(start_live_server, "examples.orchestrator:orchestrator", dict(env))
+    first = await asyncio.to_thread(
+        start_live_server, "examples.orchestrator:orchestrator", dict(env)
+    )
     try:
         client, task = await send(first.url, "lisbon")
         await wait_suspended(client, task.id)
@@ -643,7 +645,9 @@ async def test_kill_9_of_the_orchestrator_while_it_waits_and_it_resumes_on_resta
         first.process.send_signal(signal.SIGKILL)
         await asyncio.to_thread(first.process.wait)
     gate.event.set()
-    second = await asyncio.to_thread(start_live_server, "examples.orchestrator:orchestrator", dict(env))
+    second = await asyncio.to_thread(
+        start_live_server, "examples.orchestrator:orchestrator", dict(env)
+    )
     try:
         client = await A2AClient.connect(second.url, allow_private_urls=True)
         done = await wait_state(client, task.id, TaskState.COMPLETED)
