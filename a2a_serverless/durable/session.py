@@ -28,6 +28,7 @@ import hashlib
 import inspect
 import json
 import logging
+import math
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -38,16 +39,17 @@ import msgspec
 
 from ..codec import ENCODER
 from ..config import Settings
+from ..errors import A2AError
 from ..executor import TaskEnded, TaskUpdater
 from ..ids import url_uuid
 from ..journal import Change, Journal, now_ms
 from ..lifecycle import status_event
-from ..models import Message, Task, TaskState
+from ..models import Message, PushNotificationConfig, Task, TaskState
 from ..queue.base import DurableCheck, DurableCheckJob, Queue, RunAgentJob, RunTurn
 from ..routepaths import CALLBACK_PREFIX
 from ..store.base import TaskRecord
 from ..store.bookkeeping import DurableOp, DurableTurn, durable_of
-from ..turn import Failed, agent_message
+from ..turn import Failed, agent_message, to_parts
 from .outcomes import (
     CallDeadlineExceeded,
     CallError,
@@ -321,8 +323,6 @@ class DurableSession:
         # The same message on every run of the turn: a send made again is de-duplicated.
         message_id = url_uuid(f"a2a-serverless:durable:{self.task_id}:{self.turn_step}:{position}")
         if isinstance(message, str):
-            from ..turn import to_parts
-
             return Message(
                 message_id=message_id, role="user", parts=to_parts(message), task_id=task_id
             )
@@ -362,17 +362,12 @@ class DurableSession:
         assert op.callback_id is not None
         callback = self._calls.callback_url(self.task_id, op.callback_id)
         if callback is not None and self._calls.remotes.offers_push(client):
-            from ..models import PushNotificationConfig
-
             push = PushNotificationConfig(url=callback, token=op.callback_token)
+        from ..client import ClientError  # loaded with the client above
+
         try:
             reply = await client.send(outgoing, blocking=False, push=push)
-        except Exception as exc:
-            from ..client import ClientError
-            from ..errors import A2AError
-
-            if not isinstance(exc, ClientError | A2AError):
-                raise
+        except (ClientError, A2AError) as exc:
             raise RemoteUnavailable(
                 f"the agent at {url} did not take the message: {exc}", remote=url
             ) from None
@@ -405,16 +400,16 @@ class DurableSession:
                 op = finished_op(op, task, "inline", limit)
                 await self._record(position, op)
                 break
-            remaining = until - time.monotonic()
-            if op.deadline_at_ms is not None:
-                remaining = min(remaining, (op.deadline_at_ms - now_ms()) / 1000)
-            if remaining <= 0 and not (
-                op.deadline_at_ms is not None and op.deadline_at_ms <= now_ms()
-            ):
+            window_left = until - time.monotonic()
+            deadline_left = (
+                math.inf if op.deadline_at_ms is None else (op.deadline_at_ms - now_ms()) / 1000
+            )
+            if window_left <= 0 and deadline_left > 0:
                 raise TurnSuspended(
                     self.suspend, f"waiting for {op.remote} (task {op.remote_task_id})"
                 )
-            await asyncio.sleep(max(0.0, min(pause, remaining)))
+            # Past both, the deadline is handled at the top of the loop.
+            await asyncio.sleep(max(0.0, min(pause, window_left, deadline_left)))
             pause = min(pause * 2, INLINE_POLL_MAX_S)
         self._awaiting.discard(position)
         return op
@@ -423,7 +418,6 @@ class DurableSession:
         """The remote task now, or None if it cannot be read just now (a suspension's poll
         will look again)."""
         from ..client import ClientError
-        from ..errors import A2AError
 
         assert op.remote_task_id is not None
         try:
@@ -507,7 +501,6 @@ async def cancel_remote(remotes: Remotes, op: DurableOp) -> None:
     if op.remote is None or op.remote_task_id is None:
         return
     from ..client import ClientError
-    from ..errors import A2AError
 
     try:
         client = await remotes.client(op.remote)
