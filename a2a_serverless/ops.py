@@ -38,14 +38,12 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime
 from typing import IO, TYPE_CHECKING, Any
 
-import msgspec
-
 from .config import Settings
+from .durable.report import durable_summary
 from .models import TaskArtifactUpdateEvent, TaskState
 from .safetext import escape_controls, escape_json_text
 from .store import open_store
 from .store.base import DeadLetterScan, Store, StoreError, TaskEvent, TaskQuery, TaskRecord
-from .store.bookkeeping import durable_of
 
 if TYPE_CHECKING:
     from .push.notifier import PushNotifier
@@ -273,7 +271,7 @@ async def tasks_show(
                     cid: [x.seq for x in letters if x.config_id == cid]
                     for cid in dict.fromkeys(x.config_id for x in letters)
                 },
-                "durable": _durable_summary(record),
+                "durable": durable_summary(record),
             }
         )
         return 0
@@ -330,7 +328,7 @@ async def tasks_show(
         console.print()
         console.print(f"Dead letters ({len(letters)})")
         _letters_table(console, [(record.task_id, letter) for letter in letters])
-    durable = _durable_summary(record)
+    durable = durable_summary(record)
     if durable is not None:
         operations = durable["operations"]
         waiting = "suspended" if durable["suspended"] else "not suspended"
@@ -356,27 +354,6 @@ async def tasks_show(
             ],
         )
     return 0
-
-
-def _durable_summary(record: TaskRecord) -> dict[str, Any] | None:
-    """The current turn's durable operations (durable/session.py), without their callback
-    ids, tokens or results: what an operator reads, no secret of a call's callback."""
-    turn = durable_of(record.internal)
-    if turn is None:
-        return None
-    operations = []
-    for position, op in sorted((int(p), op) for p, op in turn.ops.items()):
-        kept = msgspec.to_builtins(op)
-        for secret in ("callbackId", "callbackToken", "result"):
-            kept.pop(secret, None)
-        operations.append({"position": position, **kept})
-    return {
-        "turn": turn.step,
-        "suspended": turn.suspended,
-        "suspensions": turn.generation,
-        "replayedWrites": turn.writes,
-        "operations": operations,
-    }
 
 
 async def tasks_tail(

@@ -281,6 +281,15 @@ async def test_a_slow_call_suspends_and_the_callback_resumes_the_turn(stack: Sta
     assert op.callback_token not in out and op.callback_id not in out  # type: ignore[operator]
     status, out, _ = await cli("tasks", "show", task.id, *store, env={})
     assert "Durable operations (1)" in out and "callback" in out
+    # And the inspector (dev mode) shows the task's calls the same way.
+    import httpx
+
+    async with httpx.AsyncClient() as http:
+        page = await http.get(f"{orch.url}/_inspector/api/tasks/{task.id}/calls")
+    assert page.status_code == 200
+    (call,) = page.json()["durable"]["operations"]
+    assert call["remote"] == worker.url and call["resumedBy"] == "callback"
+    assert op.callback_token not in page.text  # type: ignore[operator]
 
 
 def _all_tasks() -> Any:
