@@ -28,7 +28,11 @@ def durable_summary(record: TaskRecord) -> dict[str, Any] | None:
         operations.append({"position": position, **shown})
     return {
         "turn": turn.step,
-        "suspended": turn.suspended and record.claim is None,
+        # Waiting now: suspended, and neither running again nor over.
+        "suspended": turn.suspended
+        and record.claim is None
+        and record.turn_done != turn.step
+        and not record.task.status.state.is_terminal,
         "suspensions": turn.generation,
         "replayedWrites": turn.writes,
         "operations": operations,
