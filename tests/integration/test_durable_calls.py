@@ -53,10 +53,17 @@ class Stack:
     tmp: Path
     served: list[Served] = field(default_factory=list)
 
-    async def serve(self, agent_: Agent, settings: Settings, port: int) -> Served:
+    async def serve(
+        self, agent_: Agent, settings: Settings, port: int, *, wrap: Any = None
+    ) -> Served:
+        """`agent_` on uvicorn; `wrap` (an ASGI app taking ours) sees its requests first."""
         app = create_app(agent_, settings)
         config = uvicorn.Config(
-            app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+            wrap(app) if wrap else app,
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            lifespan="on",
         )
         server = uvicorn.Server(config)
         task = asyncio.create_task(server.serve())
@@ -663,3 +670,62 @@ async def test_kill_9_of_the_orchestrator_while_it_waits_and_it_resumes_on_resta
     finally:
         second.stop()
     assert artifact_text(done) == "## Planner\n\nLISBON\n\n## Second opinion\n\nLISBON"
+
+
+@needs_crypto
+async def test_one_trace_spans_both_agents_across_the_suspension(stack: Stack) -> None:
+    """The client's traceparent reaches the orchestrator; the calls its turn makes to the worker
+    (the send, and the read after resuming) carry the same trace."""
+    import httpx
+
+    gate, runs = Gate(), []
+    seen: list[str] = []
+
+    def capturing(inner: Any) -> Any:
+        async def app(scope: Any, receive: Any, send_: Any) -> None:
+            if scope["type"] == "http" and scope["method"] == "POST":
+                seen.append(dict(scope["headers"]).get(b"traceparent", b"").decode())
+            await inner(scope, receive, send_)
+
+        return app
+
+    worker_port, orch_port = free_port(), free_port()
+    worker = await stack.serve(
+        worker_agent(gate), settings(stack, "worker", worker_port), worker_port, wrap=capturing
+    )
+    orchestrator = Agent(
+        name="Orchestrator",
+        description="calls",
+        executor=Orchestrator(runs),
+        remotes={"worker": worker.url},
+    )
+    orch = await stack.serve(orchestrator, settings(stack, "orchestrator", orch_port), orch_port)
+    trace_id = "4bf92f3577b34da6a3ce929d0e0e4736"
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "message/send",
+        "params": {
+            "message": {
+                "kind": "message",
+                "messageId": "m-trace",
+                "role": "user",
+                "parts": [{"kind": "text", "text": "trace me"}],
+            },
+            "configuration": {"blocking": False},
+        },
+    }
+    async with httpx.AsyncClient() as http:
+        reply = await http.post(
+            orch.url + "/",
+            json=body,
+            headers={"traceparent": f"00-{trace_id}-00f067aa0ba902b7-01"},
+        )
+    task_id = reply.json()["result"]["id"]
+    client = await A2AClient.connect(orch.url, allow_private_urls=True)
+    await wait_suspended(client, task_id)
+    gate.event.set()
+    await wait_state(client, task_id, TaskState.COMPLETED)
+    calls = [t for t in seen if t]
+    assert calls, seen
+    assert all(t.split("-")[1] == trace_id for t in calls), calls
