@@ -296,8 +296,11 @@ class Settings:
     # A turn's durable operations must end within this many seconds of the turn's first run;
     # past it, the remote tasks it waits on are canceled and the task fails. Unset: no limit.
     durable_turn_deadline_s: float | None = None
-    # The largest result a call or a step may record (its JSON); a larger one fails the call.
-    durable_max_result_bytes: int = 1024 * 1024
+    # The largest result a call or a step may record (its JSON, the remote's task without its
+    # history); a larger one fails the call (CallError). The results of a turn's operations are
+    # kept in its task record, which must fit a DynamoDB item (400 KB) or a Firestore document
+    # (1 MiB): large outputs are better passed by URI.
+    durable_max_result_bytes: int = 64 * 1024
     # The largest callback body read; a larger one is refused (413).
     durable_max_callback_bytes: int = 256 * 1024
 

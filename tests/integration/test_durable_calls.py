@@ -729,3 +729,25 @@ async def test_one_trace_spans_both_agents_across_the_suspension(stack: Stack) -
     calls = [t for t in seen if t]
     assert calls, seen
     assert all(t.split("-")[1] == trace_id for t in calls), calls
+
+
+async def test_a_result_over_the_limit_fails_the_call_naming_the_limit(stack: Stack) -> None:
+    from a2a_serverless.durable import CallError
+
+    gate = Gate()
+    gate.event.set()
+
+    @agent(name="Greedy", description="asks for too much")
+    async def greedy(ctx: Context) -> str:
+        try:
+            await ctx.call("worker", "x" * 2000)
+        except CallError as exc:
+            return str(exc)
+        return "fitted"
+
+    _, orch = await two_agents(
+        stack, greedy, gate, orchestrator_settings={"durable_max_result_bytes": 1000}
+    )
+    client, task = await send(orch.url, "go")
+    done = await wait_state(client, task.id, TaskState.COMPLETED)
+    assert "A2A_DURABLE_MAX_RESULT_BYTES (1000)" in artifact_text(done)
