@@ -175,7 +175,13 @@ class Resumer:
             if task is not None and ended(task):
                 arrived[position] = (op, task)
         if arrived or sleeping_done:
-            await self._resume(job.task_id, arrived, by="poll", generation=check.generation)
+            await self._resume(
+                job.task_id,
+                arrived,
+                by="poll",
+                generation=check.generation,
+                wake=sleeping_done,
+            )
             return
         poll_s = min(check.poll_s * 2, self.settings.durable_poll_max_s)
         following = check_job(job.task_id, turn, self.settings, poll_s)
@@ -276,9 +282,10 @@ class Resumer:
         *,
         by: str,
         generation: int | None = None,
+        wake: bool = False,
     ) -> None:
         """Record what arrived (a remote task that ended; None: a call past its deadline) and,
-        if the turn is suspended, queue it to run again."""
+        if the turn is suspended, queue it to run again; `wake`: a sleep of it is over."""
         resume = False
         step = ""
         limit = self.settings.durable_max_result_bytes
@@ -301,7 +308,9 @@ class Resumer:
                 else:
                     done = finished_op(op, task, by, limit)
                 changed = changed.with_op(position, done)
-            resume = _suspended(record, turn)
+            # Resumed by whoever recorded something new (a duplicate callback finds the
+            # outcome there already), or by a check that found a sleep over.
+            resume = _suspended(record, turn) and (changed is not turn or wake)
             step = turn.step
             if changed is turn:
                 return None
