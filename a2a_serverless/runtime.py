@@ -108,10 +108,11 @@ class Runtime:
             # A redelivered turn's job: queue again what its notifications still owe.
             catch_up_hooks=[outbox.reschedule] if outbox else [],
         )
-        # Durable calls (ctx.call, ctx.sleep, ctx.step): their sessions, callbacks and checks.
-        self.durable: Resumer = _durable(agent, self.journal, queue, self.settings)
+        # Durable calls (ctx.call, ctx.sleep, ctx.step): what resumes them (callbacks, checks), and
+        # through it their sessions.
+        self.resumer: Resumer = _resumer(agent, self.journal, queue, self.settings)
         # Our task ending cancels the remote tasks it waits on.
-        self.journal.commit_hooks.append(self.durable.on_commit)
+        self.journal.commit_hooks.append(self.resumer.on_commit)
         self.notifier: PushNotifier | None = None
         if keys is not None:
             self.notifier = PushNotifier(
@@ -130,12 +131,12 @@ class Runtime:
             max_attempts=self.settings.worker_max_attempts,
             worker_id=local_holder_id() if durable else None,
             local_liveness=durable,
-            durable=self.durable.calls,
+            durable=self.resumer.calls,
         )
         # What runs each kind of job the queue delivers, and what ends one it gives up on.
         routes = {
             RUN_AGENT: JobRoute(self.worker.handle, self.worker.abandon),
-            DURABLE_CHECK: JobRoute(self.durable.handle, self.durable.abandon),
+            DURABLE_CHECK: JobRoute(self.resumer.handle, self.resumer.abandon),
         }
         if self.notifier is not None:
             routes[WEBHOOK_JOB] = JobRoute(self.notifier.handle, self.notifier.abandon)
@@ -167,7 +168,7 @@ class Runtime:
         await self.store.close()
 
 
-def _durable(agent: Agent, journal: Journal, queue: Queue, settings: Settings) -> Resumer:
+def _resumer(agent: Agent, journal: Journal, queue: Queue, settings: Settings) -> Resumer:
     from .durable.remotes import Remotes
     from .durable.resume import Resumer
     from .durable.session import DurableCalls
