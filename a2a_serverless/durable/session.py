@@ -176,6 +176,7 @@ class DurableSession:
         self._turn = (
             kept
             if kept is not None and kept.step == step
+            # One start for the turn: its calls' deadlines and its own count from it.
             else DurableTurn(step, started_at_ms=now_ms())
         )
         # How many updater writes earlier runs of this turn made: not made again.
@@ -487,7 +488,7 @@ class DurableSession:
         kept = durable_of(record.internal)
         if kept is not None and kept.step == self.turn_step:
             return kept
-        return DurableTurn(self.turn_step, started_at_ms=now_ms())
+        return DurableTurn(self.turn_step, started_at_ms=self._turn.started_at_ms)
 
     def _require_ours(self, record: TaskRecord) -> Any:
         if self._updater is None:

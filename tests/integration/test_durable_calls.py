@@ -751,3 +751,26 @@ async def test_a_result_over_the_limit_fails_the_call_naming_the_limit(stack: St
     client, task = await send(orch.url, "go")
     done = await wait_state(client, task.id, TaskState.COMPLETED)
     assert "A2A_DURABLE_MAX_RESULT_BYTES (1000)" in artifact_text(done)
+
+
+async def test_past_the_turns_deadline_the_task_fails_and_its_remote_task_is_canceled(
+    stack: Stack,
+) -> None:
+    gate, runs = Gate(), []
+    orchestrator = Agent(name="Orchestrator", description="calls", executor=Orchestrator(runs))
+    worker, orch = await two_agents(
+        stack,
+        orchestrator,
+        gate,
+        worker_push=False,
+        orchestrator_settings={"durable_turn_deadline_s": 0.8},
+    )
+    client, task = await send(orch.url, "too slow")
+    failed = await wait_state(client, task.id, TaskState.FAILED)
+    assert failed.status.message is not None
+    reason = failed.status.message.parts[0].text  # type: ignore[union-attr]
+    assert "deadline of 0.8 s (A2A_DURABLE_TURN_DEADLINE_S)" in reason
+    op = next(iter(durable_of((await orch.record(task.id)).internal).ops.values()))  # type: ignore[union-attr]
+    worker_client = await A2AClient.connect(worker.url, allow_private_urls=True)
+    await wait_state(worker_client, op.remote_task_id or "", TaskState.CANCELED)
+    assert len(runs) == 1
