@@ -27,11 +27,13 @@ from a2a_serverless.client import A2AClient
 from a2a_serverless.durable import (
     CallDeadlineExceeded,
     RemoteFailed,
+    RemoteRejected,
+    UnknownRemote,
 )
 from a2a_serverless.extras import crypto_available
 from a2a_serverless.models import Task, TaskState, TextPart
 from a2a_serverless.store.bookkeeping import durable_of
-from a2a_serverless.turn import Failed, InputRequired
+from a2a_serverless.turn import Failed, InputRequired, Rejected
 from tests.support.server import free_port
 
 WAIT_S = 30.0
@@ -396,6 +398,8 @@ async def test_input_required_is_answered_and_failures_raise(stack: Stack) -> No
             raise InputRequired("which one?")
         if text == "fail":
             raise Failed("cannot do that")
+        if text == "refuse":
+            raise Rejected("not my job")
         return f"done: {text}"
 
     @agent(name="Asker", description="answers its remote's question")
@@ -403,16 +407,49 @@ async def test_input_required_is_answered_and_failures_raise(stack: Stack) -> No
         first = await ctx.call("worker", "ask")
         assert first.input_required and first.text == "which one?"
         second = await ctx.call("worker", "the blue one", task_id=first.task_id)
+        outcomes = [second.text]
         try:
             await ctx.call("worker", "fail")
         except RemoteFailed as failed:
-            return f"{second.text} / {failed.result.text}"
-        return "no failure"
+            outcomes.append(failed.result.text)
+        try:
+            await ctx.call("worker", "refuse")
+        except RemoteRejected as rejected:
+            outcomes.append(rejected.result.text)
+        try:
+            await ctx.call("nobody", "hello?")
+        except UnknownRemote:
+            outcomes.append("unknown remote")
+        return " / ".join(outcomes)
 
     _, orch = await two_agents(stack, asker, gate, worker=worker_agent(gate, behaviour=behaviour))
     client, task = await send(orch.url, "go")
     done = await wait_state(client, task.id, TaskState.COMPLETED, TaskState.FAILED)
-    assert artifact_text(done) == "done: the blue one / cannot do that"
+    assert artifact_text(done) == (
+        "done: the blue one / cannot do that / not my job / unknown remote"
+    )
+
+
+async def test_a_remote_that_answers_directly_gives_its_message(stack: Stack) -> None:
+    gate = Gate()
+
+    def at_once(text: str) -> str:
+        return f"at once: {text}"
+
+    @agent(name="Quick", description="answers at once", direct=at_once)
+    async def quick(text: str) -> str:
+        return "never"
+
+    @agent(name="Caller", description="calls a quick agent")
+    async def caller(ctx: Context) -> str:
+        result = await ctx.call("worker", "hi")
+        assert result.direct and result.message is not None
+        return result.text
+
+    _, orch = await two_agents(stack, caller, gate, worker=quick)
+    client, task = await send(orch.url, "go")
+    done = await wait_state(client, task.id, TaskState.COMPLETED, TaskState.FAILED)
+    assert artifact_text(done) == "at once: hi"
 
 
 @needs_crypto

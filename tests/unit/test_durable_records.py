@@ -62,3 +62,17 @@ async def test_a_context_made_by_hand_has_no_durable_operations() -> None:
         await context.call("https://agent.example.com", "hi")
     with pytest.raises(DurableUnavailable):
         await context.sleep(1)
+
+
+async def test_a_url_from_data_passes_the_ssrf_guard_and_a_configured_one_is_trusted() -> None:
+    from a2a_serverless.config import Settings
+    from a2a_serverless.durable import RemoteUnavailable, UnknownRemote
+    from a2a_serverless.durable.remotes import Remotes
+
+    remotes = Remotes(Settings(), {"local": "http://127.0.0.1:9/"})
+    assert await remotes.resolve("local") == "http://127.0.0.1:9/"
+    assert await remotes.resolve("http://127.0.0.1:9/") == "http://127.0.0.1:9/"
+    with pytest.raises(RemoteUnavailable, match="refused"):
+        await remotes.resolve("http://169.254.169.254/latest/")
+    with pytest.raises(UnknownRemote, match="local"):
+        await remotes.resolve("nobody")
