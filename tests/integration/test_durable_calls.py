@@ -811,3 +811,29 @@ async def test_past_the_turns_deadline_the_task_fails_and_its_remote_task_is_can
     worker_client = await A2AClient.connect(worker.url, allow_private_urls=True)
     await wait_state(worker_client, op.remote_task_id or "", TaskState.CANCELED)
     assert len(runs) == 1
+
+
+@needs_crypto
+async def test_a_remote_task_canceled_by_someone_else_raises_remote_canceled(
+    stack: Stack,
+) -> None:
+    from a2a_serverless.durable import RemoteCanceled
+
+    gate = Gate()
+
+    @agent(name="Stoic", description="takes a cancel calmly")
+    async def stoic(ctx: Context) -> str:
+        try:
+            await ctx.call("worker", "work on it")
+        except RemoteCanceled as canceled:
+            return f"canceled: {canceled.result.state.value}"
+        return "answered"
+
+    worker, orch = await two_agents(stack, stoic, gate)
+    client, task = await send(orch.url, "go")
+    await wait_suspended(client, task.id)
+    op = next(iter(durable_of((await orch.record(task.id)).internal).ops.values()))  # type: ignore[union-attr]
+    worker_client = await A2AClient.connect(worker.url, allow_private_urls=True)
+    await worker_client.cancel_task(op.remote_task_id or "")
+    done = await wait_state(client, task.id, TaskState.COMPLETED)
+    assert artifact_text(done) == "canceled: canceled"
