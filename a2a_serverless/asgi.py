@@ -70,6 +70,7 @@ from .routepaths import (
     HEALTH_PATH,
     JWKS_PATH,
     OPENAPI_PATH,
+    is_callback_path,
     is_inspector_path,
     is_rest_path,
     v10_route,
@@ -236,6 +237,10 @@ class A2AApplication:
             return self._openapi_document()
         if path == HEALTH_PATH and method == "GET":
             return json_response(200, {"status": "ok"})
+        if is_callback_path(path):
+            # A durable call's callback: its own checks (an unguessable path and a token), no
+            # caller authentication (the remote agent sends it).
+            return await self.runtime.resumer.callback(request)
         if self._inspector is not None and is_inspector_path(path):
             return await self._inspector.respond(request)
         if is_rest_path(path):

@@ -251,8 +251,9 @@ class Settings:
     # application sets up. Off: no span, and nothing of OpenTelemetry is imported; the W3C
     # trace context (`traceparent`) is carried across the queue to webhooks either way.
     otel: bool = False
-    # Other agents this one calls in its turns (`ctx.remote(name)`), as a JSON object of names
-    # and URLs, or names and objects with a `url` and credentials (`apiKey`, `bearerToken`,
+    # Other agents this one calls in its turns (`ctx.remote(name)`, `ctx.call(name, ...)`), as
+    # a JSON object of names and URLs, or names and objects with a `url` and credentials
+    # (`apiKey`, `bearerToken`,
     # `oauthClientId` / `oauthClientSecret` / `oauthTokenUrl` / `oauthScopes`,
     # `googleAudience`, `sigv4Service` / `sigv4Region`; secrets may be references such as
     # `ssm:/name`), `binding` and `version`. Agent.remote_agents wins for the same name.
@@ -292,6 +293,26 @@ class Settings:
     push_verify_ownership: bool = False
     # Lifetime of the JWT in each notification.
     push_jwt_ttl_s: float = 300.0
+
+    # --- durable calls (docs/durable-calls.md) ---
+    # Seconds a call waits for the remote task to end before the turn suspends (no worker is
+    # held while it waits; a callback or a poll resumes it).
+    durable_inline_wait_s: float = 5.0
+    # The first poll of a suspended call's remote task, after this many seconds; each next poll
+    # waits twice as long, up to `durable_poll_max_s`. Polls find the outcome of a remote without
+    # push notifications, or whose callback was lost.
+    durable_poll_initial_s: float = 5.0
+    durable_poll_max_s: float = 300.0
+    # A turn's durable operations must end within this many seconds of the turn's first run;
+    # past it, the remote tasks it waits on are canceled and the task fails. Unset: no limit.
+    durable_turn_deadline_s: float | None = None
+    # The largest result a call or a step may record (its JSON, the remote's task without its
+    # history); a larger one fails the call (CallError). The results of a turn's operations are
+    # kept in its task record, which must fit a DynamoDB item (400 KB) or a Firestore document
+    # (1 MiB): large outputs are better passed by URI.
+    durable_max_result_bytes: int = 64 * 1024
+    # The largest callback body read; a larger one is refused (413).
+    durable_max_callback_bytes: int = 256 * 1024
 
     # --- authentication (a2a_serverless/auth/config.py documents every value) ---
     # With none of the schemes set, every caller is the one anonymous owner.
@@ -369,6 +390,12 @@ _RANGES: dict[str, tuple[float, bool]] = {
     "push_timeout_s": (0, False),
     "push_max_response_bytes": (1, True),
     "push_jwt_ttl_s": (0, False),
+    "durable_inline_wait_s": (0, True),
+    "durable_poll_initial_s": (0, False),
+    "durable_poll_max_s": (0, False),
+    "durable_turn_deadline_s": (0, False),
+    "durable_max_result_bytes": (1, True),
+    "durable_max_callback_bytes": (1, True),
     "auth_jwt_leeway_s": (0, True),
 }
 

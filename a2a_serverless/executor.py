@@ -89,7 +89,10 @@ class TaskUpdater:
         worker_id: str,
         step: str,
         lease_s: float,
+        skip_writes: int = 0,
     ) -> None:
+        """`skip_writes`: how many writes earlier runs of this turn made (a suspended turn's
+        replay, durable/session.py): the first that many are not made again."""
         self._journal = journal
         self._record = record
         self._worker_id = worker_id
@@ -98,6 +101,8 @@ class TaskUpdater:
         self._turn_over = False
         self._canceled_elsewhere = False
         self._artifacts_named = 0
+        self._skip_writes = skip_writes
+        self._writes = 0
 
     @property
     def task(self) -> Task:
@@ -111,6 +116,11 @@ class TaskUpdater:
     @property
     def context_id(self) -> str:
         return self._record.context_id
+
+    @property
+    def writes(self) -> int:
+        """How many writes this turn has asked for (those skipped on a replay included)."""
+        return self._writes
 
     @property
     def turn_over(self) -> bool:
@@ -226,18 +236,14 @@ class TaskUpdater:
     async def _emit(self, events: list[TaskEventPayload], *, ends_turn: bool) -> None:
         if self._turn_over:
             raise TaskEnded("this turn has already ended")
+        self._writes += 1
+        if self._writes <= self._skip_writes:
+            return  # made by an earlier run of this turn
 
         def decide(record: TaskRecord) -> Change:
-            refusal = self._not_ours(record)
-            if refusal is not None:
-                raise TaskEnded(refusal)
-            claim = record.claim
-            assert claim is not None  # _not_ours checked it
+            renewed = self.renewed_claim(record)
             if ends_turn:
                 return Change(events=events, claim=None, turn_done=self._step)
-            renewed = WorkerClaim(
-                claim.step, claim.worker_id, now_ms() + self._lease_ms, claim.attempt
-            )
             return Change(events=events, claim=renewed)
 
         try:
@@ -289,6 +295,16 @@ class TaskUpdater:
 
         self._record = await self._journal.write(self.task_id, decide)
         self._turn_over = True
+
+    def renewed_claim(self, record: TaskRecord) -> WorkerClaim:
+        """This turn's claim on `record`, its lease renewed; TaskEnded if it is no longer ours.
+        For a write made on this turn's behalf (a durable operation's record)."""
+        refusal = self._not_ours(record)
+        if refusal is not None:
+            raise TaskEnded(refusal)
+        claim = record.claim
+        assert claim is not None  # _not_ours checked it
+        return WorkerClaim(claim.step, claim.worker_id, now_ms() + self._lease_ms, claim.attempt)
 
     def _not_ours(self, record: TaskRecord) -> str | None:
         """Why this turn may no longer write to `record`'s task, or None if it may (and notes

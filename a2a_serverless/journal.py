@@ -33,7 +33,13 @@ from .store.base import (
     VersionConflict,
     WorkerClaim,
 )
-from .store.bookkeeping import DeadLetteredNotification, PushCursor, TurnInfo, stored_updates
+from .store.bookkeeping import (
+    DeadLetteredNotification,
+    DurableTurn,
+    PushCursor,
+    TurnInfo,
+    stored_updates,
+)
 
 
 class _Keep:
@@ -81,6 +87,8 @@ class Change:
     push: Mapping[str, PushCursor | None] | None = None
     # The task's dead letters as they now are.
     dead_letters: Sequence[DeadLetteredNotification] | None = None
+    # The turn's durable operations as they now are (durable/session.py).
+    durable: DurableTurn | None = None
     # Stored entries merged as they are: keys no typed field above covers (the kit's own
     # bookkeeping goes through those).
     internal: dict[str, Any] = field(default_factory=dict)
@@ -102,6 +110,7 @@ class Change:
             and self.turn_done is None
             and not self.push
             and self.dead_letters is None
+            and self.durable is None
         ):
             return self.internal
         typed = stored_updates(
@@ -110,6 +119,7 @@ class Change:
             turn_done=self.turn_done,
             push=self.push,
             dead_letters=self.dead_letters,
+            durable=self.durable,
         )
         return {**self.internal, **typed}
 

@@ -40,6 +40,7 @@ from datetime import datetime
 from typing import IO, TYPE_CHECKING, Any
 
 from .config import Settings
+from .durable.report import durable_summary
 from .models import TaskArtifactUpdateEvent, TaskState
 from .safetext import escape_controls, escape_json_text
 from .store import open_store
@@ -285,6 +286,7 @@ async def tasks_show(
                     cid: [x.seq for x in letters if x.config_id == cid]
                     for cid in dict.fromkeys(x.config_id for x in letters)
                 },
+                "durable": durable_summary(record),
             }
         )
         return 0
@@ -341,6 +343,31 @@ async def tasks_show(
         console.print()
         console.print(f"Dead letters ({len(letters)})")
         _letters_table(console, [(record.task_id, letter) for letter in letters])
+    durable = durable_summary(record)
+    if durable is not None:
+        operations = durable["operations"]
+        waiting = "suspended" if durable["suspended"] else "not suspended"
+        console.print()
+        console.print(
+            f"Durable operations ({len(operations)}) of turn {durable['turn']}: {waiting}, "
+            f"{durable['suspensions']} suspension(s)"
+        )
+        console.table(
+            ["POS", "KIND", "STATE", "WHAT", "REMOTE TASK", "STARTED", "ENDED", "RESUMED BY"],
+            [
+                [
+                    str(op["position"]),
+                    op["kind"],
+                    op["state"],
+                    _clip(op.get("remote") or op["key"], 48),
+                    op.get("remoteTaskId") or "-",
+                    _time(op["startedAtMs"]) if op.get("startedAtMs") else "-",
+                    _time(op["endedAtMs"]) if op.get("endedAtMs") else "-",
+                    op.get("resumedBy") or "-",
+                ]
+                for op in operations
+            ],
+        )
     return 0
 
 

@@ -11,6 +11,8 @@ v0.3 deployment never loads that module.
     /v1/openapi.json               an OpenAPI 3.1 document of both versions' HTTP+JSON routes
     /health                        liveness
     /_inspector/...                the inspector page and its API (inspector/)
+    /_a2a/callbacks/{task}/{id}    a durable call's callback: the remote's push notification
+                                   (durable/resume.py)
     /v1/...                        A2A 0.3's HTTP+JSON binding (`v03_route`; v03/rest.py)
 
 A2A 0.3's routes (`v03_route`) are under `/v1/` (the `/v1` of a2a.proto's 0.3 paths, not the
@@ -42,6 +44,8 @@ JWKS_PATH = "/.well-known/jwks.json"
 OPENAPI_PATH = "/v1/openapi.json"
 HEALTH_PATH = "/health"
 INSPECTOR_PREFIX = "/_inspector"
+# Durable calls' callbacks: {CALLBACK_PREFIX}{our task id}/{the call's random callback id}.
+CALLBACK_PREFIX = "/_a2a/callbacks/"
 # A2A 0.3's HTTP+JSON routes are under it.
 REST_PREFIX = "/v1/"
 
@@ -51,6 +55,10 @@ PUSH_CONFIGS = "pushNotificationConfigs"
 def is_rest_path(path: str) -> bool:
     """Whether `path` is one of A2A 0.3's HTTP+JSON routes (or names none under their prefix)."""
     return path.startswith(REST_PREFIX) or path == REST_PREFIX.rstrip("/")
+
+
+def is_callback_path(path: str) -> bool:
+    return path.startswith(CALLBACK_PREFIX)
 
 
 def is_inspector_path(path: str) -> bool:

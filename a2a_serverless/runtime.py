@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from . import tracing
@@ -24,7 +24,7 @@ from .extras import crypto_available
 from .holders import local_holder_id
 from .journal import CommitHook, Journal
 from .observability import Observer, Signals
-from .queue.base import RUN_AGENT, WEBHOOK_JOB, Queue
+from .queue.base import DURABLE_CHECK, RUN_AGENT, WEBHOOK_JOB, Queue
 from .queue.router import JobRoute, JobRouter
 from .service import TaskService
 from .skills import SkillGate
@@ -35,6 +35,7 @@ from .worker import Worker
 
 if TYPE_CHECKING:
     from .direct import DirectHook
+    from .durable.resume import Resumer
     from .push.keys import KeyRing
     from .push.notifier import PushNotifier
 
@@ -110,6 +111,17 @@ class Runtime:
             # A redelivered turn's job: queue again what its notifications still owe.
             catch_up_hooks=[outbox.reschedule] if outbox else [],
         )
+        remotes: dict[str, RemoteAgent] = {}
+        if agent.remote_agents or self.settings.remote_agents:
+            # Only then: an agent that calls no other never imports the client.
+            from .client.remote import remote_agents
+
+            remotes = remote_agents(agent.remote_agents, self.settings.remote_agents)
+        # Durable calls (ctx.call, ctx.sleep, ctx.step): what resumes them (callbacks, checks), and
+        # through it their sessions; they name the same remote agents as `ctx.remote`.
+        self.resumer: Resumer = _resumer(self.journal, queue, self.settings, remotes)
+        # Our task ending cancels the remote tasks it waits on.
+        self.journal.commit_hooks.append(self.resumer.on_commit)
         self.notifier: PushNotifier | None = None
         if keys is not None:
             self.notifier = PushNotifier(
@@ -121,12 +133,6 @@ class Runtime:
                 outbox=outbox,
                 signals=self.signals,
             )
-        remotes: dict[str, RemoteAgent] = {}
-        if agent.remote_agents or self.settings.remote_agents:
-            # Only then: an agent that calls no other never imports the client.
-            from .client.remote import remote_agents
-
-            remotes = remote_agents(agent.remote_agents, self.settings.remote_agents)
         self.worker = Worker(
             agent,
             self.journal,
@@ -135,9 +141,13 @@ class Runtime:
             worker_id=local_holder_id() if durable else None,
             local_liveness=durable,
             remote_agents=remotes,
+            durable=self.resumer.calls,
         )
         # What runs each kind of job the queue delivers, and what ends one it gives up on.
-        routes = {RUN_AGENT: JobRoute(self.worker.handle, self.worker.abandon)}
+        routes = {
+            RUN_AGENT: JobRoute(self.worker.handle, self.worker.abandon),
+            DURABLE_CHECK: JobRoute(self.resumer.handle, self.resumer.abandon),
+        }
         if self.notifier is not None:
             routes[WEBHOOK_JOB] = JobRoute(self.notifier.handle, self.notifier.abandon)
         self.jobs = JobRouter(routes)
@@ -176,6 +186,16 @@ def _dev_hooks(settings: Settings) -> list[CommitHook]:
     from .devlimits import CloudLimitWarnings
 
     return [CloudLimitWarnings().on_commit]
+
+
+def _resumer(
+    journal: Journal, queue: Queue, settings: Settings, remotes: Mapping[str, RemoteAgent]
+) -> Resumer:
+    from .durable.remotes import Remotes
+    from .durable.resume import Resumer
+    from .durable.session import DurableCalls
+
+    return Resumer(DurableCalls(journal, queue, settings, Remotes(settings, remotes)))
 
 
 def _direct_hook(agent: Agent, settings: Settings) -> DirectHook | None:

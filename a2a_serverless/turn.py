@@ -2,17 +2,21 @@
 (`Context`, `DirectContext`), how a turn ends other than "completed" (`TurnOutcome` and its kinds),
 progress reports, and turning content (text, parts, a dict) into parts and agent messages.
 
-A leaf module: it imports only the protocol models, so agent.py (definitions), executor.py
-(the class API), function_agent.py and direct.py all build on it without importing each other
-in a circle.
+`Context.call`, `.sleep` and `.step` are the agent's durable operations (docs/durable-calls.md):
+the worker gives the context a `DurableOps` (durable/session.py) for the turn.
+
+A leaf module: it imports only the protocol models (and durable/outcomes.py, a leaf), so
+agent.py (definitions), executor.py (the class API), function_agent.py and direct.py all build
+on it without importing each other in a circle.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .durable.outcomes import CallResult, DurableUnavailable
 from .ids import random_uuid
 from .models import (
     DataPart,
@@ -76,6 +80,23 @@ def progress(message: str | Message) -> Progress:
     return Progress(message)
 
 
+class DurableOps(Protocol):
+    """The durable operations of one turn (durable/session.py's `DurableSession`)."""
+
+    async def call(
+        self,
+        remote: str,
+        message: str | Message,
+        *,
+        deadline_s: float | None = None,
+        task_id: str | None = None,
+    ) -> CallResult: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+    async def step(self, fn: Callable[[], Any], *, name: str | None = None) -> Any: ...
+
+
 # --- what the agent sees ----------------------------------------------------------------------
 
 
@@ -115,6 +136,9 @@ class RemoteAgent(Protocol):
     """Another agent this one may call in its turn, configured by name (`Agent.remote_agents`,
     A2A_REMOTE_AGENTS; `a2a_serverless.client.RemoteAgent` is the implementation)."""
 
+    # Where it is (its card is at /.well-known/agent-card.json under it).
+    url: str
+
     async def ask(self, text: str, *, context_id: str | None = None) -> str:
         """Send `text`, wait for the answer, return its text."""
         ...
@@ -143,6 +167,8 @@ class Context(_MessageContent):
     # None when the deployment authenticates nobody. Contexts are per owner: an agent that
     # keeps state per context keys it on (owner, context_id).
     owner: str | None = None
+    # The turn's durable operations; None outside the worker (a context made by hand).
+    durable: DurableOps | None = field(default=None, repr=False, compare=False)
     # The remote agents configured for this agent, by name (see `remote`).
     remote_agents: Mapping[str, RemoteAgent] = field(default_factory=dict)
 
@@ -166,6 +192,40 @@ class Context(_MessageContent):
     def is_continuation(self) -> bool:
         """True when this message continues an existing task (it answers the agent)."""
         return len(self.task.history or []) > 1
+
+    # --- durable operations (docs/durable-calls.md) ----------------------------------------
+
+    async def call(
+        self,
+        remote: str,
+        message: str | Message,
+        *,
+        deadline_s: float | None = None,
+        task_id: str | None = None,
+    ) -> CallResult:
+        """Send `message` to the agent `remote` (a URL, or a name from `Agent(remote_agents=...)` /
+        A2A_REMOTE_AGENTS) and wait for its task to end, durably: if it takes longer than the
+        inline window, this turn suspends and resumes (replayed) when it has. Returns the
+        `CallResult` (completed, or input-required: answer with `task_id=result.task_id`);
+        raises `RemoteFailed`, `RemoteRejected`, `RemoteCanceled`, `CallDeadlineExceeded`,
+        `RemoteUnavailable`."""
+        return await self._durable().call(remote, message, deadline_s=deadline_s, task_id=task_id)
+
+    async def sleep(self, seconds: float) -> None:
+        """Wait `seconds`, durably: a long wait suspends the turn instead of holding a worker."""
+        await self._durable().sleep(seconds)
+
+    async def step(self, fn: Callable[[], Any | Awaitable[Any]], *, name: str | None = None) -> Any:
+        """Run `fn` (non-deterministic work: a clock, a random draw, a side effect) once and
+        record what it returns (JSON); a replay of the turn gets the recorded value."""
+        return await self._durable().step(fn, name=name)
+
+    def _durable(self) -> DurableOps:
+        if self.durable is None:
+            raise DurableUnavailable(
+                "durable operations (ctx.call, ctx.sleep, ctx.step) run in the worker's turns only"
+            )
+        return self.durable
 
 
 def agent_message(

@@ -27,12 +27,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import uuid
 from collections.abc import Mapping
+from typing import Protocol
 
 from . import tracing
 from .agent import Agent
+from .durable.outcomes import TurnSuspended
 from .executor import AgentExecutor, CancelableExecutor, TaskEnded, TaskUpdater
 from .holders import holder_is_dead
 from .journal import Change, Journal, TaskGone, now_ms
@@ -42,7 +45,7 @@ from .observability import correlated
 from .queue.base import Job, RetryJob, RunAgentJob
 from .store.base import StoreUnavailable, TaskRecord, WorkerClaim
 from .store.bookkeeping import TurnInfo
-from .turn import ANONYMOUS_OWNER, Context, RemoteAgent, TurnOutcome, agent_message
+from .turn import ANONYMOUS_OWNER, Context, DurableOps, RemoteAgent, TurnOutcome, agent_message
 
 log = logging.getLogger("a2a_serverless.worker")
 
@@ -61,6 +64,22 @@ class _Skip(Exception):
     pass
 
 
+class TurnSession(DurableOps, Protocol):
+    """A turn's durable operations, as the worker sets them up (durable/session.py)."""
+
+    # How many updater writes earlier runs of the turn made (not made again).
+    @property
+    def replayed_writes(self) -> int: ...
+
+    def attach(self, updater: TaskUpdater) -> None: ...
+
+
+class TurnSessions(Protocol):
+    """Makes each turn's session (durable/session.py's `DurableCalls`)."""
+
+    def begin(self, record: TaskRecord, step: str) -> TurnSession: ...
+
+
 class Worker:
     def __init__(
         self,
@@ -74,6 +93,7 @@ class Worker:
         remote_agents: Mapping[str, RemoteAgent] | None = None,
         cancel_poll_s: float = CANCEL_POLL_S,
         cancel_timeout_s: float = CANCEL_HOOK_TIMEOUT_S,
+        durable: TurnSessions | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("a turn needs at least one attempt (max_attempts >= 1)")
@@ -89,6 +109,9 @@ class Worker:
         self.local_liveness = local_liveness
         # The agents this one may call, handed to each turn's Context (`ctx.remote(name)`).
         self.remote_agents = dict(remote_agents or {})
+        # The agent's durable operations (ctx.call, ctx.sleep, ctx.step): each turn gets a
+        # session, which replays what earlier runs of the turn recorded (durable/session.py).
+        self.durable = durable
         # Turns this process is claiming or running now: one delivery of a turn at a time gets
         # in (run_turn), so a claim of ours found while claiming is a leftover of a run that
         # stopped (the store failed under it), which may be taken over at once.
@@ -161,9 +184,18 @@ class Worker:
             log.error("task %s step %s failed: started %d times", task_id, step, self.max_attempts)
             return
         context = self._context(record, step)
+        session = self.durable.begin(record, step) if self.durable is not None else None
         updater = TaskUpdater(
-            self.journal, record, worker_id=self.worker_id, step=step, lease_s=self.lease_s
+            self.journal,
+            record,
+            worker_id=self.worker_id,
+            step=step,
+            lease_s=self.lease_s,
+            skip_writes=session.replayed_writes if session is not None else 0,
         )
+        if session is not None:
+            session.attach(updater)
+            context = dataclasses.replace(context, durable=session)
         await self._execute(context, updater)
 
     def _claim(self, record: TaskRecord, step: str) -> Change:
@@ -261,6 +293,11 @@ class Worker:
                     await self._call_execute(executor, context, updater)
                 except TurnOutcome as outcome:
                     await updater.update_status(TaskState(outcome.state), outcome.message)
+                except TurnSuspended as suspended:
+                    # The turn waits for a durable operation: no failure, no retry; it is
+                    # resumed (replayed) when the operation's outcome arrives.
+                    await suspended.commit()
+                    return "suspended", None
             if not updater.turn_over:
                 await updater.complete()
         except TaskEnded as ended:

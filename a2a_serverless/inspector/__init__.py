@@ -6,6 +6,8 @@
                                            versions served (newest first), the card URL of each
     GET  /_inspector/api/tasks/<id>/push   the task's push configs and their deliveries: the
                                            cursor, the notification being retried, dead letters
+    GET  /_inspector/api/tasks/<id>/calls  the durable operations of the task's current turn
+                                           (calls, sleeps, steps: durable/report.py)
     POST /_inspector/api/tasks/<id>/dead-letters/<notification id>/redrive
                                            send a dead letter again (`PushNotifier.redrive`)
 
@@ -56,6 +58,7 @@ PAGE_HEADERS: list[tuple[bytes, bytes]] = [
     (b"cache-control", b"no-cache"),
 ]
 _PUSH = re.compile(r"^/api/tasks/([^/]+)/push$")
+_CALLS = re.compile(r"^/api/tasks/([^/]+)/calls$")
 _REDRIVE = re.compile(r"^/api/tasks/([^/]+)/dead-letters/([^/]+)/redrive$")
 
 Authenticate = Callable[[Request], Awaitable[Caller | Response]]
@@ -109,6 +112,9 @@ class Inspector:
         match = _PUSH.match(path)
         if match and method == "GET":
             return await self._push(match.group(1), caller)
+        match = _CALLS.match(path)
+        if match and method == "GET":
+            return await self._calls(match.group(1), caller)
         match = _REDRIVE.match(path)
         if match and method == "POST":
             # A JSON content type cannot be sent by a cross-site form without a preflight.
@@ -206,6 +212,14 @@ class Inspector:
                 "deadLetters": [letter.to_dict() for letter in letters],
             },
         )
+
+    async def _calls(self, task_id: str, caller: Caller) -> Response:
+        from ..durable.report import durable_summary
+
+        record = await self.runtime.store.get_task(task_id)
+        if record is None or record.owner != caller.owner:
+            return json_response(404, {"error": "no such task", "taskId": task_id})
+        return json_response(200, {"taskId": task_id, "durable": durable_summary(record)})
 
     async def _redrive(self, task_id: str, notification_id: str, caller: Caller) -> Response:
         notifier = self.runtime.notifier

@@ -7,7 +7,8 @@ server). Queues deliver at least once; job handlers are written to be safe when 
 twice.
 
 A Job is typed by its kind (msgspec Structs, tagged by `kind`): `RunAgentJob` carries the turn
-to run (`RunTurn`), `WebhookJob` the notification to deliver (`Notification`). `encode_job` and
+to run (`RunTurn`), `WebhookJob` the notification to deliver (`Notification`), `DurableCheckJob`
+a suspended turn's check (`DurableCheck`: poll its calls, wake its sleeps). `encode_job` and
 `decode_job` are the one JSON form of a job on every queue (the in-process queue's SQLite table,
 SQS, Pub/Sub, Cloud Tasks). That form is the one earlier versions wrote and read, member for
 member, so a deploy may swap the code while a queue still holds jobs of the other version, in
@@ -32,6 +33,7 @@ from ..tracecontext import TraceContext, parse_traceparent
 # The job kinds the kit queues: a task's turn for the worker, a push notification to deliver.
 RUN_AGENT = "run-agent"
 WEBHOOK_JOB = "deliver-webhook"
+DURABLE_CHECK = "durable-check"
 
 
 class Job(Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -111,6 +113,24 @@ class WebhookJob(Job, frozen=True, tag=WEBHOOK_JOB, tag_field="kind"):
     payload: Notification
 
 
+class DurableCheck(Struct, frozen=True, rename="camel"):
+    """What a `durable-check` job checks: the suspended turn `turn` (as suspended the
+    `generation`-th time; a check of an earlier suspension is stale), not before `due_at_ms`
+    (a longer delay than a queue holds is chained), polling its calls; the next poll waits
+    twice `poll_s` (durable/resume.py)."""
+
+    turn: str
+    generation: int
+    due_at_ms: int
+    poll_s: float
+
+
+class DurableCheckJob(Job, frozen=True, tag=DURABLE_CHECK, tag_field="kind"):
+    """Check a suspended turn: resume it if what it waits for has happened (durable/)."""
+
+    payload: DurableCheck
+
+
 class OtherJob(Job, frozen=True):
     """A job of a kind this code does not run (queued by a newer version, or by a test): kept
     as it came, its payload not read, so its queue treats it as a failing job (the job router
@@ -120,8 +140,8 @@ class OtherJob(Job, frozen=True):
     payload: dict[str, Any] = {}
 
 
-KnownJob = RunAgentJob | WebhookJob
-_KNOWN_KINDS = frozenset({RUN_AGENT, WEBHOOK_JOB})
+KnownJob = RunAgentJob | WebhookJob | DurableCheckJob
+_KNOWN_KINDS = frozenset({RUN_AGENT, WEBHOOK_JOB, DURABLE_CHECK})
 _DECODER: msgspec.json.Decoder[KnownJob] = msgspec.json.Decoder(KnownJob)
 _OTHER_DECODER = msgspec.json.Decoder(OtherJob)
 

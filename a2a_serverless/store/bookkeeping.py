@@ -15,12 +15,15 @@ keys below, the JSON every version of the kit has written; this module alone kno
     "pushAttempts"     {config id: {"seq", "attempts", "nextAt", "lastError"}} of the
                        notification at the head of the line, while it is retried
     "pushDeadLetters"  the last dead letters, oldest first
+    "durable"          the current turn's durable operations (`DurableTurn`: calls, sleeps,
+                       steps by position; durable/session.py)
 
-Reads parse on demand (`TaskRecord.turn`, `.turn_done`, `.push_cursor()`, `.dead_letters`), so
+Reads parse on demand (`TaskRecord.turn`, `.turn_done`, `.push_cursor()`, `.dead_letters`,
+`durable_of`), so
 records written before these types existed read as they always did and a key this version does
 not know is kept as it is. Writes go through the journal's `Change` (`turn`, `turn_done`,
-`push`, `dead_letters`); `stored_updates` turns them into the entries to store, only those that
-change.
+`push`, `dead_letters`, `durable`); `stored_updates` turns them into the entries to store, only
+those that change.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ _DELIVERED = "push"
 _FLOORS = "pushFloor"
 _RETRIES = "pushAttempts"
 _LETTERS = "pushDeadLetters"
+_DURABLE = "durable"
 # The key of the dead letters in `internal`, for a store that looks for records having any
 # (`DeadLetterScan`).
 DEAD_LETTERS_KEY = _LETTERS
@@ -188,6 +192,70 @@ class DeadLetteredNotification:
         )
 
 
+class DurableOp(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
+    """One durable operation of a turn, at its position: a call to a remote agent, a sleep or a
+    step. Results are kept as JSON text, so every store keeps them as they are."""
+
+    # "call", "sleep" or "step".
+    kind: str
+    # What the operation is (a call: its remote and a hash of its message): a replay that
+    # brings another operation to this position diverges.
+    key: str
+    # "pending" (a call: sent or about to be; a sleep: not yet woken), "done" (result kept),
+    # "deadline" (a call past its deadline) or "canceled" (our task ended under it).
+    state: str = "pending"
+    started_at_ms: int = 0
+    ended_at_ms: int | None = None
+    # The JSON of the result: a call's remote Task (or Message), a step's value.
+    result: str | None = None
+    # A call: its remote agent's URL, the remote task, the callback it waits on, its deadline.
+    remote: str | None = None
+    remote_task_id: str | None = None
+    callback_id: str | None = None
+    # The token the remote sends with the callback (kept, not hashed: a send made again after
+    # a crash must be the same request, for the remote to de-duplicate it).
+    callback_token: str | None = None
+    deadline_at_ms: int | None = None
+    # How a call's outcome arrived: "inline", "callback" or "poll".
+    resumed_by: str | None = None
+    # A sleep: when it ends.
+    wake_at_ms: int | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.state != "pending"
+
+
+class DurableTurn(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
+    """The durable operations of one turn (the step it names), and whether it is suspended."""
+
+    step: str
+    # By position, as text ("0", "1", ...): positions of concurrent calls are written in any
+    # order.
+    ops: dict[str, DurableOp] = msgspec.field(default_factory=dict)
+    # How many of the updater's writes the turn's runs have made: a replay does not repeat them.
+    writes: int = 0
+    # The turn waits (no worker runs it); `generation` counts suspensions, so a poll scheduled
+    # for an earlier one knows it is stale.
+    suspended: bool = False
+    generation: int = 0
+    # When the turn first ran (its deadline counts from it).
+    started_at_ms: int = 0
+
+    def op(self, position: int) -> DurableOp | None:
+        return self.ops.get(str(position))
+
+    def with_op(self, position: int, op: DurableOp) -> DurableTurn:
+        return msgspec.structs.replace(self, ops={**self.ops, str(position): op})
+
+    def pending_calls(self) -> list[tuple[int, DurableOp]]:
+        return sorted(
+            (int(p), op)
+            for p, op in self.ops.items()
+            if op.kind == "call" and not op.finished and op.remote_task_id
+        )
+
+
 # --- reading a record's stored entries -----------------------------------------------------------
 
 
@@ -235,6 +303,14 @@ def dead_letters_of(internal: Mapping[str, Any]) -> list[DeadLetteredNotificatio
     return [DeadLetteredNotification.from_dict(d) for d in internal.get(_LETTERS, [])]
 
 
+def durable_of(internal: Mapping[str, Any]) -> DurableTurn | None:
+    """The durable operations kept (of the turn they name: compare its `step`)."""
+    data = internal.get(_DURABLE)
+    if not isinstance(data, dict):
+        return None
+    return msgspec.convert(data, DurableTurn)
+
+
 # --- writing: the entries a change stores ---------------------------------------------------------
 
 
@@ -245,6 +321,7 @@ def stored_updates(
     turn_done: str | None = None,
     push: Mapping[str, PushCursor | None] | None = None,
     dead_letters: Sequence[DeadLetteredNotification] | None = None,
+    durable: DurableTurn | None = None,
 ) -> dict[str, Any]:
     """The entries to merge into a record's stored `internal` for these typed changes.
 
@@ -261,6 +338,8 @@ def stored_updates(
         updates.update(_push_updates(internal, push))
     if dead_letters is not None:
         updates[_LETTERS] = [letter.to_dict() for letter in dead_letters]
+    if durable is not None:
+        updates[_DURABLE] = msgspec.to_builtins(durable)
     return updates
 
 

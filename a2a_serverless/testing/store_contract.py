@@ -64,7 +64,16 @@ from ..store.base import (
     VersionConflict,
     WorkerClaim,
 )
-from ..store.bookkeeping import DeadLetteredNotification, PushCursor, PushRetry, TurnInfo
+from ..store.bookkeeping import (
+    DeadLetteredNotification,
+    DurableOp,
+    DurableTurn,
+    PushCursor,
+    PushRetry,
+    TurnInfo,
+    durable_of,
+    stored_updates,
+)
 
 # A fixed instant for `updated_at_ms`, so orderings in the tests do not depend on the clock.
 BASE_MS = 1_700_000_000_000
@@ -311,6 +320,36 @@ class StoreContract:
         assert got == record
         assert got is not None and got.claim is None and got.expires_at_ms is None
         assert got.internal == {}
+
+    async def test_a_turns_durable_operations_read_back_typed(self, store: Store) -> None:
+        # A suspended turn's calls, sleeps and steps (durable/session.py): results are JSON
+        # text (floats and deep values kept exactly), positions are text keys.
+        turn = DurableTurn(
+            step="m-1",
+            ops={
+                "0": DurableOp(kind="step", key="step draw", state="done", result='{"x":0.1}'),
+                "1": DurableOp(
+                    kind="call",
+                    key="call https://agent.example.com 0123456789abcdef",
+                    started_at_ms=BASE_MS,
+                    remote="https://agent.example.com",
+                    remote_task_id="t-remote",
+                    callback_id="cb-1",
+                    callback_token="secret-token",
+                    deadline_at_ms=BASE_MS + 60_000,
+                ),
+                "2": DurableOp(kind="sleep", key="sleep 60", wake_at_ms=BASE_MS + 60_000),
+            },
+            writes=3,
+            suspended=True,
+            generation=2,
+            started_at_ms=BASE_MS,
+        )
+        record = make_record(internal=stored_updates({}, durable=turn))
+        await store.create_task(record)
+        got = await store.get_task(record.task_id)
+        assert got is not None
+        assert durable_of(got.internal) == turn
 
     async def test_bookkeeping_in_its_stored_form_reads_back_typed(self, store: Store) -> None:
         # The task's bookkeeping exactly as the kit has always stored it: the typed views read

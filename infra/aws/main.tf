@@ -27,7 +27,10 @@ locals {
 
   # What every function needs to reach the store and the queue(s), with the timing rules'
   # inputs. Each function adds A2A_LAMBDA_TIMEOUT_S (its own timeout) and its mode.
+  # A2A_PUBLIC_URL: the HTTP API's URL, unless `environment` gives another (a custom domain):
+  # the worker, which serves no request, addresses durable calls' callbacks to it.
   shared_environment = merge(
+    { A2A_PUBLIC_URL = aws_apigatewayv2_api.http.api_endpoint },
     var.environment,
     {
       A2A_STORE_URL                = local.store_url

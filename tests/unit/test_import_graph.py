@@ -197,7 +197,9 @@ def test_protocol_errors_do_not_know_the_store() -> None:
 
 def test_the_vocabulary_of_a_turn_is_a_leaf() -> None:
     graph = import_graph()
-    assert graph["a2a_serverless.turn"] <= {"a2a_serverless.ids", "a2a_serverless.models"}
+    outcomes = "a2a_serverless.durable.outcomes"  # what a durable call gives back: a leaf too
+    assert graph["a2a_serverless.turn"] <= {"a2a_serverless.ids", "a2a_serverless.models", outcomes}
+    assert graph[outcomes] <= {"a2a_serverless.models"}
     for name in ("executor", "function_agent", "direct"):
         assert "a2a_serverless.agent" not in graph[f"a2a_serverless.{name}"], name
 

@@ -38,7 +38,7 @@ const state = {
   files: [],
   busy: false,
   // What each panel last showed (its JSON): refreshing unchanged content leaves it alone.
-  shown: { tasks: null, task: null, push: null },
+  shown: { tasks: null, task: null, push: null, calls: null },
 };
 
 // --- DOM helpers -------------------------------------------------------------------------------
@@ -534,6 +534,7 @@ async function refreshSelected() {
     showTask(task, wire);
   }
   await refreshPush();
+  await refreshCalls();
 }
 
 function showTask(task, wire) {
@@ -556,7 +557,7 @@ function showTask(task, wire) {
 
 async function selectTask(id) {
   state.selected = id;
-  state.shown.task = state.shown.push = null;
+  state.shown.task = state.shown.push = state.shown.calls = null;
   for (const row of $("tasks").tBodies[0].rows) row.classList.toggle("selected", row.dataset.taskId === id);
   $("task").hidden = false;
   $("task-id").textContent = id;
@@ -760,6 +761,36 @@ async function redrive(taskId, notificationId) {
     showError(error);
   }
   await refreshPush().catch(showError);
+}
+
+// --- durable calls: the operations of the task's current turn --------------------------------
+
+async function refreshCalls() {
+  const id = state.selected;
+  const calls = await getJson(`${API}/tasks/${encodeURIComponent(id)}/calls`);
+  if (id !== state.selected) return;
+  const shown = JSON.stringify(calls);
+  if (shown === state.shown.calls) return;
+  state.shown.calls = shown;
+  const durable = calls.durable;
+  if (!durable) {
+    $("calls").replaceChildren(el("p", { class: "muted" }, "This turn made no durable calls, sleeps or steps."));
+    return;
+  }
+  const time = (ms) => (ms ? new Date(ms).toLocaleTimeString() : "");
+  $("calls").replaceChildren(
+    el("p", { class: "muted" }, `Turn ${durable.turn}: ${durable.suspended ? "suspended, waiting" : "not suspended"}; ${durable.suspensions} suspension(s).`),
+    el("table", { class: "calls" },
+      el("thead", {}, el("tr", {}, ["#", "Kind", "State", "Remote / what", "Remote task", "Started", "Ended", "Resumed by"].map((h) => el("th", {}, h)))),
+      el("tbody", {}, durable.operations.map((op) => el("tr", { "data-position": op.position },
+        el("td", {}, op.position),
+        el("td", {}, op.kind),
+        el("td", {}, badge(op.state)),
+        el("td", {}, el("code", {}, op.remote || op.key)),
+        el("td", {}, op.remoteTaskId ? el("code", { title: op.remoteTaskId }, short(op.remoteTaskId)) : ""),
+        el("td", { class: "muted" }, time(op.startedAtMs)),
+        el("td", { class: "muted" }, time(op.endedAtMs)),
+        el("td", {}, op.resumedBy || ""))))));
 }
 
 // --- the agent card, per protocol version ------------------------------------------------------

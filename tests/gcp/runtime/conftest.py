@@ -245,11 +245,13 @@ def deploy(
     overrides: dict[str, str] | None = None,
     *,
     source: Path = MAIN,
+    http_port: int | None = None,
 ) -> Iterator[Deployment]:
     """One deployment with topics, subscriptions, a Cloud Tasks queue and a Firestore prefix of
     its own (the Pub/Sub and Firestore emulators must be running: their fixtures set the
     environment). `overrides` replaces or adds settings of both functions; `source` is the
-    user's main.py (functions_main.py's `a2a` and `worker` by default)."""
+    user's main.py (functions_main.py's `a2a` and `worker` by default); `http_port` the HTTP
+    function's port (a free one by default), for settings that name its URL."""
     from a2a_serverless.push.keys import generate_keys_json
 
     suffix = unique_prefix()
@@ -288,7 +290,9 @@ def deploy(
     started: list[FunctionServer] = []
     try:
         started.append(start_function("worker", env, log_dir, "/", port=worker_port, source=source))
-        started.append(start_function("a2a", env, log_dir, "/health", source=source))
+        started.append(
+            start_function("a2a", env, log_dir, "/health", port=http_port, source=source)
+        )
         yield Deployment(
             http=started[1],
             worker=started[0],
