@@ -240,7 +240,7 @@ class A2AApplication:
         if is_callback_path(path):
             # A durable call's callback: its own checks (an unguessable path and a token), no
             # caller authentication (the remote agent sends it).
-            return await self.runtime.resumer.callback(request)
+            return await self.runtime.durable_calls.callback(request)
         if self._inspector is not None and is_inspector_path(path):
             return await self._inspector.respond(request)
         if is_rest_path(path):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from . import tracing
@@ -20,6 +20,7 @@ from .agent import Agent
 from .auth import Security, security_from_settings
 from .bus import TaskBus
 from .config import Settings
+from .durable.deferred import DeferredDurable
 from .extras import crypto_available
 from .holders import local_holder_id
 from .journal import CommitHook, Journal
@@ -35,7 +36,6 @@ from .worker import Worker
 
 if TYPE_CHECKING:
     from .direct import DirectHook
-    from .durable.resume import Resumer
     from .push.keys import KeyRing
     from .push.notifier import PushNotifier
 
@@ -119,9 +119,9 @@ class Runtime:
             remotes = remote_agents(agent.remote_agents, self.settings.remote_agents)
         # Durable calls (ctx.call, ctx.sleep, ctx.step): what resumes them (callbacks, checks), and
         # through it their sessions; they name the same remote agents as `ctx.remote`.
-        self.resumer: Resumer = _resumer(self.journal, queue, self.settings, remotes)
+        self.durable_calls = DeferredDurable(self.journal, queue, self.settings, remotes)
         # Our task ending cancels the remote tasks it waits on.
-        self.journal.commit_hooks.append(self.resumer.on_commit)
+        self.journal.commit_hooks.append(self.durable_calls.on_commit)
         self.notifier: PushNotifier | None = None
         if keys is not None:
             self.notifier = PushNotifier(
@@ -141,12 +141,12 @@ class Runtime:
             worker_id=local_holder_id() if durable else None,
             local_liveness=durable,
             remote_agents=remotes,
-            durable=self.resumer.calls,
+            durable=self.durable_calls,
         )
         # What runs each kind of job the queue delivers, and what ends one it gives up on.
         routes = {
             RUN_AGENT: JobRoute(self.worker.handle, self.worker.abandon),
-            DURABLE_CHECK: JobRoute(self.resumer.handle, self.resumer.abandon),
+            DURABLE_CHECK: JobRoute(self.durable_calls.handle, self.durable_calls.abandon),
         }
         if self.notifier is not None:
             routes[WEBHOOK_JOB] = JobRoute(self.notifier.handle, self.notifier.abandon)
@@ -186,16 +186,6 @@ def _dev_hooks(settings: Settings) -> list[CommitHook]:
     from .devlimits import CloudLimitWarnings
 
     return [CloudLimitWarnings().on_commit]
-
-
-def _resumer(
-    journal: Journal, queue: Queue, settings: Settings, remotes: Mapping[str, RemoteAgent]
-) -> Resumer:
-    from .durable.remotes import Remotes
-    from .durable.resume import Resumer
-    from .durable.session import DurableCalls
-
-    return Resumer(DurableCalls(journal, queue, settings, Remotes(settings, remotes)))
 
 
 def _direct_hook(agent: Agent, settings: Settings) -> DirectHook | None:

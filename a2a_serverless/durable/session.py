@@ -160,14 +160,24 @@ class DurableCalls:
             return None
         return base.rstrip("/") + callback_path(task_id, callback_id)
 
-    def begin(self, record: TaskRecord, step: str) -> DurableSession:
-        return DurableSession(self, record, step)
+    def begin(
+        self, record: TaskRecord, step: str, started_at_ms: int | None = None
+    ) -> DurableSession:
+        """The session of a run of turn `step`; `started_at_ms`: when the turn began, if not
+        now (a DeferredSession makes this one at the turn's first durable operation)."""
+        return DurableSession(self, record, step, started_at_ms)
 
 
 class DurableSession:
     """The durable operations of one run of one turn (the `DurableOps` its Context holds)."""
 
-    def __init__(self, calls: DurableCalls, record: TaskRecord, step: str) -> None:
+    def __init__(
+        self,
+        calls: DurableCalls,
+        record: TaskRecord,
+        step: str,
+        started_at_ms: int | None = None,
+    ) -> None:
         self._calls = calls
         self._settings = calls.settings
         self.task_id = record.task_id
@@ -177,7 +187,9 @@ class DurableSession:
             kept
             if kept is not None and kept.step == step
             # One start for the turn: its calls' deadlines and its own count from it.
-            else DurableTurn(step, started_at_ms=now_ms())
+            else DurableTurn(
+                step, started_at_ms=now_ms() if started_at_ms is None else started_at_ms
+            )
         )
         # How many updater writes earlier runs of this turn made: not made again.
         self.replayed_writes = self._turn.writes

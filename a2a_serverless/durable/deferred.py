@@ -1,0 +1,125 @@
+"""Durable calls that cost nothing until an agent makes one: what the Runtime wires in.
+
+Most agents never call `ctx.call`, `ctx.sleep` or `ctx.step`, and a Lambda cold start pays for
+every module it imports (the session, the resumer and the remote agents are about 8 ms on a
+warm disk). `DeferredDurable` stands where the Runtime needs durable calls — the worker's
+`TurnSessions`, the `durable-check` job route, the journal's commit hook, the callback route —
+and builds the real `Resumer` (durable/resume.py, durable/session.py) on the first use that
+needs it: a turn that makes a durable operation or replays recorded ones, a check job, a
+callback, or a commit of a task that has calls pending. A turn that makes none never imports
+them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..journal import now_ms
+from ..store.bookkeeping import durable_of
+
+if TYPE_CHECKING:
+    from ..config import Settings
+    from ..executor import TaskUpdater
+    from ..http import Request, Response
+    from ..journal import Journal
+    from ..models import Message
+    from ..queue.base import Job, Queue
+    from ..store.base import TaskEvent, TaskRecord
+    from ..turn import RemoteAgent
+    from .outcomes import CallResult
+    from .resume import Resumer
+    from .session import DurableSession
+
+
+class DeferredDurable:
+    def __init__(
+        self,
+        journal: Journal,
+        queue: Queue,
+        settings: Settings,
+        remotes: Mapping[str, RemoteAgent],
+    ) -> None:
+        self._args = (journal, queue, settings, remotes)
+        self._resumer: Resumer | None = None
+
+    @property
+    def resumer(self) -> Resumer:
+        if self._resumer is None:
+            from .remotes import Remotes
+            from .resume import Resumer
+            from .session import DurableCalls
+
+            journal, queue, settings, remotes = self._args
+            self._resumer = Resumer(
+                DurableCalls(journal, queue, settings, Remotes(settings, remotes))
+            )
+        return self._resumer
+
+    # --- the worker's TurnSessions ---------------------------------------------------------------
+
+    def begin(self, record: TaskRecord, step: str) -> DurableSession | DeferredSession:
+        kept = durable_of(record.internal)
+        if kept is not None and kept.step == step:
+            # A turn with recorded operations replays them: the real session, now.
+            return self.resumer.calls.begin(record, step)
+        return DeferredSession(self, record, step)
+
+    # --- the job route, the callback route, the commit hook ------------------------------------
+
+    async def handle(self, job: Job) -> None:
+        await self.resumer.handle(job)
+
+    async def abandon(self, job: Job, reason: str) -> None:
+        await self.resumer.abandon(job, reason)
+
+    async def callback(self, request: Request) -> Response:
+        return await self.resumer.callback(request)
+
+    async def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
+        if self._resumer is None and durable_of(record.internal) is None:
+            return  # no durable operation was ever recorded for this task
+        await self.resumer.on_commit(record, events)
+
+
+class DeferredSession:
+    """A turn's session until its first durable operation, which makes the real one (as of the
+    turn's start, so its deadlines count from there)."""
+
+    # A turn with nothing recorded replays no updater writes.
+    replayed_writes = 0
+
+    def __init__(self, durable: DeferredDurable, record: TaskRecord, step: str) -> None:
+        self._durable = durable
+        self._record = record
+        self._step = step
+        self._started_at_ms = now_ms()
+        self._updater: TaskUpdater | None = None
+        self._session: DurableSession | None = None
+
+    def attach(self, updater: TaskUpdater) -> None:
+        self._updater = updater
+
+    def _real(self) -> DurableSession:
+        if self._session is None:
+            calls = self._durable.resumer.calls
+            self._session = calls.begin(self._record, self._step, self._started_at_ms)
+            if self._updater is not None:
+                self._session.attach(self._updater)
+        return self._session
+
+    async def call(
+        self,
+        remote: str,
+        message: str | Message,
+        *,
+        deadline_s: float | None = None,
+        task_id: str | None = None,
+    ) -> CallResult:
+        return await self._real().call(remote, message, deadline_s=deadline_s, task_id=task_id)
+
+    async def sleep(self, seconds: float) -> None:
+        await self._real().sleep(seconds)
+
+    async def step(self, fn: Callable[[], Any], *, name: str | None = None) -> Any:
+        return await self._real().step(fn, name=name)
