@@ -47,15 +47,19 @@ BELOW_TRANSPORTS = (
     "a2a_serverless.v1.methods",
 )
 # The HTTP edge: requests and responses, hosts and origins, the public URL, the fixed paths.
-# It knows nothing of A2A: besides its own modules it reaches only the JSON codec and the
-# settings.
+# It knows nothing of A2A: besides its own modules it reaches only the JSON codec, the
+# settings and the exception tree's root module.
 HTTP_EDGE = {
     "a2a_serverless.http",
     "a2a_serverless.origins",
     "a2a_serverless.publicurl",
     "a2a_serverless.routepaths",
 }
-NOT_A2A = HTTP_EDGE | {"a2a_serverless.codec", "a2a_serverless.config"}
+NOT_A2A = HTTP_EDGE | {
+    "a2a_serverless.codec",
+    "a2a_serverless.config",
+    "a2a_serverless.exceptions",
+}
 
 
 def module_name(path: Path, package: str) -> tuple[str, tuple[str, ...]]:
@@ -176,6 +180,11 @@ def test_the_vocabulary_of_a_turn_is_a_leaf() -> None:
     assert graph["a2a_serverless.turn"] <= {"a2a_serverless.ids", "a2a_serverless.models"}
     for name in ("executor", "function_agent", "direct"):
         assert "a2a_serverless.agent" not in graph[f"a2a_serverless.{name}"], name
+
+
+def test_the_exception_tree_is_a_leaf() -> None:
+    # Every module derives its errors from it, the HTTP edge's included.
+    assert import_graph()["a2a_serverless.exceptions"] == set()
 
 
 def test_the_http_edge_knows_nothing_of_a2a() -> None:

@@ -25,6 +25,7 @@ import logging
 from typing import Any
 
 from a2a_serverless.config import Settings
+from a2a_serverless.exceptions import UnavailableError
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ HOW_TO_CREATE = {
 }
 
 
-class SecretUnavailable(RuntimeError):
+class SecretUnavailable(UnavailableError, RuntimeError):
     """A secret setting names a parameter or secret that could not be read."""
 
 

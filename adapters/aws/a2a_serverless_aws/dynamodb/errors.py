@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from a2a_serverless.exceptions import LimitError
 from a2a_serverless.store import base
 from a2a_serverless.store.base import StoreError
 
@@ -17,7 +18,7 @@ class DynamoDBStoreError(StoreError):
     """Base class of the DynamoDB store's own errors."""
 
 
-class ItemTooLarge(DynamoDBStoreError):
+class ItemTooLarge(DynamoDBStoreError, LimitError):
     """One item would exceed DynamoDB's 400 KB, even with its JSON compressed.
 
     A task record grows with its history and artifacts; put large content behind URIs
@@ -34,7 +35,7 @@ class ItemTooLarge(DynamoDBStoreError):
         self.size = size
 
 
-class TransactionTooLarge(DynamoDBStoreError):
+class TransactionTooLarge(DynamoDBStoreError, LimitError):
     """One write would exceed DynamoDB's transaction limits (100 items, 4 MB)."""
 
     def __init__(self, task_id: str, items: int, size: int) -> None:
@@ -48,10 +49,17 @@ class TransactionTooLarge(DynamoDBStoreError):
         self.size = size
 
 
-class StoreUnavailable(DynamoDBStoreError, base.StoreUnavailable):
+class DynamoDBUnavailable(DynamoDBStoreError, base.StoreUnavailable):
     """DynamoDB refused or failed a request for a reason other than a condition (throttling
     past retries, a missing table, bad credentials, no connection...); the message carries its
-    error. The core's `StoreUnavailable`: HTTP 503 to clients, a retried job in the worker."""
+    error. The core's `StoreUnavailable`: HTTP 503 to clients, a retried job in the worker.
+
+    Formerly this module's `StoreUnavailable` (the core's name for a different class), still
+    importable under that name (deprecated)."""
+
+
+# Deprecated alias of DynamoDBUnavailable.
+StoreUnavailable = DynamoDBUnavailable
 
 
 def cause_code(error: Exception) -> str | None:

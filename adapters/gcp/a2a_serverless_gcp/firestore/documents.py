@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from a2a_serverless.exceptions import LimitError
 from a2a_serverless.store import StoreError
 
 # --- collections -----------------------------------------------------------------------------
@@ -160,7 +161,7 @@ MAX_WRITES_PER_COMMIT = 500
 MAX_COMMIT_BYTES = 10 * 1024 * 1024 - 64 * 1024
 
 
-class FirestoreLimitExceeded(StoreError):
+class FirestoreLimitExceeded(StoreError, LimitError):
     """A write would break one of Firestore's hard limits; nothing was written.
 
     `what` names the limit ("task document size", "event document size", "task document
