@@ -210,3 +210,13 @@ def test_the_adapters_are_read() -> None:
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+
+
+def test_the_aws_adapter_uses_mangum_through_its_public_face_alone() -> None:
+    # `Mangum(app, ...)(event, context)`: no handler subclasses, no `mangum.protocols`, so a
+    # Mangum release within the pinned range cannot break us through its internals.
+    directory = PACKAGES["a2a_serverless_aws"]
+    for path in directory.rglob("*.py"):
+        _, package = module_name(path, "a2a_serverless_aws")
+        used = {m for m in imports_of(path, package) if m.split(".")[0] == "mangum"}
+        assert used <= {"mangum", "mangum.Mangum"}, (path.name, used)
