@@ -21,7 +21,7 @@ import logging
 
 from a2a_serverless.config import Settings
 
-from .config import GcpConfig
+from .config import GcpSettings
 
 log = logging.getLogger("a2a_serverless_gcp.priming")
 
@@ -33,7 +33,7 @@ STORE_MODULES = {
 }
 
 
-def modules_to_prime(settings: Settings, config: GcpConfig) -> list[str]:
+def modules_to_prime(settings: Settings, config: GcpSettings) -> list[str]:
     """The modules the first request of a function with these settings would import."""
     modules = list(ALWAYS)
     scheme = settings.store_url.partition("://")[0].lower()
@@ -45,7 +45,7 @@ def modules_to_prime(settings: Settings, config: GcpConfig) -> list[str]:
     return modules
 
 
-def prime(settings: Settings, config: GcpConfig) -> None:
+def prime(settings: Settings, config: GcpSettings) -> None:
     """Import what the first request would (no connection, no client: see the docstring)."""
     for name in modules_to_prime(settings, config):
         try:
