@@ -37,6 +37,7 @@ from .turn import Failed as Failed
 from .turn import InputRequired as InputRequired
 from .turn import Progress as Progress
 from .turn import Rejected as Rejected
+from .turn import RemoteAgent as RemoteAgent
 from .turn import TurnOutcome as TurnOutcome
 from .turn import agent_message as agent_message
 from .turn import progress as progress
@@ -71,6 +72,10 @@ class Agent:
     # `executor` runs it). It may raise the protocol's errors (errors.py) to refuse the message.
     # See direct.py.
     direct: Callable[..., Any] | None = None
+    # Other agents this one calls in its turns, by name: a URL, or an
+    # `a2a_serverless.client.RemoteAgent` with its credentials. The agent reaches them as
+    # `ctx.remote(name)`; A2A_REMOTE_AGENTS names more (docs/client.md).
+    remote_agents: Mapping[str, str | RemoteAgent] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.executor is None and self.direct is None:
@@ -168,6 +173,7 @@ def agent(
     description: str | None = None,
     time_budget_s: float | None = None,
     direct: Callable[..., Any] | None = None,
+    remote_agents: Mapping[str, str | RemoteAgent] | None = None,
     **card: Unpack[CardOptions],
 ) -> Callable[[Callable[..., Any]], Agent]: ...
 
@@ -180,6 +186,7 @@ def agent(
     description: str | None = None,
     time_budget_s: float | None = None,
     direct: Callable[..., Any] | None = None,
+    remote_agents: Mapping[str, str | RemoteAgent] | None = None,
     **card: Unpack[CardOptions],
 ) -> Agent | Callable[[Callable[..., Any]], Agent]:
     """Make a function an agent. Use as `@agent` or `@agent(name=..., description=...)`, with
@@ -187,6 +194,7 @@ def agent(
 
     `direct`: a function asked first about each new message, in the request; what it returns
     is the reply (a Message, no task), None makes a task as usual (see direct.py).
+    `remote_agents`: other agents it calls by name, `ctx.remote(name)` (see `Agent`).
     """
     fields = card_fields(card, caller="agent")
 
@@ -198,6 +206,7 @@ def agent(
             time_budget_s=time_budget_s,
             func=fn,
             direct=direct,
+            remote_agents=dict(remote_agents or {}),
             **fields,
         )
 

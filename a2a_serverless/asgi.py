@@ -13,18 +13,18 @@ paid for. Two ways in:
 
 The app routes; it answers no A2A method itself. The three transport bindings are peers over the
 TaskService (transport.py): JSON-RPC (jsonrpc.py, both versions), A2A 0.3's HTTP+JSON (rest/) and
-A2A 1.0's (v1/rest.py). A request for one is authenticated here, then the transport answers it,
+A2A 1.0's (v10/rest.py). A request for one is authenticated here, then the transport answers it,
 authentication refusals included, in its own wire form. The REST bindings are imported on their
 first request: a JSON-RPC deployment never loads them (a cold start pays for every module).
 
 Routes (the paths are routepaths.py's):
     GET  /.well-known/agent-card.json   the agent card (also /.well-known/agent.json)
     POST <rpc_path> (default /)          JSON-RPC 2.0, SSE for streaming methods
-    *    /v1/...                         HTTP+JSON/REST of A2A 0.3 (rest/routes.py lists them)
+    *    /v1/...                         HTTP+JSON/REST of A2A 0.3 (v03/rest.py lists them)
     *    /message:send, /tasks/..., ...  HTTP+JSON of A2A 1.0, each also under /{tenant}/
-                                         (routepaths.py, v1/rest.py)
+                                         (routepaths.py, v10/rest.py)
     GET  /.well-known/jwks.json          public keys verifying our webhook JWTs (push enabled)
-    GET  /v1/openapi.json                an OpenAPI 3.1 document of the REST routes (public)
+    GET  /v1/openapi.json                OpenAPI 3.1 of both versions' HTTP+JSON routes (public)
     GET  /health                         liveness, no store access
     *    /_inspector/...                     the inspector page and its API (inspector/), in dev
                                          mode or with A2A_INSPECTOR and authentication
@@ -72,7 +72,7 @@ from .routepaths import (
     OPENAPI_PATH,
     is_inspector_path,
     is_rest_path,
-    v1_route,
+    v10_route,
 )
 from .runtime import Runtime
 from .service import Caller
@@ -81,6 +81,7 @@ from .versions import HEADER as VERSION_HEADER
 from .versions import V10, requested_version
 
 if TYPE_CHECKING:
+    from .budget import ResponseBudget
     from .inspector import Inspector
 
 # What the adapters build requests and read responses with (http.py), and the ASGI types.
@@ -136,8 +137,12 @@ class _ServedCard:
 
 
 class A2AApplication:
-    def __init__(self, runtime: Runtime) -> None:
+    """The app. `budget`: the response limit of the platform it answers on (budget.py), applied
+    to whole bodies it sends over ASGI (`respond_buffered` takes its own)."""
+
+    def __init__(self, runtime: Runtime, *, budget: ResponseBudget | None = None) -> None:
         self.runtime = runtime
+        self.budget = budget
         self._rpc_path = "/" + runtime.settings.rpc_path.strip("/")
         self._cards: dict[str, _ServedCard] = {}
         self._openapi: bytes | None = None
@@ -146,7 +151,7 @@ class A2AApplication:
         self._jsonrpc: Transport = jsonrpc_transport.JsonRpcTransport(runtime.service)
         # Built on their first request (their modules imported then).
         self._rest: Transport | None = None
-        self._rest_v1: Transport | None = None
+        self._rest_v10: Transport | None = None
         self._inspector: Inspector | None = _inspector(self)
 
     # --- entry points ---------------------------------------------------------------------------
@@ -158,7 +163,13 @@ class A2AApplication:
         if scope["type"] != "http":
             return
         request = Request(scope, receive)
-        await send_response(request, send, await self.respond(request))
+        response = await self.respond(request)
+        if self.budget is not None and response.events is None:
+            # A whole body (streams go out live, as they are written).
+            from .budget import fit
+
+            response = await fit(response, self.budget, request.headers)
+        await send_response(request, send, response)
 
     async def respond(self, request: Request) -> Response:
         """The response to `request`. Never raises: an unexpected error is a logged 500.
@@ -192,10 +203,18 @@ class A2AApplication:
             log.exception("unhandled error serving %s %s", request.method, request.path)
             return json_response(500, {"error": "internal server error"})
 
-    async def respond_buffered(self, request: Request) -> Response:
+    async def respond_buffered(
+        self, request: Request, budget: ResponseBudget | None = None
+    ) -> Response:
         """`respond`, with an SSE stream run to its end and returned as one body: for platforms
-        that buffer responses (the stream then covers what a blocking call waits for)."""
-        return await buffered(await self.respond(request))
+        that buffer responses (the stream then covers what a blocking call waits for). With a
+        `budget`, the platform's response limit (budget.py), the answer is kept within it."""
+        response = await self.respond(request)
+        if budget is None:
+            return await buffered(response)
+        from .budget import fit
+
+        return await fit(response, budget, request.headers)
 
     async def _route(self, request: Request) -> Response:
         """The route table: each path (routepaths.py) and who answers it, in the order tried."""
@@ -221,8 +240,8 @@ class A2AApplication:
             return await self._inspector.respond(request)
         if is_rest_path(path):
             return await self._serve(self._rest_transport(), request)
-        if v1_route(path) is not None:
-            return await self._serve(self._rest_v1_transport(), request)
+        if v10_route(path) is not None:
+            return await self._serve(self._rest_v10_transport(), request)
         return self._unrouted(request)
 
     def _unrouted(self, request: Request) -> Response:
@@ -232,14 +251,14 @@ class A2AApplication:
         allowed = ["POST"] if path == self._rpc_path else ["GET", "HEAD"]
         if path == self._rpc_path or path in CARD_PATHS:
             if _asks_for_v10(request):
-                from .v1 import rest as v1_rest
+                from .v10 import rest as v10_rest
 
-                return v1_rest.unrouted(MethodNotAllowedError(method, path, allowed))
+                return v10_rest.unrouted(MethodNotAllowedError(method, path, allowed))
             return json_response(405, {"error": "method not allowed"}, allow_header(allowed))
         if _asks_for_v10(request):
-            from .v1 import rest as v1_rest
+            from .v10 import rest as v10_rest
 
-            return v1_rest.unrouted(
+            return v10_rest.unrouted(
                 MethodNotFoundError(
                     f"No A2A 1.0 HTTP+JSON route at {path}", data={"method": method, "path": path}
                 )
@@ -253,12 +272,12 @@ class A2AApplication:
             self._rest = RestTransport(self.runtime.service)
         return self._rest
 
-    def _rest_v1_transport(self) -> Transport:
-        if self._rest_v1 is None:
-            from .v1.rest import V1RestTransport
+    def _rest_v10_transport(self) -> Transport:
+        if self._rest_v10 is None:
+            from .v10.rest import V10RestTransport
 
-            self._rest_v1 = V1RestTransport(self.runtime.service)
-        return self._rest_v1
+            self._rest_v10 = V10RestTransport(self.runtime.service)
+        return self._rest_v10
 
     async def _serve(self, transport: Transport, request: Request) -> Response:
         """A request for `transport`: authenticated (before its body is read, so a refused
@@ -357,7 +376,8 @@ class A2AApplication:
         return json_response(200, notifier.jwks_document(), [PUBLIC_CACHE])
 
     def _openapi_document(self) -> Response:
-        """The REST routes as OpenAPI 3.1: public, like the card (it holds nothing secret)."""
+        """Both versions' HTTP+JSON routes as OpenAPI 3.1: public, like the card (it holds
+        nothing secret)."""
         if self._openapi is None:
             from .rest import openapi  # only ever needed by tools, never on a cold start
 

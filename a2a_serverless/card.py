@@ -88,7 +88,7 @@ def card_document(card: AgentCard) -> dict[str, Any]:
     - each security scheme also in v1.0's oneof form (`{"apiKeySecurityScheme": {...}}`) next to
       v0.3's `type`-tagged members, in the same object.
     """
-    document = card.dump()
+    document = card.model_dump()
     jsonrpc_url = card.url
     rest_url = next(
         (i.url for i in card.additional_interfaces or () if i.transport == "HTTP+JSON"), None

@@ -8,6 +8,10 @@
                                             create an agent project from the template
     a2a-serverless tasks list|show|tail     look at the tasks in a store (see ops.py)
     a2a-serverless dead-letters list|redrive  push notifications given up on, sent again
+    a2a-serverless content sweep            delete content of tasks that never came to be
+    a2a-serverless call URL "text" [...]    send a message to any A2A agent (see `call -h`)
+    a2a-serverless card URL [--json]        an agent's card, with warnings for 0.3 and 1.0
+    a2a-serverless check URL [...]          a conformance smoke of a deployed agent
     a2a-serverless --version
 
 `module:attribute` names an `Agent` (or an app from `create_app`, or a FastAPI app holding
@@ -86,8 +90,16 @@ def main(argv: list[str] | None = None) -> int:
 
     add_commands(commands)
 
+    from .client.commands import add_commands as add_client_commands
+
+    add_client_commands(commands)
+
     args = parser.parse_args(argv)
-    if args.command in ("tasks", "dead-letters"):
+    if args.command in ("call", "card", "check"):
+        from .client.commands import run as run_client
+
+        return run_client(args)
+    if args.command in ("tasks", "dead-letters", "content"):
         from .ops import run
 
         return run(args)

@@ -219,6 +219,13 @@ class Settings:
     # message that would take it over is refused (-32602 / HTTP 413) and nothing is stored;
     # agent output that would is not written, and the task fails saying so.
     max_task_bytes: int = 16 * 1024 * 1024
+    # The largest response the platform in front of the app passes on, counted as it counts
+    # them; a larger answer is refused with -32004 / HTTP 400 naming the limit (a buffered
+    # stream ends with that error after the last event that fits), and gzip is used where the
+    # client accepts it. Unset: the entry point's own (6291456, 6 MiB, for the AWS Lambda HTTP
+    # handler; 33554432, 32 MiB, for non-streamed answers of the GCP HTTP function; none
+    # elsewhere). 0: no limit.
+    max_response_bytes: int | None = None
     # Key of the HMAC that makes `tasks/list` page tokens tamper-evident (any string; give all
     # instances of a deployment the same). Unset: derived from the push signing keys, else from
     # the store URL (a2a_serverless/pagetoken.py says what each choice protects).
@@ -242,6 +249,12 @@ class Settings:
     # application sets up. Off: no span, and nothing of OpenTelemetry is imported; the W3C
     # trace context (`traceparent`) is carried across the queue to webhooks either way.
     otel: bool = False
+    # Other agents this one calls in its turns (`ctx.remote(name)`), as a JSON object of names
+    # and URLs, or names and objects with a `url` and credentials (`apiKey`, `bearerToken`,
+    # `oauthClientId` / `oauthClientSecret` / `oauthTokenUrl` / `oauthScopes`,
+    # `googleAudience`, `sigv4Service` / `sigv4Region`; secrets may be references such as
+    # `ssm:/name`), `binding` and `version`. Agent.remote_agents wins for the same name.
+    remote_agents: str | None = None
 
     # --- push notifications (webhooks) ---
     # Offer push notifications at all. False: the card says `pushNotifications: false` and the
@@ -346,6 +359,7 @@ _RANGES: dict[str, tuple[float, bool]] = {
     "max_file_bytes": (0, True),
     "max_message_file_bytes": (0, True),
     "max_task_bytes": (1, True),
+    "max_response_bytes": (0, True),
     "push_max_attempts": (1, True),
     "push_deadline_s": (0, False),
     "push_backoff_base_s": (0, True),

@@ -106,6 +106,11 @@ class TaskNotFoundError(A2AError):
     http_status = 404
 
 
+class PushConfigNotFoundError(TaskNotFoundError):
+    """A task has no push config of the id asked for: TaskNotFoundError, as spec 1.0 §3.1.8
+    names it. (0.3 names no error for it; its codec answers invalid params, v03/errors.py.)"""
+
+
 class TaskNotCancelableError(A2AError):
     code = -32002
     default_message = "Task cannot be canceled"
@@ -122,6 +127,11 @@ class UnsupportedOperationError(A2AError):
     code = -32004
     default_message = "This operation is not supported"
     http_status = 400
+
+
+class FinishedTaskError(UnsupportedOperationError):
+    """A message to a task in a terminal state: UnsupportedOperationError, as spec 1.0 §3.1.1
+    names it. (0.3 names no error for it; its codec answers invalid params, v03/errors.py.)"""
 
 
 class ContentTypeNotSupportedError(A2AError):
@@ -172,7 +182,7 @@ class ExtensionSupportRequiredError(InvalidRequestError):
     """An extension the agent requires was not activated by the request.
 
     v0.3 has no code of its own for this and answers -32600 (as it always has); v1.0 answers
-    -32008 (`v1/jsonrpc.py` maps it).
+    -32008 (`v10/jsonrpc.py` maps it).
     """
 
     v1_code: ClassVar[int] = -32008

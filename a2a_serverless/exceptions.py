@@ -26,15 +26,19 @@ A class with a second parent in the tree says so (`+ StoreError`). The modules a
     + InternalError
       - DirectAnswerTimeoutError              (direct)
     + TaskNotFoundError
+      - PushConfigNotFoundError
     + TaskNotCancelableError
     + PushNotificationNotSupportedError
     + UnsupportedOperationError
+      - FinishedTaskError
+      - ResponseTooLargeError                 (budget)
     + ContentTypeNotSupportedError
     + InvalidAgentResponseError
     + ServiceUnavailableError                 the wire's answer to an UnavailableError
     + AuthenticatedExtendedCardNotConfiguredError
     + VersionNotSupportedError
     + AuthorizationError
+    + RemoteTaskFailed                        a called agent's task failed (client.remote)
   x AuthError                                 a request's credentials refused (auth.base)
     + InvalidCredentials
     + Unauthenticated
@@ -55,26 +59,27 @@ A class with a second parent in the tree says so (`+ StoreError`). The modules a
     + KeySetUnavailable                       (jwks)
     + AuthenticationUnavailable               + AuthError
     + HostUnresolvable                        (push.ssrf)
-    + SecretUnavailable (RuntimeError)        (aws: secrets)
+    + SecretUnavailable (RuntimeError)        (secretrefs)
       - SecretMissing
+    + AgentUnreachable                        + ClientError
   x StoreError                                a store refused or failed a request (store.base)
     + StoreUnavailable                        + UnavailableError
     + StoreOpenError                          + ConfigurationError
     + TaskAlreadyExists
     + VersionConflict
     + IdempotencyKeyTaken
+    + StoreLimitExceeded                      + LimitError
+      - ItemTooLarge, TransactionTooLarge     + DynamoDBStoreError
+      - FirestoreLimitExceeded                (gcp: firestore.documents)
     + ContentMissing                          (store.content)
     + ContentCorrupt                          (store.content)
     + DynamoDBStoreError                      (aws: dynamodb.errors)
-      - ItemTooLarge                          + LimitError
-      - TransactionTooLarge                   + LimitError
+      - ItemTooLarge, TransactionTooLarge     + StoreLimitExceeded
       - DynamoDBUnavailable                   + StoreUnavailable
-    + FirestoreLimitExceeded                  + LimitError (gcp: firestore.documents)
   x LimitError                                content over a bound; nothing was written
     + TaskTooLarge                            (journal)
     + BodyTooLarge                            (http)
-    + ItemTooLarge, TransactionTooLarge       + DynamoDBStoreError
-    + FirestoreLimitExceeded                  + StoreError
+    + StoreLimitExceeded                      + StoreError (and the stores' own, above)
   x FormatError (ValueError)                  data that does not have the shape it claims
     + ValidationError                         (codec)
     + JobFormatError                          (queue.base)
@@ -96,6 +101,12 @@ A class with a second parent in the tree says so (`+ StoreError`). The modules a
   x MissingExtra (ImportError)                an optional dependency not installed (extras)
   x OpsError                                  an operator command that cannot be done (ops)
   x A2AClientError                            the agent answered an error (testing.client)
+  x ClientError                               a call got no A2A answer (client.errors)
+    + AgentUnreachable                        + UnavailableError
+    + HTTPStatusError
+    + ResponseTooLarge
+    + CardError
+  x CheckFailed                               what a checked agent did wrong (client.check)
 
 **Control-flow signals stay apart from the root.** They steer a turn or a job rather than
 report a fault, and an `except A2AServerlessError` must not swallow them:

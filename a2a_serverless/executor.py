@@ -14,6 +14,14 @@ call raises `TaskEnded` and the executor should stop; nothing it writes afterwar
 When `execute` returns without ending the turn, the task is completed. A write that would take
 the task over `max_task_bytes` is not made: the task fails, its status message naming the limit
 and the figures, and the call raises `TaskEnded`.
+
+The verbs are the official SDK's (`start_work`, `complete`, `failed`, `reject`, `cancel`,
+`requires_input`, `requires_auth`; `fail` is kept as another name for `failed`). There is no
+`submit`: the core submits a task when its message arrives, before any turn runs.
+
+An executor may also have `async cancel(context, updater)` (`CancelableExecutor`), as the SDK's
+has: when a client cancels the task while its turn runs, the worker stops `execute` at once and
+calls `cancel` once, so the agent can release what it holds (worker.py).
 """
 
 from __future__ import annotations
@@ -32,7 +40,13 @@ from .models import (
     TaskArtifactUpdateEvent,
     TaskState,
 )
-from .store.base import StoreUnavailable, TaskEventPayload, TaskRecord, WorkerClaim
+from .store.base import (
+    StoreLimitExceeded,
+    StoreUnavailable,
+    TaskEventPayload,
+    TaskRecord,
+    WorkerClaim,
+)
 from .turn import Content, Context, agent_message, to_parts
 
 log = logging.getLogger("a2a_serverless.worker")
@@ -40,7 +54,26 @@ log = logging.getLogger("a2a_serverless.worker")
 
 @runtime_checkable
 class AgentExecutor(Protocol):
+    """Runs a task's turns: `execute` once per turn, writing through the updater. It may also
+    have a cancel hook (`CancelableExecutor`)."""
+
     async def execute(self, context: Context, updater: TaskUpdater) -> None: ...
+
+
+@runtime_checkable
+class CancelableExecutor(AgentExecutor, Protocol):
+    """An executor with the optional cancel hook (the SDK's `AgentExecutor.cancel`)."""
+
+    async def cancel(self, context: Context, updater: TaskUpdater) -> None:
+        """A client canceled the task while this turn ran: release what the turn holds.
+
+        Called once, after `execute` has been stopped (cancelled), with the turn's context and
+        updater: the task is canceled already, so the updater's writes raise `TaskEnded`; its
+        `task` is the task as the turn last saw it. Bounded by the worker's `cancel_timeout_s`;
+        what it raises is logged and changes nothing. Not called when the turn ends by itself,
+        nor when the task is canceled between turns (no turn of it is running then).
+        """
+        ...
 
 
 class TaskEnded(Exception):
@@ -63,6 +96,7 @@ class TaskUpdater:
         self._step = step
         self._lease_ms = int(lease_s * 1000)
         self._turn_over = False
+        self._canceled_elsewhere = False
         self._artifacts_named = 0
 
     @property
@@ -82,6 +116,12 @@ class TaskUpdater:
     def turn_over(self) -> bool:
         """True once the turn has ended (a terminal or input/auth-required state was written)."""
         return self._turn_over
+
+    @property
+    def canceled_elsewhere(self) -> bool:
+        """True once this updater has found the task canceled by someone else (a client): a
+        write of its refused, or `wait_ended` woken by it."""
+        return self._canceled_elsewhere
 
     def new_agent_message(self, content: Content) -> Message:
         return agent_message(to_parts(content), task=self.task)
@@ -107,8 +147,18 @@ class TaskUpdater:
         events.append(status_event(self.task, TaskState.COMPLETED, self._message(message)))
         await self._emit(events, ends_turn=True)
 
-    async def fail(self, message: Content | Message | None = None) -> None:
+    async def failed(self, message: Content | Message | None = None) -> None:
+        """End the turn `failed` (the SDK's name for it)."""
         await self.update_status(TaskState.FAILED, message)
+
+    async def fail(self, message: Content | Message | None = None) -> None:
+        """The same as `failed`: this kit's earlier name, kept."""
+        await self.failed(message)
+
+    async def cancel(self, message: Content | Message | None = None) -> None:
+        """End the task `canceled`: the agent gives it up itself (a client cancels through
+        `tasks/cancel` / `CancelTask`, which reaches a running turn as `TaskEnded`)."""
+        await self.update_status(TaskState.CANCELED, message)
 
     async def reject(self, message: Content | Message | None = None) -> None:
         await self.update_status(TaskState.REJECTED, message)
@@ -195,6 +245,9 @@ class TaskUpdater:
         except TaskTooLarge as too_large:
             await self._fail_too_large(too_large)
             raise TaskEnded(f"the task is over max_task_bytes ({too_large.maximum})") from None
+        except StoreLimitExceeded as over:
+            await self._fail_over_store_limit(over)
+            raise TaskEnded(f"the task is over {over.store_limit} ({over.maximum})") from None
         if ends_turn:
             self._turn_over = True
 
@@ -212,7 +265,20 @@ class TaskUpdater:
             too_large.actual,
             too_large.maximum,
         )
+        await self._fail_saying(reason)
 
+    async def _fail_over_store_limit(self, over: StoreLimitExceeded) -> None:
+        """The agent's output would break one of the store's own limits (a DynamoDB item, a
+        Firestore document): it is not written, and the task fails saying why."""
+        reason = (
+            f"The agent's output would need {over.size} bytes in {over.store_limit}, which "
+            f"takes at most {over.maximum}, so it was not kept and the task has failed (the "
+            "store keeps parts over 16 KB in its content bucket when it has one)."
+        )
+        log.warning("task %s failed: output over the store's limit: %s", self.task_id, over)
+        await self._fail_saying(reason)
+
+    async def _fail_saying(self, reason: str) -> None:
         def decide(record: TaskRecord) -> Change:
             refusal = self._not_ours(record)
             if refusal is not None:
@@ -225,8 +291,12 @@ class TaskUpdater:
         self._turn_over = True
 
     def _not_ours(self, record: TaskRecord) -> str | None:
-        """Why this turn may no longer write to `record`'s task, or None if it may."""
-        if record.task.status.state.is_terminal:
+        """Why this turn may no longer write to `record`'s task, or None if it may (and notes
+        a cancel found, for `canceled_elsewhere`)."""
+        state = record.task.status.state
+        if state.is_terminal:
+            if state is TaskState.CANCELED:
+                self._canceled_elsewhere = True
             return f"task is {record.state}"
         claim = record.claim
         if claim is None or claim.worker_id != self._worker_id or claim.step != self._step:

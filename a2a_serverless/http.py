@@ -2,7 +2,7 @@
 
 One request in (`Request`: an ASGI scope and its body), one `Response` out — a whole body, or an
 SSE stream of frames. The ASGI app (asgi.py) routes requests to the transports (jsonrpc.py,
-rest/, v1/rest.py) and the pages (the card, the inspector); each answers with these, and
+rest/, v10/rest.py) and the pages (the card, the inspector); each answers with these, and
 platforms that hand over whole requests (API Gateway, Cloud Functions) build a `Request` and read
 the `Response` without an ASGI message exchange. Knows nothing of A2A: it sits below every
 module that serves HTTP, so none of them imports another to reach it.
@@ -123,6 +123,11 @@ class Response:
     headers: Headers
     body: bytes = b""
     events: AsyncIterator[bytes] | None = None
+    # How the transport that made this response answers an error instead of it (a whole body),
+    # and writes one as the last frame of its stream: what keeps an answer within a platform's
+    # response limit uses them (budget.py). The error is an A2A error (errors.py).
+    refusal: Callable[[Any], Response] | None = None
+    error_frame: Callable[[Any], bytes] | None = None
 
 
 def json_bytes(payload: Any) -> bytes:

@@ -1,4 +1,4 @@
-"""What the two HTTP+JSON bindings share (A2A 0.3's under /v1/, rest/; A2A 1.0's, v1/rest.py).
+"""What the two HTTP+JSON bindings share (A2A 0.3's under /v1/, rest/; A2A 1.0's, v10/rest.py).
 
 The request as they read it (`HttpRequest`: method, path, query, headers, body), their replies
 (`RestReply`, `RestStreamReply`) and a streamed one as SSE, and the strict readers of query
@@ -176,9 +176,11 @@ def stream_response(
 ) -> Response:
     """A streamed reply as SSE: each event `id: <log position>` and `data: <event_body>`; a
     failure after the stream began is one `event: error` whose data is `error_body`."""
+
+    def error_frame(error: A2AError) -> bytes:
+        return b"event: error\n" + sse_frame(error_body(error))
+
     frames = sse_frames(
-        reply.events,
-        lambda event: sse_frame(event_body(event), event.seq),
-        lambda error: b"event: error\n" + sse_frame(error_body(error)),
+        reply.events, lambda event: sse_frame(event_body(event), event.seq), error_frame
     )
-    return Response(200, [*SSE_HEADERS, *reply.headers], events=frames)
+    return Response(200, [*SSE_HEADERS, *reply.headers], events=frames, error_frame=error_frame)

@@ -1,11 +1,12 @@
-"""The JSON-RPC 2.0 transport: envelope checks, method table, errors as spec §8 says.
+"""The JSON-RPC 2.0 binding: envelope checks, dispatch through a version's method table, errors.
 
-`handle(body, ...)` turns one request body into an `RpcReply` (a JSON object to send, or nothing
-for a notification) or an `RpcStreamReply` (SSE events, for `message/stream` and
-`tasks/resubscribe`).
-It never raises: every failure becomes a JSON-RPC error object, and unexpected ones are logged
-and reported as -32603 without internals. Bodies are parsed strictly and checked against the
-configured limits before any method runs (limits.py).
+`handle(body, ..., protocol=...)` turns one request body into an `RpcReply` (a JSON object to
+send, or nothing for a notification) or an `RpcStreamReply` (SSE events, for the streaming
+methods). Each protocol version gives its `Protocol` (its method table, how it writes errors and
+stream events): `v03/jsonrpc.py`, `v10/jsonrpc.py`. It never raises: every failure becomes a
+JSON-RPC error object, and unexpected ones are logged and reported as -32603 without internals.
+Bodies are parsed strictly and checked against the configured limits before any method runs
+(limits.py).
 """
 
 from __future__ import annotations
@@ -13,26 +14,10 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import limits, tracing
-from .errors import (
-    A2AError,
-    AuthenticatedExtendedCardNotConfiguredError,
-    InternalError,
-    InvalidRequestError,
-    MethodNotFoundError,
-)
-from .models import (
-    DeleteTaskPushNotificationConfigParams,
-    GetTaskPushNotificationConfigParams,
-    ListTaskPushNotificationConfigParams,
-    ListTasksParams,
-    MessageSendParams,
-    TaskIdParams,
-    TaskPushNotificationConfig,
-    TaskQueryParams,
-)
+from .errors import A2AError, InternalError, InvalidRequestError
 from .observability import correlated_rpc
 from .service import Caller, StreamEvent, StreamItem, TaskService
 from .store.base import StoreUnavailable
@@ -44,12 +29,8 @@ from .transport import (
     a2a_error,
     parse_last_event_id,
     parse_params,
-    raw_message_parts,
     render,
 )
-
-if TYPE_CHECKING:
-    pass
 
 log = logging.getLogger("a2a_serverless.jsonrpc")
 
@@ -81,90 +62,14 @@ class RpcStreamReply:
     events: AsyncIterator[StreamItem]
     extensions: tuple[str, ...] = ()
     # How the protocol version of the request writes one event's `result`.
-    event_result: Callable[[StreamEvent], Any] = lambda event: event.payload.dump()
-
-
-async def _send(p: MessageSendParams, c: Call) -> Any:
-    return await c.service.send_message(p, c.caller)
-
-
-async def _stream(p: MessageSendParams, c: Call) -> Any:
-    return await c.service.stream_message(p, c.caller, last_event_id=c.last_event_id)
-
-
-async def _get(p: TaskQueryParams, c: Call) -> Any:
-    return await c.service.get_task(p, c.caller)
-
-
-async def _list(p: ListTasksParams, c: Call) -> Any:
-    return await c.service.list_tasks(p, c.caller)
-
-
-async def _cancel(p: TaskIdParams, c: Call) -> Any:
-    return await c.service.cancel_task(p, c.caller)
-
-
-async def _resubscribe(p: TaskIdParams, c: Call) -> Any:
-    return await c.service.resubscribe(p, c.caller, last_event_id=c.last_event_id)
-
-
-async def _push_set(p: TaskPushNotificationConfig, c: Call) -> Any:
-    return await c.service.set_push_config(p, c.caller)
-
-
-async def _push_get(p: GetTaskPushNotificationConfigParams, c: Call) -> Any:
-    return await c.service.get_push_config(p, c.caller)
-
-
-async def _push_list(p: ListTaskPushNotificationConfigParams, c: Call) -> Any:
-    return await c.service.list_push_configs(p, c.caller)
-
-
-async def _push_delete(p: DeleteTaskPushNotificationConfigParams, c: Call) -> Any:
-    return await c.service.delete_push_config(p, c.caller)
-
-
-async def _extended_card(_: None, c: Call) -> Any:
-    if c.extended_card is None:
-        raise AuthenticatedExtendedCardNotConfiguredError()
-    return c.extended_card()
-
-
-def _non_blocking(params: MessageSendParams) -> MessageSendParams:
-    from .models import MessageSendConfiguration
-
-    config = params.configuration or MessageSendConfiguration()
-    return params.model_copy(
-        update={"configuration": config.model_copy(update={"blocking": False})}
-    )
-
-
-METHODS: dict[str, Method] = {
-    "message/send": Method(
-        MessageSendParams, _send, non_blocking=_non_blocking, raw_parts=raw_message_parts
-    ),
-    "message/stream": Method(
-        MessageSendParams, _stream, streaming=True, raw_parts=raw_message_parts
-    ),
-    "tasks/get": Method(TaskQueryParams, _get),
-    "tasks/list": Method(ListTasksParams, _list, params_optional=True),
-    "tasks/cancel": Method(TaskIdParams, _cancel),
-    "tasks/resubscribe": Method(TaskIdParams, _resubscribe, streaming=True),
-    "tasks/pushNotificationConfig/set": Method(TaskPushNotificationConfig, _push_set),
-    "tasks/pushNotificationConfig/get": Method(GetTaskPushNotificationConfigParams, _push_get),
-    "tasks/pushNotificationConfig/list": Method(ListTaskPushNotificationConfigParams, _push_list),
-    "tasks/pushNotificationConfig/delete": Method(
-        DeleteTaskPushNotificationConfigParams, _push_delete
-    ),
-    "agent/getAuthenticatedExtendedCard": Method(None, _extended_card),
-}
+    event_result: Callable[[StreamEvent], Any] = lambda event: event.payload.model_dump()
 
 
 @dataclass(frozen=True, slots=True)
 class Protocol:
     """One protocol version's JSON-RPC: its methods and how it writes errors and stream events.
 
-    v0.3's is `V03` below; v1.0's is `v1.jsonrpc.V10`, imported only for v1.0 requests.
+    v0.3's is `v03.jsonrpc.V03`; v1.0's is `v10.jsonrpc.V10`, imported only for v1.0 requests.
     """
 
     version: str
@@ -189,9 +94,8 @@ async def handle(
     last_event_id_header: str | None = None,
     extensions_header: str | None = None,
     extended_card: ExtendedCard | None = None,
-    protocol: Protocol | None = None,
+    protocol: Protocol,
 ) -> RpcReply | RpcStreamReply:
-    protocol = protocol or V03
     settings = service.settings
     try:
         request = limits.parse_json(raw, settings.max_json_depth)
@@ -289,46 +193,5 @@ def error_response(
 def stream_event_body(
     request_id: RequestId, event: StreamEvent, protocol: Protocol | None = None
 ) -> dict[str, Any]:
-    result = protocol.event_result(event) if protocol is not None else event.payload.dump()
+    result = protocol.event_result(event) if protocol is not None else event.payload.model_dump()
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
-
-
-# The JSON-RPC methods of A2A 1.0 (v1/jsonrpc.py serves them).
-V10_METHOD_NAMES = frozenset(
-    {
-        "SendMessage",
-        "SendStreamingMessage",
-        "GetTask",
-        "ListTasks",
-        "CancelTask",
-        "SubscribeToTask",
-        "CreateTaskPushNotificationConfig",
-        "GetTaskPushNotificationConfig",
-        "ListTaskPushNotificationConfigs",
-        "DeleteTaskPushNotificationConfig",
-        "GetExtendedAgentCard",
-    }
-)
-
-
-def _v03_unknown_method(name: str) -> A2AError:
-    if name in V10_METHOD_NAMES:
-        # A v1.0 method (SendMessage, GetTask, ...) from a client that did not say it speaks
-        # v1.0: an empty A2A-Version means 0.3 (spec v1.0 §3.6.2), as the official SDK does too.
-        from .errors import VersionNotSupportedError
-
-        return VersionNotSupportedError(
-            f"{name!r} is not an A2A 0.3 method; A2A 1.0 methods need the header "
-            "'A2A-Version: 1.0' (a request without it is served as A2A 0.3)",
-            data={"method": name, "supportedVersions": ["0.3", "1.0"]},
-        )
-    return MethodNotFoundError(data={"method": name})
-
-
-V03 = Protocol(
-    version="0.3",
-    methods=METHODS,
-    error_object=lambda error: error.to_jsonrpc(),
-    event_result=lambda event: event.payload.dump(),
-    unknown_method=_v03_unknown_method,
-)

@@ -7,7 +7,6 @@ notification (204), or an SSE stream for the streaming methods.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .errors import A2AError, UnsupportedMediaTypeError
@@ -23,10 +22,11 @@ from .http import (
     query_string,
     sse_frame,
 )
-from .jsonrpc import V03, RpcStreamReply, error_response, handle, stream_event_body
+from .jsonrpc import RpcStreamReply, error_response, handle, stream_event_body
 from .limits import RequestTooLargeError
 from .service import Caller, TaskService
 from .transport import ExtendedCard, sse_frames
+from .v03.jsonrpc import V03
 from .versions import HEADER as VERSION_HEADER
 from .versions import V10, requested_version
 
@@ -38,7 +38,7 @@ class JsonRpcTransport:
     """The JSON-RPC endpoint as a `Transport`: one POST, either protocol version.
 
     The version is the request's `A2A-Version` (header or query parameter): none or 0.3 is
-    served with `V03`, 1.0 with `v1.jsonrpc.V10` (imported on the first v1.0 request, so a v0.3
+    served with `V03`, 1.0 with `v10.jsonrpc.V10` (imported on the first v1.0 request, so a v0.3
     deployment never pays for it); each echoes its own extension header.
     """
 
@@ -52,17 +52,16 @@ class JsonRpcTransport:
         try:
             version = requested_version(headers.get(VERSION_HEADER), query_string(request))
         except A2AError as error:
-            from .v1.jsonrpc import V10 as V10_PROTOCOL
+            from .v10.jsonrpc import V10 as V10_PROTOCOL
 
             return json_response(200, error_response(None, error, V10_PROTOCOL))
         protocol, extensions_name = V03, EXTENSIONS_HEADER
         requested_extensions = headers.get(EXTENSIONS_HEADER)
         if version == V10:
-            from .v1.jsonrpc import V10 as V10_PROTOCOL
+            from .v10.jsonrpc import V10 as V10_PROTOCOL
 
             protocol, extensions_name = V10_PROTOCOL, V1_EXTENSIONS_HEADER
             requested_extensions = headers.get(V1_EXTENSIONS_HEADER) or requested_extensions
-            caller = replace(caller, protocol=V10)
         limit = self.service.settings.max_body_bytes
         try:
             raw = await request.body(limit)
@@ -80,19 +79,30 @@ class JsonRpcTransport:
         echo = echo_headers(reply.extensions, extensions_name)
         if isinstance(reply, RpcStreamReply):
             request_id = reply.request_id
+
+            def error_frame(error: A2AError) -> bytes:
+                return sse_frame(error_response(request_id, error, protocol))
+
             frames = sse_frames(
                 reply.events,
                 lambda event: sse_frame(stream_event_body(request_id, event, protocol), event.seq),
-                lambda error: sse_frame(error_response(request_id, error, protocol)),
+                error_frame,
             )
-            return Response(200, [*SSE_HEADERS, *echo], events=frames)
+            return Response(200, [*SSE_HEADERS, *echo], events=frames, error_frame=error_frame)
         if reply.body is None:
             return Response(204, echo)
         if reply.status != 200:
             return json_response(reply.status, reply.body, [*reply.headers, *echo])
         if reply.as_sse:
             return Response(200, SSE_HEADERS, sse_frame(reply.body))
-        return json_response(200, reply.body, [*reply.headers, *echo])
+        response = json_response(200, reply.body, [*reply.headers, *echo])
+        answered_id = reply.body.get("id")
+
+        def refusal(error: A2AError) -> Response:
+            return json_response(200, error_response(answered_id, error, protocol))
+
+        response.refusal = refusal
+        return response
 
     def refuse(self, error: AuthError) -> Response:
         return json_response(error.status, error.jsonrpc_body(None), list(error.headers()))

@@ -274,6 +274,22 @@ def task_too_large(maximum: int, actual: int) -> LimitExceededError:
     )
 
 
+def over_store_limit(store_limit: str, maximum: int, actual: int) -> LimitExceededError:
+    """The refusal of a client's message that would take its task over one of the store's own
+    limits (`StoreLimitExceeded`: a DynamoDB item, a Firestore document); nothing is stored."""
+    refusal = LimitExceededError(
+        f"With this message the task would need {actual} bytes in {store_limit}, which takes "
+        f"at most {maximum} (give the store a content bucket, where parts over 16 KB of JSON "
+        "are kept, or send files by URI)",
+        limit="store",
+        maximum=maximum,
+        actual=actual,
+        status=413,
+    )
+    refusal.data = {"limit": "store", "store": store_limit, "max": maximum, "actual": actual}
+    return refusal
+
+
 def check_push_config(config: PushNotificationConfig, at: str) -> None:
     """Refuse a push config id with a "/" (its REST resource name, and URL, would name
     another resource), and a token or credentials that cannot go in an HTTP header (printable

@@ -7,13 +7,17 @@ message, task or event is its class, written on the wire without being spelt out
     message = Message(message_id="m-1", role="user", parts=[TextPart(text="hi")])
     params = MessageSendParams.model_validate(request["params"])   # ValidationError if bad
     params = MessageSendParams.model_validate_json(body_bytes)     # straight from bytes
-    params.dump()              # {"message": {"kind": "message", "messageId": "m-1", ...}}
+    params.model_dump()              # {"message": {"kind": "message", "messageId": "m-1", ...}}
     task.model_copy(update={"status": TaskStatus(state=TaskState.WORKING)})
 
 What every model does (the codec is `codec.py`):
 - input is taken under the wire (camelCase) names, with JSON's types strictly (a string is a
   string, an integer never a bool or a float); unknown members are ignored;
-- `dump()` / `dump_json()` serialise: wire names, fields left at their default (None) left out;
+- `model_dump()` / `model_dump_json()` serialise: wire names, fields left at their default
+  (None) left out. The five methods are pydantic's names (`model_validate`,
+  `model_validate_json`, `model_dump`, `model_dump_json`, `model_copy`), which a2a-sdk 0.3's
+  models have too, so code moving between the two reads the same; `dump()` / `dump_json()`
+  are the older names of the two serialisers, kept so existing code runs;
 - the unions (`Part`, `StreamResult`, `TaskEventPayload`, `SecurityScheme`) are tagged by their
   `kind` / `type`, which the input must carry; `FilePart.file` is a `FileWithBytes` or a
   `FileWithUri` by which one of `bytes` / `uri` it has (exactly one). `validate(StreamResult,
@@ -59,12 +63,17 @@ class A2AModel(msgspec.Struct, kw_only=True, omit_defaults=True, rename="camel",
         ValueError, if it is not JSON)."""
         return codec.decode(data, cls)
 
-    def dump(self) -> dict[str, Any]:
+    def model_dump(self) -> dict[str, Any]:
         """The JSON-ready dict: wire names, defaults left out."""
         return codec.to_builtins(self)  # type: ignore[no-any-return]
 
-    def dump_json(self) -> bytes:
+    def model_dump_json(self) -> bytes:
+        """The JSON text, as bytes."""
         return codec.encode(self)
+
+    # The older names of the two above (before the vocabulary was pydantic's throughout).
+    dump = model_dump
+    dump_json = model_dump_json
 
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Self:
         """A copy with some fields replaced (not validated); an unknown field name is a

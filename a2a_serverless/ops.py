@@ -5,6 +5,7 @@
     a2a-serverless tasks tail TASK_ID [--after SEQ]     follow a task's events live
     a2a-serverless dead-letters list [--task TASK_ID | --all-owners] [--all]
     a2a-serverless dead-letters redrive [--task TASK_ID | --all-owners] [--notification ID]
+    a2a-serverless content sweep [--older-than SECONDS]  content of tasks that never came to be
 
 Every command takes `--store URL` (default: A2A_STORE_URL, else the dev server's SQLite file):
 ``sqlite:///path.db``, ``dynamodb://table?region=...`` or ``firestore://...`` with the adapter
@@ -59,7 +60,8 @@ class OpsError(A2AServerlessError):
 
 
 def add_commands(commands: Any) -> None:
-    """Add `tasks` and `dead-letters` to the `a2a-serverless` argument parser's subcommands."""
+    """Add `tasks`, `dead-letters` and `content` to the `a2a-serverless` argument parser's
+    subcommands."""
     tasks = commands.add_parser("tasks", help="look at the tasks in a store")
     task_commands = tasks.add_subparsers(dest="action", required=True)
     listing = task_commands.add_parser("list", help="tasks, newest update first")
@@ -91,6 +93,19 @@ def add_commands(commands: Any) -> None:
     which.add_argument("--task", help="only this task's (any owner)")
     which.add_argument("--all-owners", action="store_true", help=ALL_OWNERS_HELP)
     redrive.add_argument("--notification", help="only the dead letter with this notification id")
+
+    content = commands.add_parser("content", help="the store's content bucket")
+    content_commands = content.add_subparsers(dest="action", required=True)
+    sweep = content_commands.add_parser(
+        "sweep", help="delete the bucket's content of tasks that do not exist"
+    )
+    _common(sweep)
+    sweep.add_argument(
+        "--older-than",
+        type=float,
+        default=3600.0,
+        help="seconds: leave younger content alone, its write may be under way (default: 3600)",
+    )
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -254,9 +269,9 @@ async def tasks_show(
         console.json(
             {
                 **record_summary(record),
-                "task": record.task.dump(),
-                "events": [{"seq": e.seq, "event": e.payload.dump()} for e in events],
-                "pushConfigs": [{"owner": c.owner, **c.config.dump()} for c in configs],
+                "task": record.task.model_dump(),
+                "events": [{"seq": e.seq, "event": e.payload.model_dump()} for e in events],
+                "pushConfigs": [{"owner": c.owner, **c.config.model_dump()} for c in configs],
                 "deliveries": {
                     cid: c.delivered for cid, c in record.push_cursors.items() if c.delivered
                 },
@@ -274,7 +289,7 @@ async def tasks_show(
             }
         )
         return 0
-    task = record.task.dump()
+    task = record.task.model_dump()
     status = task["status"]
     console.print(f"Task      {record.task_id}")
     console.print(f"Context   {record.context_id}")
@@ -344,7 +359,7 @@ async def tasks_tail(
         for event in events:
             after = event.seq
             if args.json:
-                console.json({"seq": event.seq, "event": event.payload.dump()}, line=True)
+                console.json({"seq": event.seq, "event": event.payload.model_dump()}, line=True)
             else:
                 kind, detail = describe_event(event)
                 console.print(f"{event.seq:>5}  {kind:<9}  {detail}")
@@ -597,7 +612,7 @@ def record_summary(record: TaskRecord) -> dict[str, Any]:
 
 def describe_event(event: TaskEvent) -> tuple[str, str]:
     """(kind, one-line detail) of a logged event."""
-    data = event.payload.dump()
+    data = event.payload.model_dump()
     if isinstance(event.payload, TaskArtifactUpdateEvent):
         artifact = data["artifact"]
         chunk = (("append", data.get("append")), ("last", data.get("lastChunk")))
@@ -633,6 +648,25 @@ def _time(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000).astimezone().isoformat(timespec="seconds")
 
 
+async def content_sweep(
+    store: Store, settings: Settings, args: argparse.Namespace, console: Console
+) -> int:
+    """Delete the content of tasks that never came to exist (store.content: `Offloader.sweep`)."""
+    sweep = getattr(store, "sweep_content", None)
+    if args.older_than < 0:
+        raise OpsError("--older-than must not be negative")
+    swept: list[str] | None = None if sweep is None else await sweep(older_than_s=args.older_than)
+    if swept is None:
+        raise OpsError("this store keeps no content in a bucket (content=...): nothing to sweep")
+    if args.json:
+        console.json({"swept": swept})
+    else:
+        console.print(f"swept {len(swept)} object(s) of tasks that do not exist")
+        for key in swept:
+            console.print(f"  {escape_controls(key)}")
+    return 0
+
+
 Command = Callable[[Store, Settings, argparse.Namespace, Console], Any]
 COMMANDS: dict[tuple[str, str], Command] = {
     ("tasks", "list"): tasks_list,
@@ -640,4 +674,5 @@ COMMANDS: dict[tuple[str, str], Command] = {
     ("tasks", "tail"): tasks_tail,
     ("dead-letters", "list"): dead_letters_list,
     ("dead-letters", "redrive"): dead_letters_redrive,
+    ("content", "sweep"): content_sweep,
 }

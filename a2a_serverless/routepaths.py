@@ -1,20 +1,27 @@
-"""The app's paths, in one place: every fixed path it serves, and which A2A v1.0 HTTP+JSON route
-a request path names (a2a.proto's `google.api.http` paths).
+"""The app's paths, in one place: every fixed path it serves, and which HTTP+JSON route of each
+A2A version a request path names (a2a.proto's `google.api.http` paths).
 
 The app (asgi.py) routes by these; the FastAPI mount, the inspector, the dev server's banner and
-the OpenAPI generator read them here. Cheap on purpose: asgi.py asks `v1_route` about every
-request that no other route takes, before the v1.0 binding (`v1/rest.py`) is imported, so a
+the OpenAPI generator read them here. Cheap on purpose: asgi.py asks `v10_route` about every
+request that no other route takes, before the v1.0 binding (`v10/rest.py`) is imported, so a
 v0.3 deployment never loads that module.
 
     /.well-known/agent-card.json   the agent card (also the older /.well-known/agent.json)
     /.well-known/jwks.json         public keys verifying the webhook JWTs (push enabled)
-    /v1/openapi.json               an OpenAPI 3.1 document of the REST routes
+    /v1/openapi.json               an OpenAPI 3.1 document of both versions' HTTP+JSON routes
     /health                        liveness
     /_inspector/...                the inspector page and its API (inspector/)
-    /v1/...                        A2A 0.3's HTTP+JSON binding (rest/routes.py has its routes)
+    /v1/...                        A2A 0.3's HTTP+JSON binding (`v03_route`; v03/rest.py)
 
-The routes have no `/v1` prefix (that is A2A 0.3's HTTP+JSON binding, `rest/routes.py`), and
-each is also served under one leading `/{tenant}/` segment:
+A2A 0.3's routes (`v03_route`) are under `/v1/` (the `/v1` of a2a.proto's 0.3 paths, not the
+A2A version; their path fields keep 0.3's names, `id` and `configId`):
+
+    /v1/message:send   /v1/message:stream   /v1/card   /v1/tasks   /v1/tasks/{id}
+    /v1/tasks/{id}:cancel   /v1/tasks/{id}:subscribe
+    /v1/tasks/{id}/pushNotificationConfigs   /v1/tasks/{id}/pushNotificationConfigs/{configId}
+
+A2A 1.0's routes (`v10_route`; v10/rest.py) have no `/v1` prefix, and each is also served
+under one leading `/{tenant}/` segment:
 
     /message:send   /message:stream   /extendedAgentCard   /tasks   /tasks/{id}
     /tasks/{id}:cancel   /tasks/{id}:subscribe
@@ -51,11 +58,15 @@ def is_inspector_path(path: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class V1Route:
-    # "message:send", "message:stream", "extendedAgentCard", "tasks", "task", "task:cancel",
-    # "task:subscribe", "pushConfigs" or "pushConfig".
+class Route:
+    """An HTTP+JSON route a path names: its name (the key of a version's route table) and the
+    fields the path gives."""
+
+    # "message:send", "message:stream", "extendedAgentCard" (0.3: "card"), "tasks", "task",
+    # "task:cancel", "task:subscribe", "pushConfigs" or "pushConfig".
     name: str
-    # The path's fields, under their v1.0 json names ("id", "taskId").
+    # The path's fields, under the version's json names (1.0: "id", "taskId"; 0.3: "id",
+    # "configId").
     params: dict[str, str] = field(default_factory=dict)
     tenant: str | None = None
 
@@ -68,7 +79,41 @@ def custom_method(segment: str) -> tuple[str, str | None]:
     return segment, None
 
 
-def v1_route(path: str) -> V1Route | None:
+def v03_route(path: str) -> Route | None:
+    """The v0.3 route `path` names (under `/v1/`), or None."""
+    if not path.startswith(REST_PREFIX):
+        return None
+    match path[len(REST_PREFIX) :].split("/"):
+        case ["message:send" | "message:stream" | "card" | "tasks" as name]:
+            return Route(name)
+        case ["tasks", task] if task:
+            task_id, verb = custom_method(task)
+            if verb is not None and task_id:
+                return Route(f"task:{verb}", {"id": task_id})
+            return Route("task", {"id": task})
+        case ["tasks", task, "pushNotificationConfigs"] if task:
+            return Route("pushConfigs", {"id": task})
+        case ["tasks", task, "pushNotificationConfigs", config] if task and config:
+            return Route("pushConfig", {"id": task, "configId": config})
+    return None
+
+
+# Each v1.0 route's path template (without a tenant), by route name: what `v10_route` reads
+# back (tests/docs/test_openapi_data.py), for the OpenAPI generator.
+V10_PATHS: dict[str, str] = {
+    "message:send": "/message:send",
+    "message:stream": "/message:stream",
+    "tasks": "/tasks",
+    "task": "/tasks/{id}",
+    "task:cancel": "/tasks/{id}:cancel",
+    "task:subscribe": "/tasks/{id}:subscribe",
+    "pushConfigs": f"/tasks/{{taskId}}/{PUSH_CONFIGS}",
+    "pushConfig": f"/tasks/{{taskId}}/{PUSH_CONFIGS}/{{id}}",
+    "extendedAgentCard": "/extendedAgentCard",
+}
+
+
+def v10_route(path: str) -> Route | None:
     """The v1.0 route `path` names, or None."""
     segments = path.split("/")[1:]
     found = _match(segments)
@@ -77,21 +122,21 @@ def v1_route(path: str) -> V1Route | None:
     if len(segments) > 1 and segments[0]:
         found = _match(segments[1:])
         if found is not None:
-            return V1Route(found.name, found.params, segments[0])
+            return Route(found.name, found.params, segments[0])
     return None
 
 
-def _match(segments: list[str]) -> V1Route | None:
+def _match(segments: list[str]) -> Route | None:
     match segments:
         case ["message:send" | "message:stream" | "extendedAgentCard" | "tasks" as name]:
-            return V1Route(name)
+            return Route(name)
         case ["tasks", task] if task:
             task_id, verb = custom_method(task)
             if verb is not None and task_id:
-                return V1Route(f"task:{verb}", {"id": task_id})
-            return V1Route("task", {"id": task})
+                return Route(f"task:{verb}", {"id": task_id})
+            return Route("task", {"id": task})
         case ["tasks", task, "pushNotificationConfigs"] if task:
-            return V1Route("pushConfigs", {"taskId": task})
+            return Route("pushConfigs", {"taskId": task})
         case ["tasks", task, "pushNotificationConfigs", config] if task and config:
-            return V1Route("pushConfig", {"taskId": task, "id": config})
+            return Route("pushConfig", {"taskId": task, "id": config})
     return None

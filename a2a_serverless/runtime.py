@@ -22,7 +22,7 @@ from .bus import TaskBus
 from .config import Settings
 from .extras import crypto_available
 from .holders import local_holder_id
-from .journal import Journal
+from .journal import CommitHook, Journal
 from .observability import Observer, Signals
 from .queue.base import RUN_AGENT, WEBHOOK_JOB, Queue
 from .queue.router import JobRoute, JobRouter
@@ -30,6 +30,7 @@ from .service import TaskService
 from .skills import SkillGate
 from .store import open_store
 from .store.base import Store
+from .turn import RemoteAgent
 from .worker import Worker
 
 if TYPE_CHECKING:
@@ -103,7 +104,9 @@ class Runtime:
             TaskBus(),
             finished_task_ttl_s=self.settings.finished_task_ttl_s,
             max_task_bytes=self.settings.max_task_bytes,
-            commit_hooks=[self.signals.on_commit] + ([outbox.on_commit] if outbox else []),
+            commit_hooks=[self.signals.on_commit]
+            + ([outbox.on_commit] if outbox else [])
+            + _dev_hooks(self.settings),
             # A redelivered turn's job: queue again what its notifications still owe.
             catch_up_hooks=[outbox.reschedule] if outbox else [],
         )
@@ -118,6 +121,12 @@ class Runtime:
                 outbox=outbox,
                 signals=self.signals,
             )
+        remotes: dict[str, RemoteAgent] = {}
+        if agent.remote_agents or self.settings.remote_agents:
+            # Only then: an agent that calls no other never imports the client.
+            from .client.remote import remote_agents
+
+            remotes = remote_agents(agent.remote_agents, self.settings.remote_agents)
         self.worker = Worker(
             agent,
             self.journal,
@@ -125,6 +134,7 @@ class Runtime:
             max_attempts=self.settings.worker_max_attempts,
             worker_id=local_holder_id() if durable else None,
             local_liveness=durable,
+            remote_agents=remotes,
         )
         # What runs each kind of job the queue delivers, and what ends one it gives up on.
         routes = {RUN_AGENT: JobRoute(self.worker.handle, self.worker.abandon)}
@@ -156,6 +166,16 @@ class Runtime:
     async def aclose(self) -> None:
         await self.queue.aclose()
         await self.store.close()
+
+
+def _dev_hooks(settings: Settings) -> list[CommitHook]:
+    """In dev mode, a warning for each task that outgrows what a cloud store keeps inline
+    (devlimits.py): its limits are met on a laptop, not first in production."""
+    if not settings.dev_mode:
+        return []
+    from .devlimits import CloudLimitWarnings
+
+    return [CloudLimitWarnings().on_commit]
 
 
 def _direct_hook(agent: Agent, settings: Settings) -> DirectHook | None:

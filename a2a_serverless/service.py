@@ -1,11 +1,13 @@
-"""The stateless request core: every A2A method, independent of transport.
+"""The stateless request core: every A2A method, independent of transport and protocol version.
 
 A `TaskService` holds no state of its own between calls — everything is read from and written to
 the Store through the Journal — so any number of instances (Lambda containers, Cloud Run
 replicas, dev server processes) can serve the same tasks. The transports (JSON-RPC, REST) parse
 requests into the protocol models, call one method here, and render what it returns. A method
 holds its params to the request limits (limits.py) before anything else, so that no binding, of
-either version, can skip them.
+either version, can skip them. It never asks which version a request speaks: where the versions'
+rules differ, each version's codec (v03/, v10/) applies its own at the edge; a push config
+records, as data, the version its notifications are written in.
 
 A message creates or continues a Task: the turn is put on the Queue before the response is
 sent, so it survives the function being frozen, and a blocking `message/send` then waits for it
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
@@ -29,8 +32,10 @@ from .config import Settings
 from .contexts import Contexts
 from .errors import (
     A2AError,
+    FinishedTaskError,
     InvalidParamsError,
     PushConfigConflictError,
+    PushConfigNotFoundError,
     PushNotificationNotSupportedError,
     ServiceUnavailableError,
     TaskNotCancelableError,
@@ -69,6 +74,7 @@ from .store.base import (
     IdempotencyKeyTaken,
     StoredPushConfig,
     StoredReply,
+    StoreLimitExceeded,
     TaskEvent,
     TaskQuery,
     TaskRecord,
@@ -76,6 +82,8 @@ from .store.base import (
 )
 from .store.bookkeeping import TurnInfo
 from .turn import DirectContext
+
+log = logging.getLogger("a2a_serverless.service")
 
 if TYPE_CHECKING:
     from .auth import Identity
@@ -94,10 +102,6 @@ class Caller:
     identity: Identity | None = None
     # Extensions activated for this request (X-A2A-Extensions, as far as the agent declares).
     extensions: tuple[str, ...] = ()
-    # The A2A version the request speaks. It is recorded with push configs, whose webhook
-    # bodies are written in the version they were set in; the service branches on it only
-    # where the versions' rules differ (listing a context that has no tasks).
-    protocol: str = "0.3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +159,14 @@ class TaskService:
 
     # --- message/send, message/stream ----------------------------------------------------------
 
-    async def send_message(self, params: MessageSendParams, caller: Caller) -> Task | Message:
+    async def send_message(
+        self, params: MessageSendParams, caller: Caller, *, webhook_version: str = "0.3"
+    ) -> Task | Message:
+        """Accept the message and answer the task (once its turn ends, unless non-blocking) or
+        the direct reply. `webhook_version` is recorded with a push config the request carries:
+        its notifications are written in that protocol version (versions.webhook_form)."""
         limits.check_send(params, self.settings)
-        record = await self._accept(params, caller)
+        record = await self._accept(params, caller, webhook_version)
         if isinstance(record, Message):
             return record  # a direct reply: nothing to wait for
         config = params.configuration
@@ -167,20 +176,28 @@ class TaskService:
         return task_view(record.task, history_length=history_length)
 
     async def stream_message(
-        self, params: MessageSendParams, caller: Caller, *, last_event_id: int | None = None
+        self,
+        params: MessageSendParams,
+        caller: Caller,
+        *,
+        last_event_id: int | None = None,
+        webhook_version: str = "0.3",
     ) -> AsyncIterator[StreamItem]:
         """Accept the message, then stream the task: the Task first, then its events (or only
-        the direct reply, when the agent answers that way)."""
+        the direct reply, when the agent answers that way). `webhook_version`: as for
+        send_message."""
         limits.check_send(params, self.settings)
         self._require_streaming()
-        record = await self._accept(params, caller)
+        record = await self._accept(params, caller, webhook_version)
         if isinstance(record, Message):
             return _only(record)
         _check_cursor(record, last_event_id)
         history_length = params.configuration.history_length if params.configuration else None
         return self._follow(record, after_seq=last_event_id, history_length=history_length)
 
-    async def _accept(self, params: MessageSendParams, caller: Caller) -> TaskRecord | Message:
+    async def _accept(
+        self, params: MessageSendParams, caller: Caller, webhook_version: str
+    ) -> TaskRecord | Message:
         """The task the message created or continued, or the agent's direct reply to it."""
         message = params.message
         if message.role != "user":
@@ -234,7 +251,7 @@ class TaskService:
             return await self._taken(taken, message, caller)
         set_task_id(record.task_id)
         if push_config is not None:
-            await self._put_push_config(record, push_config, caller)
+            await self._put_push_config(record, push_config, caller, webhook_version)
         assert record.step is not None
         await self._enqueue_turn(record.task_id, record.step)
         return record
@@ -299,16 +316,26 @@ class TaskService:
         stamp = now_ms()
         ttl_s = self.settings.finished_task_ttl_s
         # Kept as long as a finished task would be: a retry within that time gets this reply.
-        await self.store.put_reply(
-            StoredReply(
-                key=key,
-                owner=caller.owner,
-                request_digest=message_digest(message),
-                reply=reply,
-                created_at_ms=stamp,
-                expires_at_ms=None if ttl_s is None else stamp + int(ttl_s * 1000),
+        try:
+            await self.store.put_reply(
+                StoredReply(
+                    key=key,
+                    owner=caller.owner,
+                    request_digest=message_digest(message),
+                    reply=reply,
+                    created_at_ms=stamp,
+                    expires_at_ms=None if ttl_s is None else stamp + int(ttl_s * 1000),
+                )
             )
-        )
+        except StoreLimitExceeded as over:
+            # The client still gets the answer the agent gave; only a retry of this message is
+            # not recognised (it asks the hook again), as without dedupe_message_ids.
+            log.warning(
+                "a direct reply of %d bytes is over %s (%d): answered, not kept for retries",
+                over.size,
+                over.store_limit,
+                over.maximum,
+            )
         return reply
 
     async def _taken(
@@ -350,6 +377,8 @@ class TaskService:
             )
         except TaskTooLarge as too_large:
             raise limits.task_too_large(too_large.maximum, too_large.actual) from None
+        except StoreLimitExceeded as over:
+            raise limits.over_store_limit(over.store_limit, over.maximum, over.size) from None
 
     async def _continue(
         self, params: MessageSendParams, caller: Caller, key: str | None
@@ -372,7 +401,7 @@ class TaskService:
             if state.is_terminal:
                 raise _refused(
                     maybe_retry,
-                    _terminal_task_error(task_id, state, caller.protocol),
+                    _finished_task_error(task_id, state),
                 )
             if message.context_id and message.context_id != record.context_id:
                 raise InvalidParamsError(
@@ -411,6 +440,8 @@ class TaskService:
             raise TaskNotFoundError(data={"taskId": task_id}) from None
         except TaskTooLarge as too_large:
             raise limits.task_too_large(too_large.maximum, too_large.actual) from None
+        except StoreLimitExceeded as over:
+            raise limits.over_store_limit(over.store_limit, over.maximum, over.size) from None
         except _MaybeRetry as maybe:
             assert key is not None
             if await self.store.find_idempotency_key(key) == task_id:
@@ -605,11 +636,6 @@ class TaskService:
             after=self.page_tokens.decode(params.page_token) if params.page_token else None,
         )
         page = await self.store.list_tasks(query)
-        # 0.3 answers a context without tasks as TaskNotFound; 1.0 lists no error for
-        # ListTasks (spec 1.0 §3.1.4): an empty list.
-        empty = params.context_id and page.total_size == 0 and not params.page_token
-        if empty and params.context_id and caller.protocol == "0.3":
-            await self._require_context(params.context_id, caller)
         history_length = params.history_length or 0
         include_artifacts = bool(params.include_artifacts)
         tasks = [
@@ -624,14 +650,12 @@ class TaskService:
             tasks=tasks, total_size=page.total_size, page_size=page_size, next_page_token=next_token
         )
 
-    async def _require_context(self, context_id: str, caller: Caller) -> None:
+    async def context_has_tasks(self, context_id: str, caller: Caller) -> bool:
+        """Whether the caller has any task in `context_id` (in any state)."""
         probe = await self.store.list_tasks(
             TaskQuery(owner=caller.owner, context_id=context_id, limit=1)
         )
-        if not probe.records:
-            raise TaskNotFoundError(
-                f"No tasks in context {context_id}", data={"contextId": context_id}
-            )
+        return bool(probe.records)
 
     async def cancel_task(self, params: TaskIdParams, caller: Caller) -> Task:
         def decide(record: TaskRecord) -> Change:
@@ -654,13 +678,16 @@ class TaskService:
     # --- push notification configs -------------------------------------------------------------
 
     async def set_push_config(
-        self, params: TaskPushNotificationConfig, caller: Caller
+        self, params: TaskPushNotificationConfig, caller: Caller, *, webhook_version: str = "0.3"
     ) -> TaskPushNotificationConfig:
+        """Store a push config; its notifications are written in `webhook_version`."""
         limits.check_push_config(params.push_notification_config, "pushNotificationConfig")
         notifier = self._require_push()
         await notifier.check_config_url(params.push_notification_config.url)
         record = await self._owned(params.task_id, caller)
-        stored = await self._put_push_config(record, params.push_notification_config, caller)
+        stored = await self._put_push_config(
+            record, params.push_notification_config, caller, webhook_version
+        )
         return TaskPushNotificationConfig(task_id=params.task_id, push_notification_config=stored)
 
     async def get_push_config(
@@ -679,14 +706,12 @@ class TaskService:
             return TaskPushNotificationConfig(
                 task_id=params.id, push_notification_config=configs[0].config
             )
-        text = f"Task {params.id} has no push notification config {wanted!r}"
-        data = {"taskId": params.id, "pushNotificationConfigId": wanted}
-        if caller.protocol == "0.3":
-            # 0.3 names no error for it; this kit has always said invalid params there.
-            raise InvalidParamsError(text, data=data)
         # Spec 1.0 §3.1.8: "TaskNotFoundError: the push notification configuration does not
         # exist". (Delete stays a success for a missing config: §3.1.10 makes it idempotent.)
-        raise TaskNotFoundError(text, data=data)
+        raise PushConfigNotFoundError(
+            f"Task {params.id} has no push notification config {wanted!r}",
+            data={"taskId": params.id, "pushNotificationConfigId": wanted},
+        )
 
     async def list_push_configs(
         self, params: ListTaskPushNotificationConfigParams, caller: Caller
@@ -709,7 +734,11 @@ class TaskService:
             await notifier.on_config_deleted(params.id, config_id)
 
     async def _put_push_config(
-        self, record: TaskRecord, config: PushNotificationConfig, caller: Caller
+        self,
+        record: TaskRecord,
+        config: PushNotificationConfig,
+        caller: Caller,
+        webhook_version: str,
     ) -> PushNotificationConfig:
         """Store a config for the task `record` (as read before this call)."""
         task_id = record.task_id
@@ -735,7 +764,7 @@ class TaskService:
                 },
             )
         await self.store.put_push_config(
-            StoredPushConfig(task_id, caller.owner, config, caller.protocol)
+            StoredPushConfig(task_id, caller.owner, config, webhook_version)
         )
         # Events up to here were never queued for this config; later ones must not wait on them.
         await self._require_push().on_config_set(task_id, config_id, seen_seq=record.last_seq)
@@ -781,17 +810,13 @@ def _refused(maybe_retry: bool, refusal: A2AError) -> Exception:
     return _MaybeRetry(refusal) if maybe_retry else refusal
 
 
-def _terminal_task_error(task_id: str, state: TaskState, protocol: str) -> A2AError:
-    """A message to a finished task. A2A 1.0 (§3.1.1) names UnsupportedOperationError; 0.3
-    only says "an error", and this kit has always answered it with invalid params there."""
-    text = (
+def _finished_task_error(task_id: str, state: TaskState) -> A2AError:
+    """A message to a finished task (spec 1.0 §3.1.1; the 0.3 codec answers it otherwise)."""
+    return FinishedTaskError(
         f"Task {task_id} is {state.value}: a finished task cannot take new messages; send a new "
-        "message in the same contextId to start a new task"
+        "message in the same contextId to start a new task",
+        data={"taskId": task_id, "state": state.value},
     )
-    data = {"taskId": task_id, "state": state.value}
-    if protocol == "0.3":
-        return InvalidParamsError(text, data=data)
-    return UnsupportedOperationError(text, data=data)
 
 
 def idempotency_key(owner: str, params: MessageSendParams) -> str:
@@ -814,14 +839,14 @@ def request_fingerprint(params: MessageSendParams) -> str:
     `returnImmediately` —, `historyLength`): a client that re-sends a blocking send as a stream
     after a timeout is retrying the same message, and must get the same task, not a second run.
     Empty and absent values are one: `{}` and no metadata make the same request."""
-    message = params.message.dump()
+    message = params.message.model_dump()
     message.pop("messageId", None)
     config = params.configuration
     canonical = {
         "message": {k: v for k, v in message.items() if v not in (None, [], {})},
         "acceptedOutputModes": (config.accepted_output_modes or None) if config else None,
         "pushNotificationConfig": (
-            config.push_notification_config.dump()
+            config.push_notification_config.model_dump()
             if config is not None and config.push_notification_config is not None
             else None
         ),
@@ -835,7 +860,9 @@ def _same_as_task(record: TaskRecord, message: Message) -> bool:
     """A message stored under a legacy key's task is this one, as told apart when the key was
     written: same parts, and no other taskId or contextId."""
     first = next((m for m in record.task.history or [] if m.message_id == message.message_id), None)
-    if first is not None and [p.dump() for p in first.parts] != [p.dump() for p in message.parts]:
+    if first is not None and [p.model_dump() for p in first.parts] != [
+        p.model_dump() for p in message.parts
+    ]:
         return False
     return message.task_id in (None, record.task_id) and message.context_id in (
         None,

@@ -2,9 +2,10 @@
 
 The app serves three transport bindings, peers over the same `TaskService`: JSON-RPC (jsonrpc.py,
 both protocol versions on one endpoint), A2A 0.3's HTTP+JSON (rest/) and A2A 1.0's HTTP+JSON
-(v1/rest.py). Each is a `Transport`: it takes an authenticated `Request` and answers a `Response`
-in its own wire form, and says how an authentication refusal looks on it. None imports another;
-what more than one of them needs is here:
+(v10/rest.py). Each is a `Transport`: it takes an authenticated `Request` and answers a `Response`
+in its own wire form, and says how an authentication refusal looks on it. None holds a method
+list of its own: each dispatches through its version's tables (v03/, v10/). None imports
+another; what more than one of them needs is here:
 
 - a method as the service is called: `Method` (its params model and handler), `Call` (what a
   handler gets besides the params), `parse_params` (parts counted, then validated),
@@ -150,7 +151,7 @@ def parse_last_event_id(value: str | None) -> int | None:
 def render(result: Any) -> Any:
     """A handler's result as JSON values."""
     if isinstance(result, A2AModel):
-        return result.dump()
+        return result.model_dump()
     if isinstance(result, list):
         return [render(item) for item in result]
     return result

@@ -9,9 +9,9 @@ in a circle.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .ids import random_uuid
 from .models import (
@@ -111,6 +111,19 @@ class DirectContext(_MessageContent):
     skill_id: str | None = None
 
 
+class RemoteAgent(Protocol):
+    """Another agent this one may call in its turn, configured by name (`Agent.remote_agents`,
+    A2A_REMOTE_AGENTS; `a2a_serverless.client.RemoteAgent` is the implementation)."""
+
+    async def ask(self, text: str, *, context_id: str | None = None) -> str:
+        """Send `text`, wait for the answer, return its text."""
+        ...
+
+    async def send(self, message: Message | str, *, blocking: bool = True) -> Task | Message:
+        """Send a message; the task (or the direct answer) as the remote agent returns it."""
+        ...
+
+
 @dataclass(frozen=True)
 class Context(_MessageContent):
     """Everything about the turn the agent is asked to work on."""
@@ -130,6 +143,19 @@ class Context(_MessageContent):
     # None when the deployment authenticates nobody. Contexts are per owner: an agent that
     # keeps state per context keys it on (owner, context_id).
     owner: str | None = None
+    # The remote agents configured for this agent, by name (see `remote`).
+    remote_agents: Mapping[str, RemoteAgent] = field(default_factory=dict)
+
+    def remote(self, name: str) -> RemoteAgent:
+        """The remote agent configured as `name`: `await ctx.remote("weather").ask("...")`."""
+        found = self.remote_agents.get(name)
+        if found is None:
+            known = ", ".join(sorted(self.remote_agents)) or "none"
+            raise LookupError(
+                f"no remote agent named {name!r} (configured: {known}; see Agent.remote_agents "
+                "and A2A_REMOTE_AGENTS)"
+            )
+        return found
 
     @property
     def history(self) -> list[Message]:

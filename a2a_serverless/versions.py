@@ -1,4 +1,5 @@
-"""Protocol version negotiation (spec v1.0 §3.6): which A2A version a request speaks.
+"""Protocol versions: which one a request speaks (spec v1.0 §3.6), and each one's codec as
+version-neutral code asks for it (`webhook_form`: a push config's notification form).
 
 Clients name it in the `A2A-Version` header, or the `A2A-Version` query parameter; only
 `Major.Minor` counts (`1.0.1` is `1.0`, and `1` is taken as `1.0`). No value, or an empty one,
@@ -8,6 +9,7 @@ means 0.3: v0.3 clients never send it. Anything else is refused with VersionNotS
 
 from __future__ import annotations
 
+from typing import Any, Protocol
 from urllib.parse import parse_qsl
 
 from .errors import VersionNotSupportedError
@@ -43,3 +45,32 @@ def requested_version(header: str | None, query_string: str = "") -> str:
         f"{' and '.join(SUPPORTED)} (header A2A-Version; none means 0.3)",
         data={"requestedVersion": value[:_MAX_CHARS], "supportedVersions": list(SUPPORTED)},
     )
+
+
+class WebhookForm(Protocol):
+    """How one protocol version writes a push notification (a codec's `webhook` module)."""
+
+    # The body's media type.
+    CONTENT_TYPE: str
+    # What a task cut down to its id, context and state keeps besides them.
+    BARE: dict[str, Any]
+
+    def task(self, internal: dict[str, Any], /) -> dict[str, Any]:
+        """The version's Task JSON of the internal Task JSON."""
+        ...
+
+    def body(self, task_json: dict[str, Any], /) -> dict[str, Any]:
+        """The notification body carrying a Task JSON of the version (whole or cut down)."""
+        ...
+
+
+def webhook_form(version: str) -> WebhookForm:
+    """The notification form of the version a push config was set in ("0.3" or "1.0"). The
+    1.0 codec is imported only for a 1.0 config, so a 0.3 deployment never loads it."""
+    if version == V10:
+        from .v10 import webhook as v10_form
+
+        return v10_form
+    from .v03 import webhook as v03_form
+
+    return v03_form

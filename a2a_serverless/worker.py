@@ -15,6 +15,12 @@ queue delivers it again.
 A job for a turn that is over may mean the worker that ran it died between a write and its
 commit hooks (a push notification not queued): the journal's `catch_up` runs what they owe.
 The worker knows nothing of push notifications.
+
+A client's cancel reaches a running turn as `TaskEnded` from the agent's next write. An executor
+with a cancel hook (`CancelableExecutor`) is watched instead: the turn's `execute` is stopped as
+soon as the task is canceled (at once in this process, within `cancel_poll_s` from another), as
+the SDK's server stops its executor, and its `cancel` is called once, bounded by
+`cancel_timeout_s`, what it raises only logged.
 """
 
 from __future__ import annotations
@@ -23,10 +29,11 @@ import asyncio
 import contextlib
 import logging
 import uuid
+from collections.abc import Mapping
 
 from . import tracing
 from .agent import Agent
-from .executor import TaskEnded, TaskUpdater
+from .executor import AgentExecutor, CancelableExecutor, TaskEnded, TaskUpdater
 from .holders import holder_is_dead
 from .journal import Change, Journal, TaskGone, now_ms
 from .lifecycle import status_event
@@ -35,7 +42,7 @@ from .observability import correlated
 from .queue.base import Job, RetryJob, RunAgentJob
 from .store.base import StoreUnavailable, TaskRecord, WorkerClaim
 from .store.bookkeeping import TurnInfo
-from .turn import ANONYMOUS_OWNER, Context, TurnOutcome, agent_message
+from .turn import ANONYMOUS_OWNER, Context, RemoteAgent, TurnOutcome, agent_message
 
 log = logging.getLogger("a2a_serverless.worker")
 
@@ -43,6 +50,11 @@ SAFE_FAILURE_MESSAGE = "The agent failed while working on this task."
 # A queue may hand one turn to a process twice at once (a redelivery, a retried send); the
 # second waits this long for the first before asking to come back after a lease.
 DUPLICATE_WAIT_S = 2.0
+# How often a turn whose executor has a cancel hook reads its task to learn of a cancel made
+# by another instance (one made in this process is seen at once): one store read per interval.
+CANCEL_POLL_S = 2.0
+# How long an executor's cancel hook may take to release what it holds.
+CANCEL_HOOK_TIMEOUT_S = 10.0
 
 
 class _Skip(Exception):
@@ -59,9 +71,14 @@ class Worker:
         worker_id: str | None = None,
         max_attempts: int = 5,
         local_liveness: bool = False,
+        remote_agents: Mapping[str, RemoteAgent] | None = None,
+        cancel_poll_s: float = CANCEL_POLL_S,
+        cancel_timeout_s: float = CANCEL_HOOK_TIMEOUT_S,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("a turn needs at least one attempt (max_attempts >= 1)")
+        if cancel_poll_s <= 0:
+            raise ValueError("cancel_poll_s must be positive")
         self.agent = agent
         self.journal = journal
         self.lease_s = lease_s
@@ -70,6 +87,8 @@ class Worker:
         # Every worker is on this machine (a SQLite store): a claim whose holder process has
         # exited is taken over at once rather than when its lease runs out (holders.py).
         self.local_liveness = local_liveness
+        # The agents this one may call, handed to each turn's Context (`ctx.remote(name)`).
+        self.remote_agents = dict(remote_agents or {})
         # Turns this process is claiming or running now: one delivery of a turn at a time gets
         # in (run_turn), so a claim of ours found while claiming is a leftover of a run that
         # stopped (the store failed under it), which may be taken over at once.
@@ -77,6 +96,8 @@ class Worker:
         self._running: dict[tuple[str, str], asyncio.Event] = {}
         # How long a second delivery of a running turn waits for it in this process.
         self.duplicate_wait_s = DUPLICATE_WAIT_S
+        self.cancel_poll_s = cancel_poll_s
+        self.cancel_timeout_s = cancel_timeout_s
 
     async def handle(self, job: Job) -> None:
         """A `run-agent` job: run its turn (the job router's route for that kind)."""
@@ -208,11 +229,14 @@ class Worker:
             extensions=turn.extensions,
             skill_id=turn.skill_id,
             owner=None if record.owner == ANONYMOUS_OWNER else record.owner,
+            remote_agents=self.remote_agents,
         )
 
     async def _execute(self, context: Context, updater: TaskUpdater) -> None:
         with tracing.agent_run(self.agent.name, context.task_id, context.context_id) as run:
             outcome, failure = await self._run_agent(context, updater)
+            if updater.canceled_elsewhere:
+                await self._call_cancel_hook(context, updater)
             run.set_attribute("a2a.turn.outcome", outcome)
             if failure is not None:
                 tracing.failed(failure)  # the agent's span
@@ -234,7 +258,7 @@ class Worker:
         try:
             async with asyncio.timeout(budget) as deadline:
                 try:
-                    await executor.execute(context, updater)
+                    await self._call_execute(executor, context, updater)
                 except TurnOutcome as outcome:
                     await updater.update_status(TaskState(outcome.state), outcome.message)
             if not updater.turn_over:
@@ -255,6 +279,53 @@ class Worker:
         except Exception:
             return await self._fail(updater, context, SAFE_FAILURE_MESSAGE, exc_info=True)
         return updater.task.status.state.value, None
+
+    async def _call_execute(
+        self, executor: AgentExecutor, context: Context, updater: TaskUpdater
+    ) -> None:
+        """`executor.execute`; one with a cancel hook is watched, and stopped (TaskEnded) as
+        soon as the task ends or is taken over elsewhere, not at its next write: its hook is
+        then called after it has unwound, never beside it."""
+        if not isinstance(executor, CancelableExecutor):
+            await executor.execute(context, updater)
+            return
+        run = asyncio.ensure_future(executor.execute(context, updater))
+        watch = asyncio.ensure_future(updater.wait_ended(poll_s=self.cancel_poll_s))
+        try:
+            await asyncio.wait({run, watch}, return_when=asyncio.FIRST_COMPLETED)
+            if run.done():
+                run.result()  # its outcome, or what it raised, is the turn's
+                return
+            reason = watch.result()
+            if reason is None:
+                # The turn ended itself (a terminal or interrupted state): let execute finish.
+                await run
+                return
+        finally:
+            for task in (run, watch):
+                task.cancel()
+            # Let both unwind (the executor's finally blocks run) before the turn goes on.
+            await asyncio.gather(run, watch, return_exceptions=True)
+        raise TaskEnded(reason)
+
+    async def _call_cancel_hook(self, context: Context, updater: TaskUpdater) -> None:
+        """A client canceled the task while this turn ran: the executor's cancel hook, if it has
+        one, once; bounded by `cancel_timeout_s`, and what it raises only logged (the task is
+        canceled whatever it does)."""
+        executor = self.agent.executor
+        if not isinstance(executor, CancelableExecutor):
+            return
+        try:
+            async with asyncio.timeout(self.cancel_timeout_s):
+                await executor.cancel(context, updater)
+        except TimeoutError:
+            log.warning(
+                "task %s: the executor's cancel() took over %g s",
+                context.task_id,
+                self.cancel_timeout_s,
+            )
+        except Exception:
+            log.warning("task %s: the executor's cancel() raised", context.task_id, exc_info=True)
 
     async def _fail(
         self, updater: TaskUpdater, context: Context, message: str, *, exc_info: bool = False

@@ -144,4 +144,4 @@ def _refuse(value: Any) -> Any:
 
 
 def _file_json(file: FileWithBytes | FileWithUri) -> dict[str, Any]:
-    return file.dump()
+    return file.model_dump()

@@ -5,8 +5,9 @@
     bench/run --only cold-start,size --runs 30  # some sections
     bench/run --only profile                    # where our warm request time goes (cProfile)
 
-Sections: size, cold-start, warm (latency and memory), throughput, storage, and profile (only
-when asked for). bench/README.md describes what each one measures, and how.
+Sections: size, cold-start, warm (latency and memory), throughput, storage, client-import (the
+client's import beside the a2a-sdk 1.x client's), and profile (only when asked for).
+bench/README.md describes what each one measures, and how.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
 
-from . import cold, profiling, size, storage, throughput, warm
+from . import client_import, cold, profiling, size, storage, throughput, warm
 from .dynamodb_local import (
     CREDENTIALS,
     REGION,
@@ -37,6 +38,8 @@ from .dynamodb_local import (
 )
 from .environments import (
     GCP_PROJECT,
+    PEER_03,
+    PEER_13,
     REPO,
     WORK,
     BenchSetupError,
@@ -52,8 +55,8 @@ from .firestore_emulator import firestore_emulator
 from .processes import ProbeFailed, Variant, run_probe
 from .report import Report, Row, load_average
 
-SECTIONS = ("size", "cold-start", "warm", "throughput", "storage", "profile")
-DEFAULT_SECTIONS = ("size", "cold-start", "warm", "throughput", "storage")
+SECTIONS = ("size", "cold-start", "warm", "throughput", "storage", "client-import", "profile")
+DEFAULT_SECTIONS = ("size", "cold-start", "warm", "throughput", "storage", "client-import")
 RESULTS = WORK / "results"
 
 # The peer's figures quoted in the issue (measured earlier on this kind of machine).
@@ -63,15 +66,28 @@ ISSUE_GET_US = 126.0
 ISSUE_REQ_S = 1044.0
 ISSUE_RSS_MIB = 81.0
 ISSUE_ZIP_MIB = 15.5
+# Issue 32: the a2a-sdk client's import, measured with our bridge (272 ms against 103 ms).
+ISSUE_SDK_CLIENT_MS = 170.0
 
 ADAPTER = "ours: AWS adapter handler"
 MANGUM = "ours: create_app + Mangum"
 FASTAPI = "ours: AWS adapter handler serving a FastAPI app (agent under /agent)"
 FASTAPI_FLOOR = "reference: bare FastAPI app + Mangum, echo from a dict"
-PEER = "peer: a2a-sdk + Mangum"
+PEER = "peer: a2a-sdk 0.3.26 + Mangum"
+PEER1 = "peer: a2a-sdk 1.3.0 + Mangum"
+# The environment making the probe speak A2A 1.0 (bench/function/events.py).
+SPEAK_10 = {"BENCH_A2A_PROTOCOL": "1.0"}
+# Issue 34's goals: ours at least this many times better than both peers.
+COLD_GOAL = 3.5
+SEND_GOAL = 3.5
+GET_GOAL = 4.0
+THROUGHPUT_GOAL = 3.5
+# ... and our handlers' cold starts at most this much over their floors.
+STDLIB_FLOOR_MARGIN_MS = 40.0
+ZIP_GOAL_MIB = 4.3
+GCP_FLOOR_MARGIN_MS = 40.0
 DYNAMODB = "ours: adapter handler + DynamoDB Local"
 DYNAMODB_FLOOR = "reference: stdlib handler + pynamodb, boto3 imports + one DynamoDB client"
-# Issue 20's goal: the DynamoDB handler's cold start at most this much over its floor.
 DYNAMODB_FLOOR_MARGIN_MS = 30.0
 GCP = "ours: GCP function + Firestore emulator"
 GCP_FLOOR = "reference: functions-framework app + google-cloud-firestore import + one client"
@@ -79,9 +95,10 @@ GCP_FLOOR = "reference: functions-framework app + google-cloud-firestore import 
 DYNAMODB_WARM_CALLS = 20
 # References (bench/function/floor_*.py): the least a handler built like ours can cost, and on
 # which bundle each runs. Our bundle has no pydantic since the models stopped using it: the
-# pydantic reference runs on the peer's (the pydantic the official SDK installs).
+# pydantic reference runs on the 0.3 peer's (the pydantic the official SDK installs).
+STDLIB_FLOOR = "reference: asyncio handler, stdlib only"
 FLOORS = (
-    ("reference: asyncio handler, stdlib only", "floor_stdlib", "ours"),
+    (STDLIB_FLOOR, "floor_stdlib", "ours"),
     ("reference: asyncio handler + pydantic models", "floor_pydantic", "peer"),
 )
 
@@ -107,10 +124,14 @@ class Context:
     report: Report
     ours: Bundle | None = None
     peer: Bundle | None = None
-    # The variant standing for "ours" in the headline rows, and the others measured beside it.
+    peer1: Bundle | None = None
+    # The variant standing for "ours" in the headline rows (and the same speaking A2A 1.0, to
+    # compare with the 1.x peer), and the others measured beside it.
     primary: Variant | None = None
+    primary1: Variant | None = None
     secondary: list[Variant] = field(default_factory=list)
     peer_variant: Variant | None = None
+    peer1_variant: Variant | None = None
     floors: list[Variant] = field(default_factory=list)
     dynamodb_url: str | None = None
     dynamodb_note: str = ""
@@ -199,7 +220,10 @@ def _header(options: Options) -> list[str]:
         f"sections: {', '.join(options.sections)}; cold starts {options.runs} per variant; "
         f"warm calls {options.calls} x {options.rounds} round(s); loads {options.duration_s:g} s "
         f"x {options.connections} connections",
-        "'better x' is how many times better ours is than the peer, both measured in this run.",
+        "'x' is how many times better ours is than the peer to its left, both measured in this "
+        "run: ours speaking A2A 0.3 against a2a-sdk 0.3.26, 'ours (1.0)' the same handler "
+        "speaking A2A 1.0 against a2a-sdk 1.3.0 (where a row has no 'ours (1.0)', ours speaks "
+        "0.3 in both); 'met' needs the goal against both peers.",
     ]
 
 
@@ -212,8 +236,12 @@ def _prepare(context: Context, stack: contextlib.ExitStack) -> None:
     sections = set(context.options.sections)
     if sections & {"size", "cold-start", "warm", "profile"}:
         context.ours = ours_bundle()
-        context.peer = peer_bundle()
-        context.peer_variant = Variant(PEER, context.peer, "handler_peer")
+        context.peer = peer_bundle(PEER_03)
+        context.peer1 = peer_bundle(PEER_13)
+        context.peer_variant = Variant(PEER, context.peer, PEER_03.handler_module)
+        context.peer1_variant = Variant(
+            PEER1, context.peer1, PEER_13.handler_module, dict(SPEAK_10)
+        )
         bundles = {"ours": context.ours, "peer": context.peer}
         context.floors = [Variant(label, bundles[side], module) for label, module, side in FLOORS]
         adapter = Variant(ADAPTER, context.ours, "handler_ours")
@@ -229,6 +257,15 @@ def _prepare(context: Context, stack: contextlib.ExitStack) -> None:
         else:
             context.primary, context.secondary = adapter, [mangum]
             _add_fastapi_variant(context)
+        primary = context.primary
+        context.primary1 = Variant(
+            f"{primary.label}, speaking A2A 1.0",
+            primary.bundle,
+            primary.module,
+            {**(primary.env or {}), **SPEAK_10},
+        )
+        for probed in (context.primary1, context.peer1_variant):
+            run_probe(probed, "cold")
     if sections & {"cold-start", "storage"}:
         try:
             stack.enter_context(credentials())
@@ -288,6 +325,7 @@ def _run_section(context: Context, section: str) -> None:
         "warm": _warm,
         "throughput": _throughput,
         "storage": _storage,
+        "client-import": _client_import,
         "profile": _profile,
     }[section]
     try:
@@ -308,9 +346,10 @@ def _variants(context: Context) -> Iterator[Variant]:
 
 
 def _size(context: Context) -> None:
-    assert context.ours is not None and context.peer is not None
+    assert context.ours is not None and context.peer is not None and context.peer1 is not None
     load = load_average()
     ours, peer = size.measure(context.ours), size.measure(context.peer)
+    peer1 = size.measure(context.peer1)
     mib = size.MIB
     rows = [
         Row(
@@ -322,6 +361,9 @@ def _size(context: Context) -> None:
             goal=2.0,
             issue_target=ISSUE_ZIP_MIB,
             load=load,
+            peer1=peer1.zipped_bytes / mib,
+            note=f"goal: ours <= {ZIP_GOAL_MIB} MiB "
+            f"({'met' if ours.zipped_bytes / mib <= ZIP_GOAL_MIB else 'NOT met'})",
         ),
         Row(
             "size",
@@ -330,6 +372,7 @@ def _size(context: Context) -> None:
             ours.zipped_without_pyc_bytes / mib,
             peer.zipped_without_pyc_bytes / mib,
             load=load,
+            peer1=peer1.zipped_without_pyc_bytes / mib,
         ),
         Row(
             "size",
@@ -338,6 +381,7 @@ def _size(context: Context) -> None:
             ours.unzipped_bytes / mib,
             peer.unzipped_bytes / mib,
             load=load,
+            peer1=peer1.unzipped_bytes / mib,
         ),
     ]
     # What a deployment that signs webhooks or verifies JWTs ships (the echo agent does not).
@@ -350,6 +394,7 @@ def _size(context: Context) -> None:
             crypto.zipped_bytes / mib,
             peer.zipped_bytes / mib,
             load=load,
+            peer1=peer1.zipped_bytes / mib,
         )
     )
     for row in rows:
@@ -360,6 +405,7 @@ def _size(context: Context) -> None:
         "(cryptography: push signing keys, JWT auth) unless the row says so"
     )
     context.report.details += ["", *size.package_lines(ours), "", *size.package_lines(peer)]
+    context.report.details += ["", *size.package_lines(peer1)]
     context.report.details += ["", *size.package_lines(crypto, top=6)]
 
 
@@ -368,7 +414,14 @@ def _size(context: Context) -> None:
 
 def _cold_start(context: Context) -> None:
     assert context.peer_variant is not None and context.primary is not None
-    variants = [*_variants(context), context.peer_variant, *context.floors]
+    assert context.peer1_variant is not None and context.primary1 is not None
+    variants = [
+        *_variants(context),
+        context.peer_variant,
+        context.primary1,
+        context.peer1_variant,
+        *context.floors,
+    ]
     dynamodb = dynamodb_floor = None
     if context.dynamodb_url is not None:
         dynamodb = Variant(
@@ -390,9 +443,11 @@ def _cold_start(context: Context) -> None:
     gcp_variants = _gcp_variants(context)
     variants += gcp_variants
     stats, load = cold.measure(variants, context.options.runs)
-    peer = stats[PEER]
+    peer, peer1 = stats[PEER], stats[PEER1]
     runs = context.options.runs
-    primary = stats[context.primary.label]
+    primary, primary1 = stats[context.primary.label], stats[context.primary1.label]
+    floor = stats[STDLIB_FLOOR]
+    over_floor = primary.median_ms - floor.median_ms
     report = context.report
     report.add(
         Row(
@@ -401,13 +456,31 @@ def _cold_start(context: Context) -> None:
             "ms",
             primary.median_ms,
             peer.median_ms,
-            goal=3.0,
+            goal=COLD_GOAL,
             issue_target=ISSUE_COLD_MS,
             load=load,
+            peer1=peer1.median_ms,
+            ours1=primary1.median_ms,
+            note=(
+                f"{over_floor:.0f} ms over the stdlib floor ({floor.median_ms:.0f} ms; goal <= "
+                f"{STDLIB_FLOOR_MARGIN_MS:.0f} ms: "
+                f"{'met' if over_floor <= STDLIB_FLOOR_MARGIN_MS else 'NOT met'})"
+            ),
         )
     )
-    report.add(Row("cold start", "min", "ms", primary.min_ms, peer.min_ms, load=load))
-    report.add(Row("cold start", "max", "ms", primary.max_ms, peer.max_ms, load=load))
+    for metric, attribute in (("min", "min_ms"), ("max", "max_ms")):
+        report.add(
+            Row(
+                "cold start",
+                metric,
+                "ms",
+                getattr(primary, attribute),
+                getattr(peer, attribute),
+                load=load,
+                peer1=getattr(peer1, attribute),
+                ours1=getattr(primary1, attribute),
+            )
+        )
     for name, title in (
         ("import_ms", "imports + handler init"),
         ("first_request_ms", "first request"),
@@ -420,6 +493,8 @@ def _cold_start(context: Context) -> None:
                 median(primary.field(name)),
                 median(peer.field(name)),
                 load=load,
+                peer1=median(peer1.field(name)),
+                ours1=median(primary1.field(name)),
             )
         )
     report.add(
@@ -430,6 +505,8 @@ def _cold_start(context: Context) -> None:
             primary.rss_mib,
             peer.rss_mib,
             load=load,
+            peer1=peer1.rss_mib,
+            ours1=primary1.rss_mib,
         )
     )
     for variant in context.secondary:
@@ -452,14 +529,14 @@ def _cold_start(context: Context) -> None:
                 "ms",
                 other.median_ms,
                 peer.median_ms,
-                goal=None if variant.label == FASTAPI else 3.0,
+                goal=None if variant.label == FASTAPI else COLD_GOAL,
                 load=load,
                 note=note,
+                peer1=peer1.median_ms,
             )
         )
     if dynamodb is not None and dynamodb_floor is not None:
         other = stats[dynamodb.label]
-        floor = stats[dynamodb_floor.label]
         # What a warm message/send costs against the same DynamoDB Local: the part of the first
         # request that is the emulator's own latency, not a cold start's.
         warm_send_ms = median(warm.measure(dynamodb, DYNAMODB_WARM_CALLS, 3).send_us) / 1000
@@ -471,6 +548,7 @@ def _cold_start(context: Context) -> None:
                 other.median_ms,
                 peer.median_ms,
                 load=load,
+                peer1=peer1.median_ms,
                 note=(
                     f"imports + init {median(other.field('import_ms')):.0f} ms (clients primed), "
                     f"first request {median(other.field('first_request_ms')):.0f} ms (goal <= 10) "
@@ -479,15 +557,17 @@ def _cold_start(context: Context) -> None:
                 ),
             )
         )
-        over = other.median_ms - floor.median_ms
+        dynamodb_floor_stats = stats[dynamodb_floor.label]
+        over = other.median_ms - dynamodb_floor_stats.median_ms
         report.add(
             Row(
                 "cold start",
                 f"median, {dynamodb_floor.label}",
                 "ms",
-                floor.median_ms,
+                dynamodb_floor_stats.median_ms,
                 peer.median_ms,
                 load=load,
+                peer1=peer1.median_ms,
                 note=(
                     f"the DynamoDB handler is {over:.0f} ms over this floor (goal <= "
                     f"{DYNAMODB_FLOOR_MARGIN_MS:.0f} ms: "
@@ -508,18 +588,18 @@ def _cold_start(context: Context) -> None:
         )
     _gcp_rows(context, stats, load, gcp_variants)
     for variant in context.floors:
-        floor = stats[variant.label]
         report.add(
             Row(
                 "cold start",
                 f"median, {variant.label}",
                 "ms",
-                floor.median_ms,
+                stats[variant.label].median_ms,
                 peer.median_ms,
                 load=load,
+                peer1=peer1.median_ms,
             )
         )
-    for variant in [context.primary, context.peer_variant]:
+    for variant in [context.primary, context.peer_variant, context.peer1_variant]:
         report.details += ["", *cold.import_report(variant.label, cold.import_times(variant))]
 
 
@@ -545,7 +625,7 @@ def _gcp_variants(context: Context) -> list[Variant]:
 def _gcp_rows(
     context: Context, stats: dict[str, cold.ColdStats], load: str, variants: list[Variant]
 ) -> None:
-    peer = stats[PEER].median_ms
+    peer, peer1 = stats[PEER].median_ms, stats[PEER1].median_ms
     if not variants:
         note = context.gcp_note or "the Firestore emulator was not started"
         context.report.add(Row("cold start", f"median, {GCP}", "ms", None, None, note=note))
@@ -560,6 +640,7 @@ def _gcp_rows(
             function.median_ms,
             peer,
             load=load,
+            peer1=peer1,
             note=(
                 f"{function.median_ms:.0f} ms, floor "
                 f"{floor.median_ms:.0f} ms, first request {first_ms:.0f} ms (imports + init "
@@ -567,6 +648,7 @@ def _gcp_rows(
             ),
         )
     )
+    over = function.median_ms - floor.median_ms
     context.report.add(
         Row(
             "cold start",
@@ -575,9 +657,12 @@ def _gcp_rows(
             floor.median_ms,
             peer,
             load=load,
+            peer1=peer1,
             note=(
-                f"the GCP function is {function.median_ms - floor.median_ms:.0f} ms over this "
-                f"floor (imports + init {median(floor.field('import_ms')):.0f} ms)"
+                f"the GCP function is {over:.0f} ms over this floor (goal <= "
+                f"{GCP_FLOOR_MARGIN_MS:.0f} ms: "
+                f"{'met' if over <= GCP_FLOOR_MARGIN_MS else 'NOT met'}; imports + init "
+                f"{median(floor.field('import_ms')):.0f} ms)"
             ),
         )
     )
@@ -588,26 +673,37 @@ def _gcp_rows(
 
 
 def _warm(context: Context) -> None:
-    assert context.peer_variant is not None
+    assert context.peer_variant is not None and context.peer1_variant is not None
+    assert context.primary1 is not None
     options = context.options
-    variants = [*_variants(context), context.peer_variant, *context.floors]
+    variants = [
+        *_variants(context),
+        context.peer_variant,
+        context.primary1,
+        context.peer1_variant,
+        *context.floors,
+    ]
     pooled: dict[str, list[warm.WarmStats]] = {v.label: [] for v in variants}
     for round_index in range(options.rounds):
         for variant in variants:
             pooled[variant.label].append(warm.measure(variant, options.calls, options.warmup))
         log(f"warm: round {round_index + 1}/{options.rounds} done")
     merged = {label: _merge(found) for label, found in pooled.items()}
-    peer = merged[PEER]
+    peer, peer1 = merged[PEER], merged[PEER1]
+    primary1 = merged[context.primary1.label]
     report = context.report
     calls = options.calls * options.rounds
     for index, variant in enumerate(_variants(context)):
         ours = merged[variant.label]
+        # The headline variant is also measured speaking 1.0; the others speak 0.3 only.
+        ours1 = primary1 if index == 0 else None
         name = variant.label if index == 0 else variant.label.removeprefix("ours: ")
-        for kind, method, target in (
-            ("send", "message/send", ISSUE_SEND_US),
-            ("get", "tasks/get", ISSUE_GET_US),
+        for kind, method, target, goal in (
+            ("send", "message/send", ISSUE_SEND_US, SEND_GOAL),
+            ("get", "tasks/get", ISSUE_GET_US, GET_GOAL),
         ):
-            mine, theirs = ours.summary(kind), peer.summary(kind)
+            mine, theirs, theirs1 = ours.summary(kind), peer.summary(kind), peer1.summary(kind)
+            mine1 = ours1.summary(kind) if ours1 is not None else None
             report.add(
                 Row(
                     "warm",
@@ -615,14 +711,25 @@ def _warm(context: Context) -> None:
                     "us",
                     mine["p50"],
                     theirs["p50"],
-                    goal=3.0,
+                    goal=goal,
                     issue_target=target if index == 0 else None,
                     load=ours.load,
+                    peer1=theirs1["p50"],
+                    ours1=None if mine1 is None else mine1["p50"],
                 )
             )
             if index == 0:
                 report.add(
-                    Row("warm", f"{method} p99", "us", mine["p99"], theirs["p99"], load=ours.load)
+                    Row(
+                        "warm",
+                        f"{method} p99",
+                        "us",
+                        mine["p99"],
+                        theirs["p99"],
+                        load=ours.load,
+                        peer1=theirs1["p99"],
+                        ours1=None if mine1 is None else mine1["p99"],
+                    )
                 )
         report.add(
             Row(
@@ -633,6 +740,8 @@ def _warm(context: Context) -> None:
                 peer.peak_rss_mib,
                 issue_target=ISSUE_RSS_MIB if index == 0 else None,
                 load=ours.load,
+                peer1=peer1.peak_rss_mib,
+                ours1=None if ours1 is None else ours1.peak_rss_mib,
             )
         )
     for variant in context.floors:
@@ -646,6 +755,7 @@ def _warm(context: Context) -> None:
                     floor.summary(kind)["p50"],
                     peer.summary(kind)["p50"],
                     load=floor.load,
+                    peer1=peer1.summary(kind)["p50"],
                 )
             )
 
@@ -667,56 +777,67 @@ def _merge(found: list[warm.WarmStats]) -> warm.WarmStats:
 def _throughput(context: Context) -> None:
     options = context.options
     throughput.require_wrk()
-    peer_python = str(ensure_peer_venv())
+    ours_env = {"A2A_STORE_URL": "memory://"}
     servers = [
+        throughput.Server("ours", sys.executable, "echo_ours:server_app", ours_env),
         throughput.Server(
-            "ours", sys.executable, "echo_ours:server_app", {"A2A_STORE_URL": "memory://"}
+            "peer", str(ensure_peer_venv(PEER_03)), f"{PEER_03.echo_module}:build_app", {}
         ),
-        throughput.Server("peer", peer_python, "echo_peer:build_app", {}),
+        throughput.Server(
+            "ours1", sys.executable, "echo_ours:server_app", ours_env, protocol="1.0"
+        ),
+        throughput.Server(
+            "peer1",
+            str(ensure_peer_venv(PEER_13)),
+            f"{PEER_13.echo_module}:build_app",
+            {},
+            protocol=PEER_13.protocol,
+        ),
     ]
     report = context.report
     for method in ("message/send", "message/stream"):
         results = throughput.run_pair(
             servers, method, options.connections, options.duration_s, options.warmup_s
         )
-        ours, peer = results["ours"], results["peer"]
-        load = " / ".join(ours.load.split())
-        errors = ours.errors + peer.errors
-        note = f"{ours.errors} failed requests (ours), {peer.errors} (peer)" if errors else ""
-        report.add(
-            Row(
-                "throughput",
-                f"{method} requests/s",
-                "req/s",
-                ours.requests_per_s,
-                peer.requests_per_s,
-                better="higher",
-                goal=3.0,
-                issue_target=ISSUE_REQ_S if method == "message/send" else None,
-                load=load,
-                note=note,
-            )
+        load = " / ".join(results["ours"].load.split())
+        failed = {side: result.errors for side, result in results.items() if result.errors}
+        note = (
+            "failed requests: " + ", ".join(f"{n} ({side})" for side, n in failed.items())
+            if failed
+            else ""
         )
-        report.add(
-            Row("throughput", f"{method} latency p50", "ms", ours.p50_ms, peer.p50_ms, load=load)
-        )
-        report.add(
-            Row("throughput", f"{method} latency p99", "ms", ours.p99_ms, peer.p99_ms, load=load)
-        )
-        report.add(
-            Row(
-                "throughput",
-                f"{method} server peak RSS",
-                "MiB",
-                ours.server_peak_rss_mib,
-                peer.server_peak_rss_mib,
-                load=load,
-            )
-        )
+
+        rate = _load_row(results, f"{method} requests/s", "req/s", "requests_per_s", load)
+        rate.better, rate.goal, rate.note = "higher", THROUGHPUT_GOAL, note
+        rate.issue_target = ISSUE_REQ_S if method == "message/send" else None
+        report.add(rate)
+        report.add(_load_row(results, f"{method} latency p50", "ms", "p50_ms", load))
+        report.add(_load_row(results, f"{method} latency p99", "ms", "p99_ms", load))
+        peak = _load_row(results, f"{method} server peak RSS", "MiB", "server_peak_rss_mib", load)
+        report.add(peak)
     report.notes.append(
         "throughput: uvicorn (asyncio loop, h11), one process per side, wrk -t1 on loopback, "
-        "ours and the peer loaded in alternating slices of about 5 s; p50 is the median of the "
-        "slices' p50s, p99 the worst slice's; load avg is at the start of each slice of ours"
+        "the four sides (ours in 0.3, the 0.3 peer, ours in 1.0, the 1.x peer) loaded in "
+        "alternating slices of about 5 s; p50 is the median of the slices' p50s, p99 the worst "
+        "slice's; load avg is at the start of each slice of ours"
+    )
+
+
+def _load_row(
+    results: dict[str, throughput.LoadResult], metric: str, unit: str, attribute: str, load: str
+) -> Row:
+    """One throughput figure of the four sides (keyed as `_throughput` names its servers)."""
+    ours, peer = results["ours"], results["peer"]
+    ours1, peer1 = results["ours1"], results["peer1"]
+    return Row(
+        "throughput",
+        metric,
+        unit,
+        getattr(ours, attribute),
+        getattr(peer, attribute),
+        load=load,
+        peer1=getattr(peer1, attribute),
+        ours1=getattr(ours1, attribute),
     )
 
 
@@ -784,6 +905,21 @@ def _storage(context: Context) -> None:
         if cost.note:
             lines.append(f"  {'':<18} ({cost.note})")
     report.details += lines
+
+
+# --- client import -------------------------------------------------------------------------------
+
+
+def _client_import(context: Context) -> None:
+    load = load_average()
+    costs = client_import.measure(context.options.runs)
+    for metric, ours in (
+        ("import on top of the app; peer: a2a-sdk 1.x a2a.client", costs.ours_ms),
+        ("the same, with httpx (ours: imported on the first call)", costs.ours_first_call_ms),
+    ):
+        row = Row("client import", metric, "ms", ours, costs.peer_ms, load=load, note=costs.note)
+        row.issue_target = ISSUE_SDK_CLIENT_MS
+        context.report.add(row)
 
 
 # --- profile -------------------------------------------------------------------------------------

@@ -2,9 +2,11 @@
 
 Layout, all under `.bench/` (git-ignored):
 
-- `peer-venv/`: a virtualenv with the official `a2a-sdk[http-server]==0.3.26`, and the same
-  Mangum and uvicorn versions as ours. uvicorn serves the peer from here (throughput).
-- `lambda/peer/`: `pip install --target` of the peer's Lambda dependencies (SDK + Mangum).
+- `peer-venv/`, `peer1-venv/`: virtualenvs with the official `a2a-sdk[http-server]`, 0.3.26
+  and 1.3.0 (the two peers), and the same Mangum and uvicorn versions as ours. uvicorn serves
+  each peer from its own (throughput).
+- `lambda/peer/`, `lambda/peer1/`: `pip install --target` of each peer's Lambda dependencies
+  (SDK + Mangum).
 - `lambda/ours/`: `pip install --target` of the core and the AWS adapter. The packages installed
   from this checkout (`a2a_serverless`, `a2a_serverless_aws`) are replaced by fresh copies of
   the working tree (and byte-compiled, as pip does) on every run, so the bench always measures
@@ -34,15 +36,42 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 WORK = REPO / ".bench"
 FUNCTION_DIR = Path(__file__).resolve().parent / "function"
-PEER_VENV = WORK / "peer-venv"
 LAMBDA_DIR = WORK / "lambda"
 OURS_BUNDLE = LAMBDA_DIR / "ours"
-PEER_BUNDLE = LAMBDA_DIR / "peer"
 AWS_RUNTIME = LAMBDA_DIR / "aws-runtime"
 FASTAPI_EXTRA = LAMBDA_DIR / "fastapi-extra"
 GCP_BUNDLE = WORK / "gcp" / "ours"
 
-PEER_SDK = "a2a-sdk[http-server]==0.3.26"
+
+@dataclass(frozen=True)
+class Peer:
+    """One official SDK line measured beside ours: where its environments live, the A2A version
+    its server speaks (the probe and wrk speak it to both sides), its bench/function modules."""
+
+    name: str  # "peer" or "peer1": the directories under .bench/ and the bundle's name
+    requirement: str
+    protocol: str  # "0.3" or "1.0"
+    label: str  # how the table names it
+
+    @property
+    def venv(self) -> Path:
+        return WORK / f"{self.name}-venv"
+
+    @property
+    def bundle_dir(self) -> Path:
+        return LAMBDA_DIR / self.name
+
+    @property
+    def echo_module(self) -> str:
+        return f"echo_{self.name}"
+
+    @property
+    def handler_module(self) -> str:
+        return f"handler_{self.name}"
+
+
+PEER_03 = Peer("peer", "a2a-sdk[http-server]==0.3.26", "0.3", "a2a-sdk 0.3.26")
+PEER_13 = Peer("peer1", "a2a-sdk[http-server]==1.3.0", "1.0", "a2a-sdk 1.3.0")
 # Our packages installed from this checkout: refreshed from the working tree on every run.
 OUR_PACKAGES = {
     "a2a_serverless": REPO / "a2a_serverless",
@@ -154,35 +183,36 @@ def _pip_target(target: Path, requirements: Sequence[str], what: str) -> None:
     shutil.rmtree(target / "bin", ignore_errors=True)
 
 
-def ensure_peer_venv() -> Path:
+def ensure_peer_venv(peer: Peer) -> Path:
     """The peer's virtualenv (created or updated when its requirements change); its python."""
-    requirements = [PEER_SDK, *shared_pins()]
+    requirements = [peer.requirement, *shared_pins()]
     wanted = json.dumps(requirements)
-    stamp = PEER_VENV / ".bench-requirements"
-    venv_python = PEER_VENV / "bin" / "python"
+    stamp = peer.venv / ".bench-requirements"
+    venv_python = peer.venv / "bin" / "python"
     if venv_python.exists() and _stamp_matches(stamp, wanted):
         return venv_python
-    log(f"creating {PEER_VENV.relative_to(REPO)} with {', '.join(requirements)}")
-    if PEER_VENV.exists():
-        shutil.rmtree(PEER_VENV)
+    log(f"creating {peer.venv.relative_to(REPO)} with {', '.join(requirements)}")
+    if peer.venv.exists():
+        shutil.rmtree(peer.venv)
     base = getattr(sys, "_base_executable", sys.executable)
-    _run([base, "-m", "venv", str(PEER_VENV)], "creating the peer's virtualenv")
+    _run([base, "-m", "venv", str(peer.venv)], f"creating {peer.label}'s virtualenv")
     pip = [str(venv_python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    _run([*pip, *requirements], "installing the peer into its virtualenv")
+    _run([*pip, *requirements], f"installing {peer.label} into its virtualenv")
     _write_stamp(stamp, wanted)
     return venv_python
 
 
-def peer_bundle() -> Bundle:
-    requirements = [PEER_SDK, shared_pins()[0]]
+def peer_bundle(peer: Peer) -> Bundle:
+    requirements = [peer.requirement, shared_pins()[0]]
     wanted = json.dumps(requirements)
-    stamp = LAMBDA_DIR / ".peer-requirements"
-    if not (PEER_BUNDLE.is_dir() and _stamp_matches(stamp, wanted)):
-        log(f"pip install --target {PEER_BUNDLE.relative_to(REPO)} {' '.join(requirements)}")
-        _pip_target(PEER_BUNDLE, requirements, "installing the peer's Lambda bundle")
+    stamp = LAMBDA_DIR / f".{peer.name}-requirements"
+    target = peer.bundle_dir
+    if not (target.is_dir() and _stamp_matches(stamp, wanted)):
+        log(f"pip install --target {target.relative_to(REPO)} {' '.join(requirements)}")
+        _pip_target(target, requirements, f"installing {peer.label}'s Lambda bundle")
         _write_stamp(stamp, wanted)
-    _add_function_files(PEER_BUNDLE)
-    return Bundle("peer", PEER_BUNDLE)
+    _add_function_files(target)
+    return Bundle(peer.name, target)
 
 
 def ours_bundle() -> Bundle:

@@ -2,10 +2,11 @@
 
 wrk keeps `connections` connections busy with message/send or message/stream requests
 (bench/wrk/a2a.lua: a fresh messageId each, the body checked for a completed task), for
-`duration` seconds per side in all, in slices of about 5 s that alternate between ours and the
-peer, after a short untimed warm-up of each. Both run the same uvicorn version with its
-pure-Python defaults (asyncio loop, h11), ours from the project's .venv, the peer from its own
-virtualenv; a fresh pair of servers per method.
+`duration` seconds per side in all, in slices of about 5 s that alternate between the sides
+(ours speaking 0.3, the 0.3 peer, ours speaking 1.0, the 1.x peer), after a short untimed
+warm-up of each. All run the same uvicorn version with its pure-Python defaults (asyncio loop,
+h11), ours from the project's .venv, each peer from its own virtualenv; fresh servers per
+method.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class Server:
     python: str
     factory: str
     env: dict[str, str]
+    # The A2A version wrk speaks to it ("0.3" or "1.0"; bench/wrk/a2a.lua).
+    protocol: str = "0.3"
 
 
 @dataclass(frozen=True)
@@ -113,7 +116,9 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.wait(timeout=15)
 
 
-def _wrk(url: str, method: str, connections: int, duration_s: float) -> dict[str, float]:
+def _wrk(
+    url: str, method: str, protocol: str, connections: int, duration_s: float
+) -> dict[str, float]:
     args = [
         require_wrk(),
         "-t1",
@@ -126,6 +131,7 @@ def _wrk(url: str, method: str, connections: int, duration_s: float) -> dict[str
         url,
         "--",
         method,
+        protocol,
     ]
     done = subprocess.run(args, capture_output=True, text=True, timeout=duration_s + 120)
     for line in done.stdout.splitlines():
@@ -205,11 +211,13 @@ def run_pair(
             running.append(started)
         for side in running:
             if warmup_s > 0:
-                _wrk(side.url, method, connections, warmup_s)
+                _wrk(side.url, method, side.server.protocol, connections, warmup_s)
         for _ in range(slices):
             for side in running:
                 side.load.append(load_average().split()[0])
-                side.slices.append(_wrk(side.url, method, connections, seconds))
+                side.slices.append(
+                    _wrk(side.url, method, side.server.protocol, connections, seconds)
+                )
         return {side.server.label: _result(side, method) for side in running}
 
 

@@ -72,7 +72,7 @@ async def _reject(context: Context, updater: TaskUpdater) -> None:
 
 
 async def _failure(context: Context, updater: TaskUpdater) -> None:
-    await updater.fail("The task failed")
+    await updater.failed("The task failed")
 
 
 def _artifact(part: TextPart | FilePart | DataPart) -> Behaviour:
@@ -103,7 +103,7 @@ async def _until_canceled(context: Context, updater: TaskUpdater) -> None:
             await updater.wait_ended(poll_s=0.25)
             return
     except TimeoutError:
-        await updater.fail("No cancel arrived")
+        await updater.failed("No cancel arrived")
 
 
 async def _multi_turn(context: Context, updater: TaskUpdater) -> None:

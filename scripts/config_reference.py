@@ -8,7 +8,8 @@ Sources, read (not imported for their text):
   its default, and the comment lines written just above it (a ``# --- title ---`` comment
   starts a new group);
 - the `A2A_AUTH_*` table in the docstring of `a2a_serverless/auth/config.py`;
-- the ``- A2A_...`` list in the docstring of `a2a_serverless_gcp/config.py`.
+- the ``- A2A_...`` lists in the docstrings of `a2a_serverless_gcp/config.py` and of
+  `a2a_serverless/client/auth.py` (the client's credentials).
 tests/docs/test_config_reference.py runs the check.
 """
 
@@ -28,6 +29,7 @@ CORE = ROOT / "a2a_serverless" / "config.py"
 AUTH = ROOT / "a2a_serverless" / "auth" / "config.py"
 AWS = ROOT / "adapters" / "aws" / "a2a_serverless_aws" / "config.py"
 GCP = ROOT / "adapters" / "gcp" / "a2a_serverless_gcp" / "config.py"
+CLIENT = ROOT / "a2a_serverless" / "client" / "auth.py"
 
 HEADER = """# Configuration reference
 
@@ -95,8 +97,9 @@ def auth_meanings() -> dict[str, str]:
     return meanings
 
 
-def gcp_rows() -> list[Row]:
-    docstring = ast.get_docstring(ast.parse(GCP.read_text())) or ""
+def docstring_rows(path: Path) -> list[Row]:
+    """The ``- A2A_NAME (default): meaning`` list of a module's docstring."""
+    docstring = ast.get_docstring(ast.parse(path.read_text())) or ""
     rows: list[Row] = []
     for item in re.split(r"\n(?=- )", docstring):
         if not item.startswith("- A2A_"):
@@ -137,7 +140,14 @@ def render() -> str:
         out.append(_table(title, rows))
     out.append("## The Google Cloud adapter (`a2a_serverless_gcp.GcpSettings`)\n")
     out.append("Read by the functions-framework entry points besides the core's settings.\n")
-    out.append(_table("", gcp_rows()))
+    out.append(_table("", docstring_rows(GCP)))
+    out.append("## The client (`a2a_serverless.client`, `a2a-serverless call`, `card`, `check`)\n")
+    out.append(
+        "Credentials for calling other agents (docs/client.md), read when a client is made with "
+        "`CredentialOptions.from_env()` and by the commands; each secret may also be a "
+        "reference: `env:NAME`, `file:PATH`, `ssm:NAME`, `secretsmanager:ID`.\n"
+    )
+    out.append(_table("", docstring_rows(CLIENT)))
     return "\n".join(out)
 
 

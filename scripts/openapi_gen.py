@@ -1,5 +1,6 @@
 """Write a2a_serverless/rest/openapi.json, the OpenAPI 3.1 document of the HTTP+JSON/REST routes
-that GET /v1/openapi.json serves, from the code, at build time (the server only reads it).
+of both A2A versions that GET /v1/openapi.json serves, from the code, at build time (the server
+only reads it).
 
     .venv/bin/python scripts/openapi_gen.py          # rewrite a2a_serverless/rest/openapi.json
     .venv/bin/python scripts/openapi_gen.py --check  # exit 1 if it is out of date
@@ -14,16 +15,24 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from a2a_serverless.config import Settings
 from a2a_serverless.limits import MAX_INT64
 from a2a_serverless.models import PROTOCOL_VERSION
 from a2a_serverless.rest.openapi import DEPLOYMENT_LIMITS, placeholder
-from a2a_serverless.rest.proto_json import PUSH_CONFIG_COLLECTION
+from a2a_serverless.routepaths import V10_PATHS
+from a2a_serverless.v03.proto_json import PUSH_CONFIG_COLLECTION, ROLES, STATES
+from a2a_serverless.v10.methods import METHODS as V10_METHODS
+from a2a_serverless.v10.models import ROLES as V10_ROLES
+from a2a_serverless.v10.models import STATES as V10_STATES
+from a2a_serverless.v10.rest import ROUTES as V10_ROUTES
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "a2a_serverless" / "rest" / "openapi.json"
@@ -31,13 +40,21 @@ OUTPUT = ROOT / "a2a_serverless" / "rest" / "openapi.json"
 JSON = dict[str, Any]
 
 DESCRIPTION = """\
-An OpenAPI 3.1 document of the HTTP+JSON/REST routes (served at GET /v1/openapi.json).
+An OpenAPI 3.1 document of the HTTP+JSON/REST routes (served at GET /v1/openapi.json) of both
+A2A versions this server speaks:
 
-It describes what `routes.py` and `proto_json.py` actually accept and answer, closely enough for
-a schema-driven fuzzer (schemathesis, tests/reliability) to check both directions: every request
-the schemas call valid is accepted (2xx, or 404/409 for tasks that do not exist or cannot change
-state), every request they call invalid is refused with a 4xx, and every answer matches its
-response schema. So:
+- A2A 0.3's, under `/v1/` (what `v03/rest.py` and `v03/proto_json.py` accept and answer);
+  their components have plain names (`Task`, `SendMessageRequest`);
+- A2A 1.0's, without a prefix (what `v10/rest.py` routes to `v10/methods.py`: ProtoJSON,
+  camelCase, enums by name such as `TASK_STATE_WORKING`, errors as `google.rpc.Status`); every
+  request says `A2A-Version: 1.0`, and each route is also served under one leading `/{tenant}/`
+  segment (not listed); their components are named `v10.*`, requests `v10.request.*` (the
+  1.0 codec's request objects).
+
+It is close enough for a schema-driven fuzzer (schemathesis, tests/reliability) to check both
+directions: every request the schemas call valid is accepted (2xx, or 400/404/409 for tasks
+that do not exist or cannot change state), every request they call invalid is refused with a
+4xx, and every answer matches its response schema. So:
 
 - request schemas say `null` is allowed wherever proto3 JSON reads it as "left out", integers
   may be JSON strings of digits, and unknown fields are allowed (they are ignored);
@@ -72,28 +89,9 @@ class Limits:
         return cls(**{name: placeholder(name) for name in DEPLOYMENT_LIMITS})
 
 
-_STATES = [
-    "TASK_STATE_SUBMITTED",
-    "TASK_STATE_WORKING",
-    "TASK_STATE_INPUT_REQUIRED",
-    "TASK_STATE_COMPLETED",
-    "TASK_STATE_CANCELLED",
-    "TASK_STATE_FAILED",
-    "TASK_STATE_REJECTED",
-    "TASK_STATE_AUTH_REQUIRED",
-    "TASK_STATE_UNSPECIFIED",
-]
-_OUR_STATES = [
-    "submitted",
-    "working",
-    "input-required",
-    "completed",
-    "canceled",
-    "failed",
-    "rejected",
-    "auth-required",
-    "unknown",
-]
+# 0.3's proto names of the states, and ours, from the 0.3 codec's table.
+_STATES = list(STATES.values())
+_OUR_STATES = [state.value for state in STATES]
 STRING: JSON = {"type": "string"}
 OBJECT: JSON = {"type": "object"}
 
@@ -195,6 +193,42 @@ def _int_like(minimum: int) -> JSON:
 # --- responses (what proto_json.to_* writes) -----------------------------------------------------
 
 
+def _stream_event(stream_response: JSON, error: JSON) -> JSON:
+    """One server-sent event of a stream whose `data` is `stream_response`, or `error`."""
+    return {
+        "description": "One server-sent event (OpenAPI 3.1: `schema` describes each event): "
+        "`id` is the task's event log position and `data` a StreamResponse; an error after "
+        "the stream began is one `event: error` whose data is the error body.",
+        "oneOf": [
+            {
+                "type": "object",
+                "required": ["id", "data"],
+                "properties": {
+                    "event": {"const": "message"},
+                    "id": {"type": "string", "pattern": "^[0-9]+$"},
+                    "data": {
+                        "type": "string",
+                        "contentMediaType": "application/json",
+                        "contentSchema": stream_response,
+                    },
+                },
+            },
+            {
+                "type": "object",
+                "required": ["event", "data"],
+                "properties": {
+                    "event": {"const": "error"},
+                    "data": {
+                        "type": "string",
+                        "contentMediaType": "application/json",
+                        "contentSchema": error,
+                    },
+                },
+            },
+        ],
+    }
+
+
 def _response_schemas() -> JSON:
     metadata = {"type": "object", "description": "google.protobuf.Struct"}
     file_branches = {
@@ -228,7 +262,7 @@ def _response_schemas() -> JSON:
                 "messageId": STRING,
                 "contextId": STRING,
                 "taskId": STRING,
-                "role": {"enum": ["ROLE_USER", "ROLE_AGENT"]},
+                "role": {"enum": list(ROLES.values())},
                 "content": {"type": "array", "items": _ref("Part")},
                 "metadata": metadata,
                 "extensions": _strings(),
@@ -293,38 +327,7 @@ def _response_schemas() -> JSON:
                 _closed(["artifactUpdate"], {"artifactUpdate": _ref("TaskArtifactUpdateEvent")}),
             ]
         },
-        "StreamEvent": {
-            "description": "One server-sent event (OpenAPI 3.1: `schema` describes each event): "
-            "`id` is the task's event log position and `data` a StreamResponse; an error after "
-            "the stream began is one `event: error` whose data is the error body.",
-            "oneOf": [
-                {
-                    "type": "object",
-                    "required": ["id", "data"],
-                    "properties": {
-                        "event": {"const": "message"},
-                        "id": {"type": "string", "pattern": "^[0-9]+$"},
-                        "data": {
-                            "type": "string",
-                            "contentMediaType": "application/json",
-                            "contentSchema": _ref("StreamResponse"),
-                        },
-                    },
-                },
-                {
-                    "type": "object",
-                    "required": ["event", "data"],
-                    "properties": {
-                        "event": {"const": "error"},
-                        "data": {
-                            "type": "string",
-                            "contentMediaType": "application/json",
-                            "contentSchema": _ref("Error"),
-                        },
-                    },
-                },
-            ],
-        },
+        "StreamEvent": _stream_event(_ref("StreamResponse"), _ref("Error")),
         "SendMessageResponse": {
             "oneOf": [
                 _closed(["task"], {"task": _ref("Task")}),
@@ -399,7 +402,7 @@ def _response_schemas() -> JSON:
     }
 
 
-# --- requests (what proto_json.from_* and routes.py read) ------------------------------------
+# --- requests (what proto_json.from_* and v03/rest.py read) ---------------------------------
 
 
 def _request_schemas(limits: Limits) -> JSON:
@@ -779,18 +782,385 @@ def _operations() -> JSON:
     }
 
 
+# --- A2A 1.0's routes ----------------------------------------------------------------------------
+#
+# v10/rest.py's route table (ROUTES: route -> verb -> method, body and query) at routepaths'
+# templates (V10_PATHS); each request object the one the 1.0 codec decodes (v10/models.py, its
+# JSON Schema as msgspec writes it), with what those Structs cannot say added; the state and
+# role names from the codec's tables. Component names start with "v10.".
+
+V10_PREFIX = "v10."
+V10_MEDIA_TYPE = "application/a2a+json"
+
+
+def _v10_ref(name: str) -> JSON:
+    return _ref(V10_PREFIX + name)
+
+
+def _v10_request_schemas(limits: Limits) -> tuple[dict[str, JSON], JSON]:
+    """Each 1.0 method's request object (by method name) and the components they use."""
+    methods = {name: method.params for name, method in V10_METHODS.items()}
+    found, components = msgspec.json.schema_components(
+        list(methods.values()), ref_template=f"#/components/schemas/{V10_PREFIX}request.{{name}}"
+    )
+    for schema in components.values():
+        schema.pop("title", None)  # the class name, which the component's name says
+    _v10_fix_requests(components, limits)
+    requests = dict(zip(methods, found, strict=True))
+    return requests, {f"{V10_PREFIX}request.{name}": s for name, s in components.items()}
+
+
+def _v10_fix_requests(schemas: JSON, limits: Limits) -> None:
+    """What the service and the codec check beyond the Structs' types."""
+    message = schemas["Message"]["properties"]
+    # The service takes user messages only.
+    message["role"] = {"const": V10_ROLES["user"], "description": "Clients send user messages."}
+    message["parts"]["maxItems"] = limits.max_message_parts
+    message["parts"]["description"] = (
+        f"At most max_message_parts ({limits.max_message_parts}) parts."
+    )
+    part = schemas["Part"]
+    part["properties"]["raw"] = _nullable(
+        {
+            "type": "string",
+            "pattern": "^([A-Za-z0-9+/_-]{4})*([A-Za-z0-9+/_-]{2}(==)?|[A-Za-z0-9+/_-]{3}=?)?$",
+            "description": "proto bytes: base64, standard or URL-safe, padding optional. At "
+            "most max_file_bytes per file and max_message_file_bytes per message "
+            f"({limits.max_file_bytes} and {limits.max_message_file_bytes} here, counted "
+            "decoded): 413 beyond.",
+        }
+    )
+    absent = {"type": "null"}
+    branches = []
+    for present in ("text", "raw", "url", "data"):
+        others = {name: absent for name in ("text", "raw", "url") if name != present}
+        branch: JSON = {"required": [present], "properties": others}
+        if present != "data":
+            branch["properties"] = {**others, present: STRING}
+            branch["not"] = {"required": ["data"]}
+        branches.append(branch)
+    part["oneOf"] = branches
+    part["description"] = (
+        "Exactly one of text, raw, url or data (data: any JSON value, null included). The "
+        "media type of a file (raw or url) must be one the agent accepts (415 otherwise)."
+    )
+    push = schemas["TaskPushNotificationConfig"]["properties"]
+    push["url"] = {
+        "type": "string",
+        "format": "uri",
+        "description": "Checked by the SSRF guard: https, a host resolving only to public "
+        "addresses, no credentials in the URL (400 otherwise).",
+    }
+    push["id"] = _nullable({"type": "string", "pattern": "^[^/]*$"})
+    push["token"] = _nullable(_header_value())
+    schemas["AuthenticationInfo"]["properties"]["credentials"] = _nullable(_header_value())
+
+
+def _v10_body(request: JSON, path_fields: tuple[str, ...]) -> JSON:
+    """A route's body: its method's request object, less what the path gives (a body may
+    repeat a path field only with the path's value)."""
+    body = json.loads(json.dumps(request))  # a copy: the components are shared
+    required = [name for name in body.get("required", []) if name not in path_fields]
+    if required:
+        body["required"] = required
+    else:
+        body.pop("required", None)
+    for name in path_fields:
+        if name in body["properties"]:
+            body["properties"][name] = {
+                **_nullable(STRING),
+                "description": "Must be the path's, if given.",
+            }
+    return body
+
+
+def _v10_responses(ok: JSON | None, *errors: int, stream: bool = False) -> JSON:
+    reasons = {
+        400: "invalid request (google.rpc.BadRequest names the field), or the task is in a "
+        "state that does not allow this (TaskNotCancelable, UnsupportedOperation, ...)",
+        401: "missing or bad credentials (the deployment's schemes, see the agent card)",
+        403: "the caller lacks a scope",
+        404: "no such task (or route)",
+        405: "the id names another route (it ends in :cancel or :subscribe), which has no GET",
+        409: "the messageId was used for another message, or the task has a config for that "
+        "URL already or as many configs as it may have",
+        413: "the body or a file is over a limit",
+        415: "the body is not JSON, or a part's media type is not one the agent accepts",
+        503: "credentials cannot be checked right now, or the store cannot be reached",
+    }
+    responses: JSON = {}
+    if stream:
+        responses["200"] = {
+            "description": "Server-sent events: the Task first (unless Last-Event-ID), then its "
+            "events until the task is final, waits for input, or the time budget ends.",
+            "content": {"text/event-stream": {"schema": _v10_ref("StreamEvent")}},
+        }
+    elif ok is not None:
+        responses["200"] = {"description": "OK", "content": {V10_MEDIA_TYPE: {"schema": ok}}}
+    for status in sorted({*errors, 400, 401, 403, 503}):
+        responses[str(status)] = {
+            "description": reasons[status],
+            "content": {V10_MEDIA_TYPE: {"schema": _v10_ref("Error")}},
+        }
+    return responses
+
+
+def _v10_response_schemas() -> JSON:
+    metadata = {"type": "object", "description": "google.protobuf.Struct"}
+    file_fields = {"mediaType": STRING, "filename": STRING, "metadata": metadata}
+    schemas: JSON = {
+        "Part": {
+            "oneOf": [
+                _closed(["text"], {"text": STRING, "metadata": metadata}),
+                _closed(["raw"], {"raw": {"type": "string"}, **file_fields}),
+                _closed(["url"], {"url": STRING, **file_fields}),
+                _closed(["data"], {"data": {"description": "any JSON"}, "metadata": metadata}),
+            ]
+        },
+        "Message": _closed(
+            ["messageId", "role", "parts"],
+            {
+                "messageId": STRING,
+                "contextId": STRING,
+                "taskId": STRING,
+                "role": {"enum": list(V10_ROLES.values())},
+                "parts": {"type": "array", "items": _v10_ref("Part")},
+                "metadata": metadata,
+                "extensions": _strings(),
+                "referenceTaskIds": _strings(),
+            },
+        ),
+        "TaskStatus": _closed(
+            ["state"],
+            {
+                "state": {"enum": list(V10_STATES.values())},
+                "message": _v10_ref("Message"),
+                "timestamp": {"type": "string", "format": "date-time"},
+            },
+        ),
+        "Artifact": _closed(
+            ["artifactId", "parts"],
+            {
+                "artifactId": STRING,
+                "name": STRING,
+                "description": STRING,
+                "parts": {"type": "array", "items": _v10_ref("Part")},
+                "metadata": metadata,
+                "extensions": _strings(),
+            },
+        ),
+        "Task": _closed(
+            ["id", "contextId", "status"],
+            {
+                "id": STRING,
+                "contextId": STRING,
+                "status": _v10_ref("TaskStatus"),
+                "artifacts": {"type": "array", "items": _v10_ref("Artifact")},
+                "history": {"type": "array", "items": _v10_ref("Message")},
+                "metadata": metadata,
+            },
+        ),
+        "TaskStatusUpdateEvent": _closed(
+            ["taskId", "contextId", "status"],
+            {
+                "taskId": STRING,
+                "contextId": STRING,
+                "status": _v10_ref("TaskStatus"),
+                "metadata": metadata,
+            },
+        ),
+        "TaskArtifactUpdateEvent": _closed(
+            ["taskId", "contextId", "artifact"],
+            {
+                "taskId": STRING,
+                "contextId": STRING,
+                "artifact": _v10_ref("Artifact"),
+                "append": {"type": "boolean"},
+                "lastChunk": {"type": "boolean"},
+                "metadata": metadata,
+            },
+        ),
+        "StreamResponse": {
+            "oneOf": [
+                _closed(["task"], {"task": _v10_ref("Task")}),
+                _closed(["message"], {"message": _v10_ref("Message")}),
+                _closed(["statusUpdate"], {"statusUpdate": _v10_ref("TaskStatusUpdateEvent")}),
+                _closed(
+                    ["artifactUpdate"], {"artifactUpdate": _v10_ref("TaskArtifactUpdateEvent")}
+                ),
+            ]
+        },
+        "SendMessageResponse": {
+            "oneOf": [
+                _closed(["task"], {"task": _v10_ref("Task")}),
+                _closed(["message"], {"message": _v10_ref("Message")}),
+            ]
+        },
+        "ListTasksResponse": _closed(
+            ["tasks", "nextPageToken", "pageSize", "totalSize"],
+            {
+                "tasks": {"type": "array", "items": _v10_ref("Task")},
+                "nextPageToken": STRING,
+                "pageSize": {"type": "integer"},
+                "totalSize": {"type": "integer"},
+            },
+        ),
+        "AuthenticationInfo": _closed(["scheme"], {"scheme": STRING, "credentials": STRING}),
+        "TaskPushNotificationConfig": _closed(
+            ["taskId", "url"],
+            {
+                "taskId": STRING,
+                "id": STRING,
+                "url": STRING,
+                "token": STRING,
+                "authentication": _v10_ref("AuthenticationInfo"),
+            },
+        ),
+        "ListTaskPushNotificationConfigsResponse": _closed(
+            ["configs", "nextPageToken"],
+            {
+                "configs": {"type": "array", "items": _v10_ref("TaskPushNotificationConfig")},
+                "nextPageToken": STRING,
+            },
+        ),
+        "AgentCard": {
+            "type": "object",
+            "description": "The authenticated extended agent card, in 1.0's form",
+            "required": ["name", "description", "version", "supportedInterfaces"],
+        },
+        "Empty": _closed([], {}),
+        "Error": _closed(
+            ["error"],
+            {
+                "error": _closed(
+                    ["code", "status", "message", "details"],
+                    {
+                        "code": {"type": "integer", "description": "the HTTP status"},
+                        "status": {"type": "string", "description": "the google.rpc.Code name"},
+                        "message": STRING,
+                        "details": {
+                            "type": "array",
+                            "description": "a google.rpc.ErrorInfo (reason: the A2A error, "
+                            "e.g. TASK_NOT_FOUND; domain a2a-protocol.org), then a "
+                            "google.rpc.BadRequest naming the fields of an invalid request",
+                            "items": {"type": "object", "required": ["@type"]},
+                        },
+                    },
+                )
+            },
+        ),
+    }
+    schemas["StreamEvent"] = _stream_event(_v10_ref("StreamResponse"), _v10_ref("Error"))
+    return {V10_PREFIX + name: schema for name, schema in schemas.items()}
+
+
+V10_VERSION_HEADER: JSON = {
+    "name": "A2A-Version",
+    "in": "header",
+    "required": True,
+    "schema": {"type": "string", "pattern": r"^0*1(\.0+(\.[0-9]+)*)?$", "maxLength": 32},
+    "description": "1.0: these routes are A2A 1.0's (without it a request is A2A 0.3, refused "
+    "here with VersionNotSupportedError, 400). May be given as the A2A-Version query parameter "
+    "instead.",
+}
+# Each path field of a 1.0 route: a non-empty segment.
+_V10_PATH_FIELD: JSON = {"type": "string", "minLength": 1, "pattern": "^[^/]+$"}
+_V10_OPERATION_IDS = {
+    "SubscribeToTask": {"get": "subscribeToTask", "post": "subscribeToTaskPost"},
+}
+
+
+def _v10_query(name: str, request: JSON, kind: type) -> JSON:
+    """A query parameter: its field's schema in the request object, as query text."""
+    field = request["properties"][name]
+    schema = next((s for s in field.get("anyOf", [field]) if s.get("type") != "null"), field)
+    schema = {k: v for k, v in schema.items() if k != "default"}
+    if kind is bool:
+        schema = dict(_BOOLEAN_TEXT)
+    elif kind is int:
+        schema.setdefault("maximum", 10**20 - 1)  # up to 20 digits
+    elif name == "statusTimestampAfter":
+        # RFC 3339, checked by the codec; empty is left out (proto3).
+        schema = {"anyOf": [{"type": "string", "format": "date-time"}, {"const": ""}]}
+    return {"name": name, "in": "query", "required": False, "schema": schema}
+
+
+def _v10_operations(limits: Limits) -> tuple[JSON, JSON]:
+    requests, components = _v10_request_schemas(limits)
+    paths: JSON = {}
+    for route, verbs in V10_ROUTES.items():
+        template = V10_PATHS[route]
+        path_fields = tuple(part[1:-1] for part in re.findall(r"\{[^}]+\}", template))
+        operations: JSON = {}
+        for verb, operation in verbs.items():
+            request = components[requests[operation.method]["$ref"].rsplit("/", 1)[1]]
+            parameters: list[JSON] = [V10_VERSION_HEADER]
+            for name in path_fields:
+                schema = dict(_V10_PATH_FIELD)
+                if route == "task":
+                    # /tasks/{id}: an id ending in ":cancel" or ":subscribe" names those routes.
+                    schema["not"] = {"pattern": ":(cancel|subscribe)$"}
+                parameters.append({"name": name, "in": "path", "required": True, "schema": schema})
+            parameters += [_v10_query(name, request, kind) for name, kind in operation.query]
+            method = verb.lower()
+            op_id = _V10_OPERATION_IDS.get(operation.method, {}).get(method)
+            entry: JSON = {
+                "operationId": op_id or operation.method[0].lower() + operation.method[1:],
+                "summary": f"A2A 1.0 {operation.method}",
+                "parameters": parameters,
+            }
+            errors: tuple[int, ...] = (404,)
+            if operation.body is not None:
+                body = _v10_body(request, path_fields)
+                entry["requestBody"] = {
+                    "required": bool(operation.body or operation.typed),
+                    "description": "JSON (application/a2a+json or application/json)"
+                    + ("" if operation.body else "; `{}` will do"),
+                    "content": _json(body),
+                }
+                errors += (409, 413, 415)
+            if route == "task":
+                errors += (405,)
+            streaming = V10_METHODS[operation.method].streaming
+            ok = None if streaming else _v10_ref(_V10_RESULTS[operation.method])
+            entry["responses"] = _v10_responses(ok, *errors, stream=streaming)
+            operations[method] = entry
+        paths[template] = operations
+    return paths, components
+
+
+# What each 1.0 method answers (a component of _v10_response_schemas).
+_V10_RESULTS = {
+    "SendMessage": "SendMessageResponse",
+    "GetTask": "Task",
+    "ListTasks": "ListTasksResponse",
+    "CancelTask": "Task",
+    "CreateTaskPushNotificationConfig": "TaskPushNotificationConfig",
+    "GetTaskPushNotificationConfig": "TaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs": "ListTaskPushNotificationConfigsResponse",
+    "DeleteTaskPushNotificationConfig": "Empty",
+    "GetExtendedAgentCard": "AgentCard",
+}
+
+
 def build(limits: Limits) -> JSON:
     """The OpenAPI document for a deployment with these limits."""
+    v10_paths, v10_components = _v10_operations(limits)
     return {
         "openapi": "3.1.0",
         "info": {
-            "title": "A2A HTTP+JSON/REST transport (a2a-serverless)",
+            "title": "A2A HTTP+JSON/REST transports, A2A 0.3 and 1.0 (a2a-serverless)",
             "version": PROTOCOL_VERSION,
             "description": DESCRIPTION,
         },
-        "paths": _operations(),
+        "paths": {**_operations(), **v10_paths},
         "components": {
-            "schemas": {**_response_schemas(), **_request_schemas(limits)},
+            "schemas": {
+                **_response_schemas(),
+                **_request_schemas(limits),
+                **_v10_response_schemas(),
+                **v10_components,
+            },
         },
     }
 

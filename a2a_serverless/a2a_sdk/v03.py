@@ -27,7 +27,7 @@ class Dialect03:
                 accepted_output_modes=context.accepted_output_modes
             )
         params = MessageSendParams(
-            message=SdkMessage.model_validate(context.message.dump()),
+            message=SdkMessage.model_validate(context.message.model_dump()),
             configuration=configuration,
             metadata=context.metadata or None,
         )
@@ -35,7 +35,7 @@ class Dialect03:
             request=params,
             task_id=context.task_id,
             context_id=context.context_id,
-            task=None if task is None else SdkTask.model_validate(task.dump()),
+            task=None if task is None else SdkTask.model_validate(task.model_dump()),
             call_context=ServerCallContext(
                 user=sdk_user(context.owner), requested_extensions=set(context.extensions)
             ),
@@ -45,7 +45,7 @@ class Dialect03:
         return RequestContext(
             task_id=task.id,
             context_id=task.context_id,
-            task=SdkTask.model_validate(task.dump()),
+            task=SdkTask.model_validate(task.model_dump()),
             call_context=ServerCallContext(user=sdk_user(owner)),
         )
 

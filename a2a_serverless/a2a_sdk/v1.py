@@ -1,5 +1,5 @@
 """a2a-sdk 1.x: its objects are protobuf messages of the A2A 1.0 proto; each side is read from
-the other's ProtoJSON, through the v1.0 converters of `a2a_serverless.v1`.
+the other's ProtoJSON, through the v1.0 converters of `a2a_serverless.v10`.
 
 a2a-sdk 1.x and 0.3.x cannot be installed side by side, and the type checker sees 0.3.x (the
 test extra's): the 1.x modules are looked up by name here, their objects typed `Any`.
@@ -12,8 +12,8 @@ from typing import Any
 
 from .. import models as m
 from ..turn import Context
-from ..v1 import convert
-from ..v1 import models as v1
+from ..v10 import convert
+from ..v10 import models as v1
 from . import SdkEvent, Sink
 
 
@@ -133,10 +133,9 @@ def _message(wire: dict[str, Any], field: str) -> m.Message:
 
 
 def _status(wire: dict[str, Any], field: str) -> m.TaskStatus:
-    name = wire.get("state", "TASK_STATE_UNSPECIFIED")
     message = wire.get("message")
     return m.TaskStatus(
-        state=m.TaskState.UNKNOWN if name == "TASK_STATE_UNSPECIFIED" else convert.state_in(name),
+        state=convert.state_in(wire.get("state", v1.UNSPECIFIED)),
         message=None if message is None else _message(message, f"{field}.message"),
         timestamp=wire.get("timestamp"),
     )

@@ -156,7 +156,7 @@ class Inspector:
         dead = {(d.config_id, d.seq): d for d in letters}
         configs: list[dict[str, Any]] = []
         for stored in await store.list_push_configs(task_id):
-            config = stored.config.dump()
+            config = stored.config.model_dump()
             config_id = stored.config.id or stored.task_id
             if config.get("token"):
                 config["token"] = "•" * 8  # a secret of the client's: shown as set, not what

@@ -35,6 +35,7 @@ from typing import Any
 from ..config import Settings
 from ..exceptions import ConfigurationError
 from ..extras import MissingExtra, crypto_available, require_crypto
+from ..secretrefs import SecretUnavailable, read_file_reference
 
 log = logging.getLogger("a2a_serverless.push")
 
@@ -115,11 +116,10 @@ def configured_keys(settings: Settings) -> str | None:
     if not value:
         return None
     if value.startswith("file:"):
-        path = Path(value.removeprefix("file:").removeprefix("//"))
         try:
-            return path.read_text()
-        except OSError as exc:
-            raise ValueError(f"A2A_PUSH_SIGNING_KEYS: cannot read {path}: {exc}") from None
+            return read_file_reference(value)
+        except SecretUnavailable as exc:
+            raise ValueError(f"A2A_PUSH_SIGNING_KEYS: {exc}") from None
     return value
 
 

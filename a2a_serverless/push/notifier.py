@@ -371,7 +371,7 @@ class PushNotifier:
         except HostUnresolvable as unresolved:
             return DeliveryResult("retry", str(unresolved))
         # The task as the write that queued it left it, else (too large to queue, a redrive) now.
-        task = (payload.task if payload is not None else None) or record.task.dump()
+        task = (payload.task if payload is not None else None) or record.task.model_dump()
         body = bounded_body(task, self.settings.push_max_body_bytes, stored.protocol)
         token, _ = self.signer.sign(body, config.url, record.task_id, notification_id=nid, seq=seq)
         try:

@@ -1,7 +1,8 @@
 """What one notification is: its stable id, its body (the Task, bounded) and its headers.
 
 Pure functions of the task and the config, shared by the outbox (the snapshot a job carries),
-the delivery (the body and headers of the POST) and the tests.
+the delivery (the body and headers of the POST) and the tests. The body's form is the codec's
+of the version the config was set in (`versions.webhook_form`); nothing here is of one version.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import msgspec
 
 from ..models import PushNotificationConfig, Task
+from ..versions import V03, webhook_form
 
 # Notification ids are uuid5(NOTIFICATION_NAMESPACE, "<task id>/<config id>/<seq>").
 NOTIFICATION_NAMESPACE = uuid.UUID("5d0f4c1e-2f7b-5a57-9a0e-6b1d3c2a8e41")
@@ -45,49 +47,44 @@ def encode_task(task: dict[str, Any]) -> bytes:
         return json.dumps(task, sort_keys=True, separators=(",", ":")).encode()
 
 
-def bounded_body(task: dict[str, Any], limit: int, protocol: str = "0.3") -> bytes:
-    """The notification body of `task` (its v0.3 JSON), at most about `limit` bytes: a larger
-    task goes without its history and artifacts, then without anything but its id, context and
-    status state (the receiver reads the rest with tasks/get).
+def bounded_body(task: dict[str, Any], limit: int, version: str = V03) -> bytes:
+    """The notification body of `task` (its internal JSON), at most about `limit` bytes: a
+    larger task goes without its history and artifacts, then without anything but its id,
+    context and status state (the receiver reads the rest with tasks/get).
 
-    In the version the config was registered in: v0.3, the Task; v1.0, a StreamResponse
-    `{"task": ...}` in v1.0's shapes (spec v1.0 §4.3.3).
+    In the form of the version the config was registered in (its codec's, `versions.
+    webhook_form`): v0.3, the Task; v1.0, a StreamResponse `{"task": ...}` in v1.0's shapes.
     """
-    if protocol == "1.0":
-        from ..v1.convert import task_out
-
-        task = task_out(Task.model_validate(task))
-
-    def encoded(body: dict[str, Any]) -> bytes:
-        return encode_task({"task": body} if protocol == "1.0" else body)
-
-    body = encoded(task)
+    form = webhook_form(version)
+    task = form.task(task)
+    body = encode_task(form.body(task))
     if len(body) <= limit:
         return body
     trimmed = {k: v for k, v in task.items() if k not in ("history", "artifacts")}
-    body = encoded(trimmed)
+    body = encode_task(form.body(trimmed))
     if len(body) <= limit:
         return body
     status = task.get("status") or {}
     bare = {
+        **form.BARE,
         "id": task.get("id"),
         "contextId": task.get("contextId"),
         "status": {k: status[k] for k in ("state", "timestamp") if k in status},
     }
-    return encoded(bare if protocol == "1.0" else {"kind": "task", **bare})
+    return encode_task(form.body(bare))
 
 
 def notification_headers(
-    config: PushNotificationConfig, nid: str, seq: int, jwt_token: str, protocol: str = "0.3"
+    config: PushNotificationConfig, nid: str, seq: int, jwt_token: str, version: str = V03
 ) -> dict[str, str]:
     """The headers of one notification POST (ValueError if the config's values are unusable).
 
     Our JWT goes in `Authorization: Bearer`, unless the config carries credentials for a Bearer
-    or Basic scheme: those then go in Authorization and the JWT in X-A2A-Notification-JWT. A
-    v1.0 config's body is `application/a2a+json`.
+    or Basic scheme: those then go in Authorization and the JWT in X-A2A-Notification-JWT. The
+    body's type is the config's version's (v1.0: `application/a2a+json`).
     """
     headers = {
-        "Content-Type": "application/a2a+json" if protocol == "1.0" else "application/json",
+        "Content-Type": webhook_form(version).CONTENT_TYPE,
         "X-A2A-Notification-Id": nid,
         "X-A2A-Notification-Seq": str(seq),
     }
@@ -123,7 +120,7 @@ def _explicit_authorization(config: PushNotificationConfig) -> str | None:
 
 def snapshot(task: Task) -> dict[str, Any] | None:
     """The Task a notification job carries, or None if it is too large to queue."""
-    data = task.dump()
+    data = task.model_dump()
     if len(encode_task(data)) > MAX_INLINE_TASK_BYTES:
         return None
     return data

@@ -1,26 +1,5 @@
-"""The HTTP+JSON/REST transport (spec §3.2.3): `routes` maps requests to the TaskService,
-`proto_json` converts between the REST wire form (proto JSON) and our models' JSON form."""
-
-from __future__ import annotations
-
-from ..httpjson import HttpRequest, RestReply, RestStreamReply
-from ..limits import RequestTooLargeError
-from ..routepaths import is_rest_path
-from .routes import (
-    error_body,
-    error_reply,
-    handle,
-    stream_event_body,
-)
-
-__all__ = [
-    "HttpRequest",
-    "RequestTooLargeError",
-    "RestReply",
-    "RestStreamReply",
-    "error_body",
-    "error_reply",
-    "handle",
-    "is_rest_path",
-    "stream_event_body",
-]
+"""A2A 0.3's HTTP+JSON/REST transport (spec §3.2.3), the routes under `/v1/`: `transport.py`
+reads and answers the HTTP request, the 0.3 codec (`v03/rest.py`, `v03/proto_json.py`) maps
+routes to methods and translates proto JSON; `openapi.py` serves the OpenAPI document of these
+routes and of A2A 1.0's.
+Imported on the first request under `/v1/`."""

@@ -1,8 +1,10 @@
-"""The OpenAPI 3.1 document of the HTTP+JSON/REST routes (served at GET /v1/openapi.json).
+"""The OpenAPI 3.1 document of the HTTP+JSON/REST routes of both A2A versions (served at GET
+/v1/openapi.json): 0.3's under `/v1/`, 1.0's without a prefix.
 
 It is data: `openapi.json` beside this module, written at build time by scripts/openapi_gen.py
-from the code that describes what `routes.py` and `proto_json.py` accept and answer (that
-script says how, and why the schemas look as they do); tests/docs/test_openapi_data.py fails
+from the code that describes what `v03/rest.py` and `v03/proto_json.py`, and `v10/rest.py`
+and the 1.0 codec's request objects, accept and answer (that script says how, and why the
+schemas look as they do); tests/docs/test_openapi_data.py fails
 when it is stale. What depends on the deployment — its limits, `DEPLOYMENT_LIMITS` — is a
 placeholder there, filled in here from the settings. Security schemes are per deployment and
 declared on the agent card, not here.

@@ -33,7 +33,7 @@ from typing import Any, Protocol, runtime_checkable
 import msgspec
 
 from .. import codec
-from ..exceptions import A2AServerlessError, ConfigurationError, UnavailableError
+from ..exceptions import A2AServerlessError, ConfigurationError, LimitError, UnavailableError
 from ..models import (
     Message,
     PushNotificationConfig,
@@ -72,6 +72,20 @@ class StoreOpenError(StoreError, ConfigurationError):
     """The store a URL names cannot be opened as one: a missing file where none may be made, a
     directory, a file that is no store, a cloud store without its region. A setting to fix,
     not an outage (a ValueError too, as any bad setting is); the message names the store."""
+
+
+class StoreLimitExceeded(StoreError, LimitError):
+    """A write would break one of the store's own limits (a DynamoDB item's 400 KB, a Firestore
+    document's 1 MiB, a transaction's size): nothing was written. Like `max_task_bytes`, a
+    client's message over it is refused (-32602 / HTTP 413) and agent output over it fails the
+    task saying why. `store_limit` names the limit ("DynamoDB's item"), `size` is what the
+    write needed and `maximum` what the store takes."""
+
+    def __init__(self, message: str, *, store_limit: str, size: int, maximum: int) -> None:
+        super().__init__(message)
+        self.store_limit = store_limit
+        self.size = size
+        self.maximum = maximum
 
 
 class TaskAlreadyExists(StoreError):
@@ -270,7 +284,7 @@ class StoredReply:
 def message_digest(message: Message) -> str:
     """A digest of a message's parts (JSON with sorted keys), to compare a retry with its first
     copy. Key order inside DataPart data does not count, as with comparing the parts' dumps."""
-    dumped = [part.dump() for part in message.parts]
+    dumped = [part.model_dump() for part in message.parts]
     return hashlib.sha256(
         json.dumps(dumped, sort_keys=True, separators=(",", ":")).encode()
     ).hexdigest()

@@ -24,7 +24,11 @@ Order and tidiness:
   process) is referenced again, not uploaded again, so a task's status changes cost no uploads;
 - the write that finishes a task with an expiry (`finished_task_ttl_s`) marks every object under
   the task's prefix to expire with it (`ContentStore.expire`): the bucket's lifecycle rule then
-  removes them, orphans of unknown writes included.
+  removes them, orphans of unknown writes included;
+- content of a task that never came to exist (a process that died between the upload and the
+  task's first write) is found by a sweep (`Offloader.sweep`: the stores' `sweep_content`, the
+  `a2a-serverless content sweep` command), which deletes the objects of task prefixes whose task
+  does not exist, once they are an hour old.
 
 Objects hold the part's JSON as msgspec writes it, so decoding and writing it again gives the
 same bytes; a read checks the SHA-256 (`ContentCorrupt` on a mismatch, `ContentMissing` when the
@@ -39,12 +43,13 @@ import hashlib
 import logging
 import re
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import msgspec
 
@@ -114,6 +119,10 @@ class ContentStore(Protocol):
         bucket's lifecycle rule; no sooner)."""
         ...
 
+    async def listed(self, prefix: str) -> list[tuple[str, int]]:
+        """Every object under `prefix`: its key and when it was written (ms since the epoch)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class Offloaded:
@@ -148,9 +157,18 @@ def parse_bucket_url(url: str, scheme: str) -> tuple[str, str]:
     return bucket, prefix
 
 
+_TASKS = "tasks/"
+# How old a task's content must be before a sweep may remove it: a write under way is seconds.
+DEFAULT_SWEEP_AGE_S = 3600.0
+
+
 def task_prefix(task_id: str) -> str:
     """Where a task's content lives, relative to the content store's own prefix."""
-    return f"tasks/{quote(task_id, safe='')}/"
+    return f"{_TASKS}{quote(task_id, safe='')}/"
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
 
 
 def reply_prefix(key: str) -> str:
@@ -307,6 +325,40 @@ class Offloader:
             raise
         if reply.expires_at_ms is not None:
             await self._expire(prefix, reply.expires_at_ms)
+
+    async def sweep(
+        self,
+        exists: Callable[[str], Awaitable[bool]],
+        *,
+        older_than_s: float = DEFAULT_SWEEP_AGE_S,
+        now_ms: int | None = None,
+    ) -> list[str]:
+        """Delete the content of tasks that do not exist (`exists(task_id)` is False: never
+        written, or expired): what a task write that never committed left behind (a process
+        that died between the upload and the write, an unknown first write never retried).
+        A task prefix holding an object younger than `older_than_s` is left alone, as its
+        write may be under way. The keys deleted."""
+        cutoff = (now_ms if now_ms is not None else _now_ms()) - int(older_than_s * 1000)
+        by_task: dict[str, list[tuple[str, int]]] = {}
+        for key, written_ms in await self.content.listed(_TASKS):
+            task_id = unquote(key[len(_TASKS) :].split("/", 1)[0])
+            by_task.setdefault(task_id, []).append((key, written_ms))
+        swept: list[str] = []
+        for task_id, objects in by_task.items():
+            if any(written_ms > cutoff for _, written_ms in objects):
+                continue
+            if await exists(task_id):
+                continue
+            keys = [key for key, _ in objects]
+            await self.content.delete(keys)
+            with self._lock:
+                for key in keys:
+                    dropped = self._cached.pop(key, None)
+                    if dropped is not None:
+                        self._cached_size -= len(dropped)
+            log.info("swept %d object(s) of task %r, which does not exist", len(keys), task_id)
+            swept += keys
+        return swept
 
     # --- reads ----------------------------------------------------------------------------------
 

@@ -35,10 +35,10 @@ from ..codec import convert, to_builtins
 from ..config import Settings
 from ..exceptions import A2AServerlessError
 from ..models import Artifact, Message, Part, Task, TaskStatus, TextPart
-from ..rest import proto_json
 from ..routepaths import CARD_PATH
-from ..v1 import convert as v1convert
-from ..v1 import models as v1
+from ..v03 import proto_json
+from ..v10 import convert as v10convert
+from ..v10 import models as v10
 
 Version = Literal["0.3", "1.0"]
 Binding = Literal["jsonrpc", "rest"]
@@ -152,7 +152,7 @@ class AgentTestClient:
         params: dict[str, Any]
         if self.version == "1.0":
             params = {
-                "message": v1convert.message_out(message),
+                "message": v10convert.message_out(message),
                 "configuration": {"returnImmediately": not blocking},
             }
         else:
@@ -163,7 +163,7 @@ class AgentTestClient:
             return self._send_result(await self._call("send", params))
         if self.version == "1.0":
             return self._send_result(await self._rest("POST", "/message:send", params))
-        # 0.3's HTTP+JSON speaks the proto JSON of its a2a.proto (rest/proto_json.py).
+        # 0.3's HTTP+JSON speaks the proto JSON of its a2a.proto (v03/proto_json.py).
         reply = await self._rest("POST", "/v1/message:send", proto_json.to_send_params(params))
         if "task" in reply:
             return convert(proto_json.from_task(reply["task"]), Task)
@@ -280,11 +280,11 @@ def _text(parts: Sequence[Part]) -> str:
     return "".join(part.text for part in parts if isinstance(part, TextPart))
 
 
-# 1.0's wire form back into the kit's models (v1/convert.py goes the other way for these).
+# 1.0's wire form back into the kit's models (v10/convert.py goes the other way for these).
 
 
 def _message_from_v1(data: dict[str, Any]) -> Message:
-    return v1convert.message_in(convert(data, v1.Message))
+    return v10convert.message_in(convert(data, v10.Message))
 
 
 def _task_from_v1(data: dict[str, Any]) -> Task:
@@ -294,7 +294,7 @@ def _task_from_v1(data: dict[str, Any]) -> Task:
         id=data["id"],
         context_id=data["contextId"],
         status=TaskStatus(
-            state=v1convert.state_in(status["state"]),
+            state=v10convert.state_in(status["state"]),
             message=None if message is None else _message_from_v1(message),
             timestamp=status.get("timestamp"),
         ),
@@ -305,7 +305,7 @@ def _task_from_v1(data: dict[str, Any]) -> Task:
                 Artifact(
                     artifact_id=a["artifactId"],
                     parts=[
-                        v1convert.part_in(convert(p, v1.Part), f"artifacts.parts.{i}")
+                        v10convert.part_in(convert(p, v10.Part), f"artifacts.parts.{i}")
                         for i, p in enumerate(a["parts"])
                     ],
                     name=a.get("name"),

@@ -14,6 +14,13 @@ from typing import Any
 HOST = "abcdef1234.execute-api.us-east-1.amazonaws.com"
 # Where the agent's JSON-RPC endpoint is: "/" alone, "/agent/" in the FastAPI app.
 PATH_ENV = "BENCH_A2A_PATH"
+# The A2A version the probe speaks: "0.3" (the default: message/send, tasks/get) or "1.0"
+# (SendMessage, GetTask with the A2A-Version header), the version of the peer compared.
+PROTOCOL_ENV = "BENCH_A2A_PROTOCOL"
+
+
+def protocol() -> str:
+    return os.environ.get(PROTOCOL_ENV, "0.3")
 
 
 def http_api_event(body: str, *, path: str | None = None, method: str = "POST") -> dict[str, Any]:
@@ -36,6 +43,7 @@ def http_api_event(body: str, *, path: str | None = None, method: str = "POST") 
             "x-forwarded-for": "203.0.113.7",
             "x-forwarded-port": "443",
             "x-forwarded-proto": "https",
+            **({"a2a-version": "1.0"} if protocol() == "1.0" else {}),
         },
         "requestContext": {
             "accountId": "123456789012",
@@ -78,27 +86,33 @@ class LambdaContext:
 
 
 def send_body(text: str, *, request_id: int = 1) -> str:
-    """A JSON-RPC message/send request with a fresh messageId (every send is a new task)."""
-    return json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": request_id,
-            "method": "message/send",
-            "params": {
-                "message": {
-                    "kind": "message",
-                    "role": "user",
-                    "messageId": str(uuid.uuid4()),
-                    "parts": [{"kind": "text", "text": text}],
-                }
-            },
+    """A JSON-RPC send (message/send in 0.3, SendMessage in 1.0, blocking either way) with a
+    fresh messageId (every send is a new task)."""
+    message_id = str(uuid.uuid4())
+    if protocol() == "1.0":
+        method = "SendMessage"
+        message: dict[str, Any] = {
+            "role": "ROLE_USER",
+            "messageId": message_id,
+            "parts": [{"text": text}],
         }
+    else:
+        method = "message/send"
+        message = {
+            "kind": "message",
+            "role": "user",
+            "messageId": message_id,
+            "parts": [{"kind": "text", "text": text}],
+        }
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {"message": message}}
     )
 
 
 def get_body(task_id: str, *, request_id: int = 1) -> str:
+    method = "GetTask" if protocol() == "1.0" else "tasks/get"
     return json.dumps(
-        {"jsonrpc": "2.0", "id": request_id, "method": "tasks/get", "params": {"id": task_id}}
+        {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {"id": task_id}}
     )
 
 
@@ -110,6 +124,15 @@ def task_of(response: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f"HTTP {status}: {body[:500]}")
     reply = json.loads(body)
     result = reply.get("result")
-    if not isinstance(result, dict) or result.get("kind") != "task":
+    if protocol() == "1.0" and isinstance(result, dict) and "task" in result:
+        result = result["task"]  # SendMessage answers {"task": ...}; GetTask the Task itself
+    if not isinstance(result, dict) or not ("kind" in result or "status" in result):
+        raise ValueError(f"not a task result: {body[:500]}")
+    if protocol() != "1.0" and result.get("kind") != "task":
         raise ValueError(f"not a task result: {body[:500]}")
     return result
+
+
+def completed(state: object) -> bool:
+    """The task's state says completed, in either version's spelling."""
+    return state in ("completed", "TASK_STATE_COMPLETED")

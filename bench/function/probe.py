@@ -25,7 +25,14 @@ import sys  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from typing import Any, NoReturn  # noqa: E402
 
-from events import LambdaContext, get_body, http_api_event, send_body, task_of  # noqa: E402
+from events import (  # noqa: E402
+    LambdaContext,
+    completed,
+    get_body,
+    http_api_event,
+    send_body,
+    task_of,
+)
 
 Handler = Callable[[dict[str, Any], Any], dict[str, Any]]
 TEXT = "hello, bench"
@@ -38,7 +45,7 @@ def _send(handler: Handler, request_id: int) -> dict[str, Any]:
 def _checked_task(response: dict[str, Any]) -> dict[str, Any]:
     task = task_of(response)
     state = task.get("status", {}).get("state")
-    if state != "completed":
+    if not completed(state):
         raise ValueError(f"task is {state!r}, expected 'completed': {json.dumps(task)[:500]}")
     texts = [
         part.get("text")

@@ -1,10 +1,12 @@
 -- wrk script for the throughput section (bench/throughput.py): every request is a JSON-RPC
 -- message/send or message/stream (the first script argument) with a fresh messageId, since a
--- repeated messageId is an idempotent retry and would not run the agent again. A response
--- whose body does not show the task completed is counted as bad. `done` prints one line,
--- "BENCH {json}", that the bench parses.
+-- repeated messageId is an idempotent retry and would not run the agent again. The second
+-- argument is the A2A version spoken: "0.3" (the default) or "1.0" (SendMessage /
+-- SendStreamingMessage, 1.0's message shape, the A2A-Version header). A response whose body
+-- does not show the task completed is counted as bad. `done` prints one line, "BENCH {json}",
+-- that the bench parses.
 --
---   wrk -c32 -d20s -s a2a.lua http://127.0.0.1:8000/ -- message/send
+--   wrk -c32 -d20s -s a2a.lua http://127.0.0.1:8000/ -- message/send 1.0
 
 local threads = {}
 local thread_count = 0
@@ -17,7 +19,24 @@ end
 
 function init(args)
   method = args[1] or "message/send"
-  accept = method == "message/stream" and "text/event-stream" or "application/json"
+  version = args[2] or "0.3"
+  streaming = method == "message/stream"
+  accept = streaming and "text/event-stream" or "application/json"
+  headers = {["Content-Type"] = "application/json", ["Accept"] = accept}
+  if version == "1.0" then
+    rpc_method = streaming and "SendStreamingMessage" or "SendMessage"
+    template = '{"jsonrpc":"2.0","id":%d,"method":"%s","params":{"message":{' ..
+      '"role":"ROLE_USER","messageId":"%s%d","parts":[{"text":"hello, bench"}]}}}'
+    -- Only a completed task carries this name; the 1.x SDK's SSE frames put a space after
+    -- each colon, so the state's key is left out of the marker.
+    done_marker = '"TASK_STATE_COMPLETED"'
+    headers["A2A-Version"] = "1.0"
+  else
+    rpc_method = method
+    template = '{"jsonrpc":"2.0","id":%d,"method":"%s","params":{"message":{"kind":"message",' ..
+      '"role":"user","messageId":"%s%d","parts":[{"kind":"text","text":"hello, bench"}]}}}'
+    done_marker = '"state":"completed"'
+  end
   prefix = string.format("bench-%d-%d-", os.time(), tid)
   counter = 0
   bad = 0
@@ -25,16 +44,12 @@ end
 
 function request()
   counter = counter + 1
-  local body = string.format(
-    '{"jsonrpc":"2.0","id":%d,"method":"%s","params":{"message":{"kind":"message",' ..
-    '"role":"user","messageId":"%s%d","parts":[{"kind":"text","text":"hello, bench"}]}}}',
-    counter, method, prefix, counter)
-  return wrk.format("POST", "/", {["Content-Type"] = "application/json", ["Accept"] = accept},
-    body)
+  local body = string.format(template, counter, rpc_method, prefix, counter)
+  return wrk.format("POST", "/", headers, body)
 end
 
 function response(status, headers, body)
-  if status ~= 200 or not string.find(body, '"state":"completed"', 1, true) then
+  if status ~= 200 or not string.find(body, done_marker, 1, true) then
     bad = bad + 1
   end
 end

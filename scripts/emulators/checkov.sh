@@ -5,19 +5,6 @@
 # Idempotent: does nothing when the pinned version is there already.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/lib/pinned-venv.sh
 
-VERSION="3.3.30"
-VENV=".emulators/checkov-venv"
-PYTHON="${PYTHON:-python3}"
-
-installed="$("$VENV/bin/python" -c \
-    'import importlib.metadata as m; print(m.version("checkov"))' 2>/dev/null || true)"
-if [ "$installed" = "$VERSION" ] && [ -x "$VENV/bin/checkov" ]; then
-    exit 0
-fi
-
-echo "checkov: installing checkov==$VERSION into $VENV"
-mkdir -p .emulators
-[ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
-"$VENV/bin/python" -m pip install --quiet "checkov==$VERSION" \
-    || { echo "checkov: pip install failed" >&2; exit 1; }
+pinned_venv checkov checkov 3.3.30 .emulators/checkov-venv checkov

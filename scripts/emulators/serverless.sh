@@ -8,10 +8,7 @@
 # and match the pins.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-
-CFN_LINT_VERSION="1.58.0"
-CFN_LINT_VENV=".emulators/cfn-lint-venv"
-PYTHON="${PYTHON:-python3}"
+source scripts/lib/pinned-venv.sh
 
 # --- node_modules ---------------------------------------------------------------------------
 stamp="node_modules/.a2a-serverless-lock"
@@ -27,11 +24,4 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$wanted" ] || [ ! -x node_module
 fi
 
 # --- cfn-lint -------------------------------------------------------------------------------
-installed="$("$CFN_LINT_VENV/bin/python" -c \
-    'import importlib.metadata as m; print(m.version("cfn-lint"))' 2>/dev/null || true)"
-if [ "$installed" != "$CFN_LINT_VERSION" ] || [ ! -x "$CFN_LINT_VENV/bin/cfn-lint" ]; then
-    echo "serverless: installing cfn-lint==$CFN_LINT_VERSION into $CFN_LINT_VENV"
-    mkdir -p .emulators
-    [ -x "$CFN_LINT_VENV/bin/python" ] || "$PYTHON" -m venv "$CFN_LINT_VENV"
-    "$CFN_LINT_VENV/bin/python" -m pip install --quiet "cfn-lint==$CFN_LINT_VERSION"
-fi
+pinned_venv serverless cfn-lint 1.58.0 .emulators/cfn-lint-venv cfn-lint

@@ -124,7 +124,7 @@ def test_card_scheme_and_challenge() -> None:
     auth = authenticator(location="cookie", param_name="k", description="Ask us for a key")
     scheme = auth.security_scheme()
     assert isinstance(scheme, APIKeySecurityScheme)
-    assert scheme.dump() == {
+    assert scheme.model_dump() == {
         "type": "apiKey",
         "name": "k",
         "in": "cookie",

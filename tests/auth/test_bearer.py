@@ -313,7 +313,7 @@ def test_card_scheme_and_challenges(keys: Keys) -> None:
     auth = static(keys)
     scheme = auth.security_scheme()
     assert isinstance(scheme, HTTPAuthSecurityScheme)
-    assert scheme.dump() == {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
+    assert scheme.model_dump() == {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
     assert auth.challenge() == 'Bearer realm="a2a"'
     error = InvalidCredentials('the token has "expired"\r\n')
     assert auth.challenge(error) == (

@@ -115,7 +115,7 @@ def test_card_scheme_and_configuration(idp: IdentityProvider) -> None:
     auth = oidc(idp)
     scheme = auth.security_scheme()
     assert isinstance(scheme, OpenIdConnectSecurityScheme)
-    assert scheme.dump() == {"type": "openIdConnect", "openIdConnectUrl": idp.discovery_url}
+    assert scheme.model_dump() == {"type": "openIdConnect", "openIdConnectUrl": idp.discovery_url}
     assert auth.challenge() == 'Bearer realm="a2a"'
     with pytest.raises(ValueError, match="https"):
         OpenIdConnectAuthenticator("oidc", discovery_url="http://idp.example.com", audience="a")

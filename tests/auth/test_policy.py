@@ -220,8 +220,8 @@ def card_with(security: Security, **fields: Any) -> AgentCard:
         **fields,
     )
     # and it survives the wire: dump -> validate -> same
-    wire = card.dump()
-    assert AgentCard.model_validate(wire).dump() == wire
+    wire = card.model_dump()
+    assert AgentCard.model_validate(wire).model_dump() == wire
     return card
 
 
@@ -229,7 +229,7 @@ def test_card_fields(keys: Keys) -> None:
     security = Security(
         [api_keys(), jwt_bearer(keys)], [{"apiKey": []}, {"bearer": ["a2a:invoke"]}]
     )
-    wire = card_with(security, supports_authenticated_extended_card=True).dump()
+    wire = card_with(security, supports_authenticated_extended_card=True).model_dump()
     assert wire["securitySchemes"] == {
         "apiKey": {"type": "apiKey", "name": "X-API-Key", "in": "header"},
         "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
@@ -240,7 +240,7 @@ def test_card_fields(keys: Keys) -> None:
 
 def test_card_fields_anonymous() -> None:
     assert Security.anonymous().card_fields() == (None, None)
-    wire = card_with(Security.anonymous()).dump()
+    wire = card_with(Security.anonymous()).model_dump()
     assert "securitySchemes" not in wire and "security" not in wire
 
 

@@ -207,5 +207,5 @@ def test_configuration_and_card() -> None:
         UpstreamIdentityAuthenticator("x", sources=["azure"])
     with pytest.raises(ValueError, match="sources"):
         UpstreamIdentityAuthenticator("x", sources=[])
-    assert AWS.security_scheme().dump()["scheme"] == "bearer"
+    assert AWS.security_scheme().model_dump()["scheme"] == "bearer"
     assert AWS.challenge() == 'Bearer realm="a2a"'

@@ -117,3 +117,16 @@ def test_staged_scopes_of_rest_api_and_payload_1_events() -> None:
     # A path that is not under the stage (no such event from API Gateway) is left alone.
     odd = staged({**scope, "path": "/production"}, {"version": "2.0", "requestContext": context})
     assert odd == {**scope, "path": "/production"}
+
+
+def test_a2a_json_goes_as_text() -> None:
+    # A2A 1.0's media type is JSON text: base64 would make it a third larger (and Lambda's
+    # 6 MiB response limit counts the envelope).
+    answer = event_response(Response(200, [(b"content-type", b"application/a2a+json")], b"{}"))
+    assert answer["body"] == "{}" and answer["isBase64Encoded"] is False
+    gzipped = Response(
+        200,
+        [(b"content-type", b"application/json"), (b"content-encoding", b"gzip")],
+        b"\x1f\x8b\x08\x00",
+    )
+    assert event_response(gzipped)["isBase64Encoded"] is True

@@ -34,6 +34,10 @@ def test_quick_cold_start_prints_the_table(tmp_path: Path) -> None:
     assert headline["metric"].startswith("median, ours:")
     assert headline["ours"] > 0 and headline["peer"] > 0
     assert headline["ratio"] is not None
+    # Against both peers: a2a-sdk 0.3.26 (in 0.3) and 1.3.0 (ours speaking 1.0 to match).
+    assert headline["ours1"] > 0 and headline["peer1"] > 0
+    assert headline["ratio1"] is not None
+    assert "over the stdlib floor" in headline["note"]
     fastapi = [r for r in rows if "serving a FastAPI app" in r["metric"]]
     assert len(fastapi) == 1 and fastapi[0]["ours"] > 0, rows
     assert "over the bare FastAPI app" in fastapi[0]["note"]
@@ -45,3 +49,21 @@ def test_quick_cold_start_prints_the_table(tmp_path: Path) -> None:
         "median, reference: functions-framework app + google-cloud-firestore import + one client"
     ]
     assert floor["ours"] > 0, floor
+
+
+def test_client_import_rows(tmp_path: Path) -> None:
+    results = tmp_path / "bench.json"
+    command = [sys.executable, "-m", "bench", "--only", "client-import", "--runs", "2"]
+    done = subprocess.run(
+        [*command, "--json", str(results)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    rows = json.loads(results.read_text())["rows"]
+    assert [r["section"] for r in rows] == ["client import", "client import"]
+    assert rows[0]["metric"].startswith("import on top of the app")
+    assert rows[0]["ours"] is not None and rows[1]["ours"] is not None
+    assert rows[0]["peer"] is not None and rows[0]["peer"] > 0, rows  # .venv-a2a-sdk1 is there

@@ -1,12 +1,16 @@
 """The OpenAPI document is data (a2a_serverless/rest/openapi.json), written by
 scripts/openapi_gen.py: it must be current, the server must fill in every deployment limit, and
-wheels (hence the Lambda zip, built from them) must carry it."""
+wheels (hence the Lambda zip, built from them) must carry it. It lists every HTTP+JSON route of
+both versions the app serves, no other, each with the verbs and query parameters served
+(v03/rest.py's and v10/rest.py's route tables); 1.0's ask for `A2A-Version` and name 1.0's
+states and roles (tests/reliability/test_rest_schemathesis.py fuzzes both against it)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -15,8 +19,12 @@ from types import ModuleType
 
 import pytest
 
+from a2a_serverless import routepaths
 from a2a_serverless.config import Settings
 from a2a_serverless.rest import openapi
+from a2a_serverless.v03 import rest as v03_rest
+from a2a_serverless.v10 import models as v10_models
+from a2a_serverless.v10 import rest as v10_rest
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATOR = ROOT / "scripts" / "openapi_gen.py"
@@ -85,3 +93,72 @@ def test_a_wheel_carries_the_document(tmp_path: Path) -> None:
         check=True,
     )
     assert json.loads(done.stdout) == openapi.document(Settings())
+
+
+# --- the document against the routes served -----------------------------------------------------
+
+
+def _filled(template: str) -> tuple[str, dict[str, str]]:
+    """A path of `template` with a value for each of its fields, and those values."""
+    fields = re.findall(r"\{([^}]+)\}", template)
+    values = {name: f"the-{name}" for name in fields}
+    path = template
+    for name, value in values.items():
+        path = path.replace("{" + name + "}", value)
+    return path, values
+
+
+VERSIONS = {
+    # version: (does a document path belong to it, the path's route, its route table)
+    "0.3": (routepaths.is_rest_path, routepaths.v03_route, v03_rest.ROUTES),
+    "1.0": (lambda path: not routepaths.is_rest_path(path), routepaths.v10_route, v10_rest.ROUTES),
+}
+
+
+@pytest.mark.parametrize("version", list(VERSIONS))
+def test_the_document_lists_every_route_served_with_its_verbs_and_query(version: str) -> None:
+    belongs, route_of, routes = VERSIONS[version]
+    document = openapi.document(Settings())
+    listed: dict[str, set[str]] = {}
+    for template, operations in document["paths"].items():
+        if template == routepaths.OPENAPI_PATH or not belongs(template):
+            continue
+        path, values = _filled(template)
+        route = route_of(path)
+        assert route is not None, template
+        assert route.params == values, template
+        assert route.name not in listed, f"{route.name} listed twice"
+        listed[route.name] = {verb.upper() for verb in operations}
+        for verb, operation in operations.items():
+            served = routes[route.name][verb.upper()]
+            query = {p["name"] for p in operation.get("parameters", []) if p["in"] == "query"}
+            names = {entry if isinstance(entry, str) else entry[0] for entry in served.query}
+            assert query == names, f"{verb.upper()} {template}"
+    assert listed == {name: set(verbs) for name, verbs in routes.items()}
+
+
+def test_the_v10_routes_say_their_version_and_speak_protojson() -> None:
+    document = openapi.document(Settings())
+    states = set(v10_models.STATES.values())
+    for template, operations in document["paths"].items():
+        if routepaths.is_rest_path(template):
+            continue
+        for operation in operations.values():
+            headers = [p for p in operation["parameters"] if p["in"] == "header"]
+            assert [(h["name"], h["required"]) for h in headers] == [("A2A-Version", True)]
+    schemas = document["components"]["schemas"]
+    assert set(schemas["v10.TaskStatus"]["properties"]["state"]["enum"]) == states
+    assert set(schemas["v10.Message"]["properties"]["role"]["enum"]) == set(
+        v10_models.ROLES.values()
+    )
+    request = schemas["v10.request.Message"]
+    assert {"messageId", "contextId", "taskId", "referenceTaskIds"} <= set(request["properties"])
+
+
+def test_each_v10_path_template_names_its_route() -> None:
+    assert set(routepaths.V10_PATHS) == set(v10_rest.ROUTES)
+    for name, template in routepaths.V10_PATHS.items():
+        path, values = _filled(template)
+        assert routepaths.v10_route(path) == routepaths.Route(name, values), template
+        tenant = routepaths.v10_route("/acme" + path)
+        assert tenant == routepaths.Route(name, values, "acme"), template

@@ -23,11 +23,8 @@ Names other test modules may rely on (kept stable):
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
 import subprocess
-import time
 import urllib.error
 import urllib.request
 import uuid
@@ -38,6 +35,7 @@ import pytest
 
 from a2a_serverless_gcp.cloud_storage import CloudStorageContentStore
 from a2a_serverless_gcp.firestore import FirestoreStore, open_firestore_store
+from tests.support.processes import start_process, stop_group, wait_until
 from tests.support.server import free_port
 
 FIRESTORE_TEST_PROJECT = "a2a-serverless-test"
@@ -50,7 +48,9 @@ INSTALL_HINT = (
 
 
 REPO = Path(__file__).resolve().parents[2]
-STORAGE_EMULATOR = REPO / ".emulators" / "cloud-storage-venv" / "bin" / "gcp-storage-emulator"
+# Run as `python -m` with its venv's python: a console script's shebang holds the absolute path
+# the venv was made at, and breaks when the checkout moves.
+STORAGE_EMULATOR = REPO / ".emulators" / "cloud-storage-venv" / "bin" / "python"
 STORAGE_INSTALL_HINT = (
     "The GCP tests need the Cloud Storage emulator: run scripts/emulators/cloud-storage.sh "
     "(pip installs gcp-storage-emulator into .emulators/cloud-storage-venv/)."
@@ -91,31 +91,6 @@ def _answers(host_port: str) -> bool:
         return False
 
 
-def _tail(log_path: Path, lines: int = 40) -> str:
-    try:
-        return "\n".join(log_path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return "(no emulator log)"
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    # gcloud starts a shell script that starts java: signal the whole process group.
-    for sig, wait_s in ((signal.SIGTERM, 15), (signal.SIGKILL, 15)):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            break
-        try:
-            process.wait(timeout=wait_s)
-            # The group leader is gone; make sure its children are too.
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            break
-        except subprocess.TimeoutExpired:
-            continue
-        break
-
-
 @pytest.fixture(scope="session")
 def firestore_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     problem = _missing_emulator()
@@ -124,36 +99,22 @@ def firestore_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str
 
     host_port = f"127.0.0.1:{free_port()}"
     log_path = tmp_path_factory.mktemp("firestore-emulator") / "emulator.log"
-    with log_path.open("wb") as log_file:
-        process = subprocess.Popen(
-            ["gcloud", "emulators", "firestore", "start", f"--host-port={host_port}"],
-            stdin=subprocess.DEVNULL,
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    args = ["gcloud", "emulators", "firestore", "start", f"--host-port={host_port}"]
+    process = start_process(args, log_path)
     try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while not _answers(host_port):
-            if process.poll() is not None:
-                pytest.fail(
-                    f"the Firestore emulator exited with code {process.returncode} while "
-                    f"starting; its log ({log_path}) ends with:\n{_tail(log_path)}",
-                    pytrace=False,
-                )
-            if time.monotonic() > deadline:
-                pytest.fail(
-                    f"the Firestore emulator did not answer on {host_port} within "
-                    f"{STARTUP_TIMEOUT_S} s; its log ({log_path}) ends with:\n{_tail(log_path)}",
-                    pytrace=False,
-                )
-            time.sleep(0.2)
+        wait_until(
+            lambda: _answers(host_port),
+            process,
+            f"the Firestore emulator (on {host_port})",
+            log_path,
+            STARTUP_TIMEOUT_S,
+        )
         with pytest.MonkeyPatch.context() as env:
             env.setenv("FIRESTORE_EMULATOR_HOST", host_port)
             env.setenv("GOOGLE_CLOUD_PROJECT", FIRESTORE_TEST_PROJECT)
             yield host_port
     finally:
-        _stop(process)
+        stop_group(process)
 
 
 @pytest.fixture
@@ -179,35 +140,22 @@ def storage_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log_path = tmp_path_factory.mktemp("storage-emulator") / "emulator.log"
-    with log_path.open("wb") as log_file:
-        process = subprocess.Popen(
-            [str(STORAGE_EMULATOR), "start", "--host", "127.0.0.1", "--port", str(port), "-M"],
-            stdin=subprocess.DEVNULL,
-            stdout=log_file,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    args = [str(STORAGE_EMULATOR), "-m", "gcp_storage_emulator", "start", "--host", "127.0.0.1"]
+    args += ["--port", str(port), "-M"]
+    process = start_process(args, log_path)
     try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while not _storage_answers(url):
-            if process.poll() is not None:
-                pytest.fail(
-                    f"the Cloud Storage emulator exited with code {process.returncode} while "
-                    f"starting; its log ({log_path}) ends with:\n{_tail(log_path)}",
-                    pytrace=False,
-                )
-            if time.monotonic() > deadline:
-                pytest.fail(
-                    f"the Cloud Storage emulator did not answer on {url} within "
-                    f"{STARTUP_TIMEOUT_S} s; its log ({log_path}) ends with:\n{_tail(log_path)}",
-                    pytrace=False,
-                )
-            time.sleep(0.1)
+        wait_until(
+            lambda: _storage_answers(url),
+            process,
+            f"the Cloud Storage emulator (on {url})",
+            log_path,
+            STARTUP_TIMEOUT_S,
+        )
         with pytest.MonkeyPatch.context() as env:
             env.setenv("STORAGE_EMULATOR_HOST", url)
             yield url
     finally:
-        _stop(process)
+        stop_group(process)
 
 
 def _storage_answers(url: str) -> bool:

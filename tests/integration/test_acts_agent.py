@@ -10,7 +10,6 @@ says. Running the official runner itself is `scripts/acts` (docs/protocol-versio
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +19,7 @@ import httpx
 import pytest
 
 from examples.acts_agent import CAPABILITIES_OFF
+from tests.support.jsonrpc10 import call, kinds, send, stream
 from tests.support.server import LiveServer, start_live_server
 
 V10 = {"A2A-Version": "1.0"}
@@ -48,43 +48,6 @@ def client(server: LiveServer) -> Iterator[httpx.Client]:
 def message(text: str, **fields: Any) -> dict[str, Any]:
     # As the runner does (ACTS §12.4): a fresh messageId unless the test names one.
     return {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": text}]} | fields
-
-
-def call(client: httpx.Client, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-    reply: dict[str, Any] = client.post("/", json=body).json()
-    return reply
-
-
-def send(client: httpx.Client, msg: dict[str, Any], **configuration: Any) -> dict[str, Any]:
-    params: dict[str, Any] = {"message": msg}
-    if configuration:
-        params["configuration"] = configuration
-    reply = call(client, "SendMessage", params)
-    assert "result" in reply, reply
-    task: dict[str, Any] = reply["result"]["task"]
-    return task
-
-
-def stream(client: httpx.Client, method: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-    events = []
-    with client.stream("POST", "/", json=body) as response:
-        assert response.headers["content-type"].startswith("text/event-stream")
-        for line in response.iter_lines():
-            if line.startswith("data: "):
-                events.append(json.loads(line[len("data: ") :])["result"])
-    return events
-
-
-def kinds(events: list[dict[str, Any]]) -> list[str]:
-    out = []
-    for event in events:
-        (kind, value), *_ = event.items()
-        if kind == "statusUpdate":
-            kind += ":" + value["status"]["state"].removeprefix("TASK_STATE_")
-        out.append(kind)
-    return out
 
 
 def status_text(task: dict[str, Any]) -> str:

@@ -654,8 +654,8 @@ async def test_unexpected_exception_fails_with_a_safe_message(
         # Nor anywhere in the stored task or its event log, nor in a stream of the same agent.
         record = await stored(app, task["id"])
         events = await events_of(app, task["id"])
-        stored_text = record.task.dump_json().decode() + "".join(
-            e.payload.dump_json().decode() for e in events
+        stored_text = record.task.model_dump_json().decode() + "".join(
+            e.payload.model_dump_json().decode() for e in events
         )
         assert SECRET not in stored_text and "Traceback" not in stored_text
         check_log(record, events)
@@ -747,7 +747,7 @@ async def test_time_budget_exceeded_fails_the_task(make_client: Any, kind: str) 
         await asyncio.sleep(0.6)  # let a sync agent's thread finish: nothing it does lands
         record = await stored(app, task["id"])
         assert record.state == "failed"
-        assert "too late" not in record.task.dump_json().decode()
+        assert "too late" not in record.task.model_dump_json().decode()
         check_log(record, await events_of(app, task["id"]))
 
 

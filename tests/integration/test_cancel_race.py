@@ -400,7 +400,7 @@ async def test_cancel_racing_completion(make_client: Any, tmp_path: Path, store_
             assert await stored(app, task_id) == record
             again = await get_task(client, task_id)
             assert again["status"]["state"] == record.state
-            assert again == record.task.dump()
+            assert again == record.task.model_dump()
 
     assert sum(outcomes.values()) == RACE_ITERATIONS
     # The race really is a race: both sides win some of the time.

@@ -349,7 +349,7 @@ async def test_expired_reply_is_answered_anew(make_client: Any) -> None:
     ("text", "code", "status", "v1_status"),
     [
         ("bad params", -32602, 400, 400),
-        # v1.0's HTTP mapping answers ContentTypeNotSupported with 400 (v1/rest.py).
+        # v1.0's HTTP mapping answers ContentTypeNotSupported with 400 (v10/rest.py).
         ("bad type", -32005, 415, 400),
         ("unsupported", -32004, 400, 400),
     ],

@@ -6,7 +6,7 @@ correspond to A2A errors, a consistent JSON error format), §3.3.3 (REST streami
 §3.5.6 (the method table), §5.6.2 (additionalInterfaces lists every transport), §7.3 REST
 (`historyLength` query parameter), §7.4 (tasks/list filters), a2a.proto's `google.api.http`
 options. What this server promises beyond that (status of each error, the error body, the
-accepted body forms, proto3 defaults) is documented in `a2a_serverless/rest/routes.py`; the
+accepted body forms, proto3 defaults) is documented in `a2a_serverless/v03/rest.py`; the
 same behaviour over both transports is tested in test_transport_equivalence.py.
 """
 

@@ -294,7 +294,7 @@ async def test_a_turn_started_max_attempts_times_fails_with_a_reason(make_client
         assert record.state == "failed"
         assert record.claim is None
         assert runs == []
-        assert "its worker stopped 2 times" in status_text(record.task.dump())
+        assert "its worker stopped 2 times" in status_text(record.task.model_dump())
         check_log(record, await events_of(app, task["id"]))
         # A later delivery of the same job changes nothing.
         await app.runtime.worker.handle(job)

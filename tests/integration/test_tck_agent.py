@@ -10,7 +10,6 @@ the agent's behaviour without the kit; running the kit itself is `scripts/tck`
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import uuid
@@ -21,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.jsonrpc10 import kinds, send, stream
 from tests.support.server import LiveServer, start_live_server
 
 V10 = {"A2A-Version": "1.0"}
@@ -56,36 +56,6 @@ def message(prefix: str, text: str = "TCK", **fields: Any) -> dict[str, Any]:
         "parts": [{"text": text}],
         **fields,
     }
-
-
-def send(client: httpx.Client, msg: dict[str, Any]) -> dict[str, Any]:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": msg}}
-    reply = client.post("/", json=body).json()
-    assert "result" in reply, reply
-    task: dict[str, Any] = reply["result"]["task"]
-    return task
-
-
-def stream(client: httpx.Client, method: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-    events = []
-    with client.stream("POST", "/", json=body) as response:
-        assert response.headers["content-type"].startswith("text/event-stream")
-        for line in response.iter_lines():
-            if line.startswith("data: "):
-                events.append(json.loads(line[len("data: ") :])["result"])
-    return events
-
-
-def kinds(events: list[dict[str, Any]]) -> list[str]:
-    """Each event's kind, with the state of status updates: `statusUpdate:WORKING`."""
-    out = []
-    for event in events:
-        (kind, value), *_ = event.items()
-        if kind == "statusUpdate":
-            kind += ":" + value["status"]["state"].removeprefix("TASK_STATE_")
-        out.append(kind)
-    return out
 
 
 def only_part(task: dict[str, Any]) -> dict[str, Any]:

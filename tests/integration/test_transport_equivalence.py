@@ -6,7 +6,7 @@ equivalent results", "Same Error Handling: map errors consistently"), §3.5.4 (e
 parameters and responses), §3.5.6 (the method table), §3.2.3 (REST status codes that
 "correspond to A2A error types", a consistent JSON error format), §3.3.3 (REST streaming is SSE
 "similar to JSON-RPC"). What the REST side promises in detail is documented in
-`a2a_serverless/rest/routes.py` (routes, status codes, error body) and `rest/proto_json.py`.
+`a2a_serverless/v03/rest.py` (routes, status codes, error body) and `v03/proto_json.py`.
 
 How:
 
@@ -28,7 +28,7 @@ How:
 
 Known, documented differences the adapters account for (nothing else may differ):
 `configuration.blocking` left out means blocking over JSON-RPC and non-blocking over REST
-(proto3; see routes.py), so scenarios always say which they want; REST has no "get the default
+(proto3; see v03/rest.py), so scenarios always say which they want; REST has no "get the default
 push config" call without a config id, so scenarios name the config (the default one's id is
 the task id); delete answers `null` over JSON-RPC and `{}` (google.protobuf.Empty) over REST.
 """
@@ -63,14 +63,14 @@ from a2a_serverless.models import (
     TaskPushNotificationConfig,
     validate,
 )
-from a2a_serverless.rest import proto_json
+from a2a_serverless.v03 import proto_json
 from tests.integration.jsonrpc_agents import parse_sse, request, scripted, streamer
 
 FAST = {"blocking_timeout_s": 5.0, "poll_interval_s": 0.02, "stream_timeout_s": 5.0}
 WEBHOOK = "https://hooks.example.com/a2a"
 PASSPORT = "https://example.com/ext/passport/v1"
 
-# The HTTP status each A2A error code must come with over REST (routes.py's table).
+# The HTTP status each A2A error code must come with over REST (v03/rest.py's table).
 HTTP_STATUS = {
     -32700: 400,
     -32600: 400,
@@ -150,7 +150,7 @@ def is_error(outcome: Any, code: int | None = None) -> bool:
 def result(value: Any) -> dict[str, Any]:
     """A Task / Message / event in our JSON model form."""
     parsed: A2AModel = validate(StreamResult, value)
-    return parsed.dump()
+    return parsed.model_dump()
 
 
 @dataclass
@@ -285,7 +285,7 @@ class JsonRpc(Adapter):
     async def list(self, **params: Any) -> Any:
         outcome, _ = await self._call("tasks/list", params)
         if not is_error(outcome):
-            outcome = ListTasksResult.model_validate(outcome).dump()
+            outcome = ListTasksResult.model_validate(outcome).model_dump()
         return self.note("list", outcome)
 
     async def cancel(self, task_id: str) -> Any:
@@ -319,7 +319,7 @@ class JsonRpc(Adapter):
     async def extended_card(self) -> Any:
         outcome, _ = await self._call("agent/getAuthenticatedExtendedCard", None)
         if not is_error(outcome):
-            outcome = AgentCard.model_validate(outcome).dump()
+            outcome = AgentCard.model_validate(outcome).model_dump()
         return self.note("extended_card", outcome)
 
 
@@ -338,7 +338,7 @@ def by_url(configs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _push_config(outcome: Any) -> Any:
     if is_error(outcome):
         return outcome
-    return TaskPushNotificationConfig.model_validate(outcome).dump()
+    return TaskPushNotificationConfig.model_validate(outcome).model_dump()
 
 
 # --- REST ----------------------------------------------------------------------------------------
@@ -431,7 +431,7 @@ class Rest(Adapter):
         if not is_error(outcome):
             outcome = ListTasksResult.model_validate(
                 proto_json.from_list_tasks_result(outcome)
-            ).dump()
+            ).model_dump()
         return self.note("list", outcome)
 
     async def cancel(self, task_id: str) -> Any:
@@ -483,7 +483,7 @@ class Rest(Adapter):
         if not is_error(outcome):
             outcome = by_url(
                 [
-                    TaskPushNotificationConfig.model_validate(c).dump()
+                    TaskPushNotificationConfig.model_validate(c).model_dump()
                     for c in proto_json.from_push_config_list(outcome)
                 ]
             )
@@ -503,7 +503,7 @@ class Rest(Adapter):
     async def extended_card(self) -> Any:
         outcome, _ = await self._request("GET", "/v1/card")
         if not is_error(outcome):
-            outcome = AgentCard.model_validate(outcome).dump()
+            outcome = AgentCard.model_validate(outcome).model_dump()
         return self.note("extended_card", outcome)
 
 
@@ -539,7 +539,7 @@ def _rest_push_config(outcome: Any) -> Any:
         return outcome
     return TaskPushNotificationConfig.model_validate(
         proto_json.from_task_push_config(outcome, "response")
-    ).dump()
+    ).model_dump()
 
 
 def parse_rest_sse(text: str) -> list[dict[str, Any]]:

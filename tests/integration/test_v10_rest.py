@@ -593,7 +593,7 @@ async def main():
     body = {"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": {"id": "t"}}
     statuses = [await call("POST", "/", json.dumps(body).encode()),
                 await call("GET", "/v1/tasks/t"), await call("GET", "/favicon.ico")]
-    v1 = sorted(m for m in sys.modules if m.startswith("a2a_serverless.v1"))
+    v1 = sorted(m for m in sys.modules if m.startswith("a2a_serverless.v10"))
     print(json.dumps({"statuses": statuses, "v1": v1}))
 
 asyncio.run(main())

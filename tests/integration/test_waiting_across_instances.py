@@ -93,7 +93,7 @@ async def test_a_blocking_send_sees_the_turn_another_instance_runs(instances: In
         instances.here.service.send_message(send_params("hi"), Caller()), WAIT_S
     )
     assert task.status.state.value == "completed"
-    assert task.dump()["artifacts"][0]["parts"][0]["text"] == "echo: hi"
+    assert task.model_dump()["artifacts"][0]["parts"][0]["text"] == "echo: hi"
 
 
 async def test_a_blocking_send_waits_through_steps_written_elsewhere(instances: Instances) -> None:
@@ -140,11 +140,11 @@ async def test_a_stream_woken_by_its_own_write_does_not_skip_one_made_elsewhere(
     # The stream: the Task first (at the position it was read), then every logged event after
     # it, each once and in order, the artifact written elsewhere included.
     first, rest = events[0], events[1:]
-    assert first.payload.dump()["kind"] == "task"
+    assert first.payload.model_dump()["kind"] == "task"
     assert [e.seq for e in rest] == [e.seq for e in log if e.seq > first.seq]
-    kinds = [e.payload.dump()["kind"] for e in rest]
+    kinds = [e.payload.model_dump()["kind"] for e in rest]
     assert "artifact-update" in kinds
-    assert rest[-1].payload.dump()["status"]["state"] == "canceled"
+    assert rest[-1].payload.model_dump()["status"]["state"] == "canceled"
 
 
 async def task_ids(runtime: Runtime) -> list[str]:

@@ -327,7 +327,7 @@ async def test_expired_lease_is_taken_over(make_client: Any) -> None:
         record = await stored(app, task["id"])
         assert record.state == "completed"
         assert record.claim is None
-        assert "from the grave" not in record.task.dump_json().decode()
+        assert "from the grave" not in record.task.model_dump_json().decode()
         check_log(record, await events_of(app, task["id"]))
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from a2a_serverless.jsonrpc import V10_METHOD_NAMES
+from a2a_serverless.v03.jsonrpc import V10_METHOD_NAMES
 
 # The JSON-RPC methods a 1.0 client sends for the task operations: 1.0's methods, the extended
 # card aside (the interop agents have none).

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from a2a_serverless import AgentExecutor, Context, TaskUpdater
+from a2a_serverless.executor import CancelableExecutor
 from tests.interop.test_sdk1 import SDK1_PYTHON, SETUP_HINT
 
 pytestmark = pytest.mark.interop
@@ -136,7 +137,9 @@ def test_the_sdk_request_context_is_what_the_page_says(
 
 def test_our_classes_are_what_the_page_says() -> None:
     assert params(AgentExecutor.execute) == ["context", "updater"]
-    assert not hasattr(AgentExecutor, "cancel")
+    assert not hasattr(AgentExecutor, "cancel")  # optional: CancelableExecutor's
+    assert params(CancelableExecutor.cancel) == ["context", "updater"]
+    assert "optional `async cancel(context, updater)`" in DOC
     assert params(TaskUpdater.update_status) == ["state", "message"]
     assert params(TaskUpdater.add_artifact) == [
         "content",
@@ -149,9 +152,12 @@ def test_our_classes_are_what_the_page_says() -> None:
     ]
     assert params(TaskUpdater.complete) == ["message", "artifacts"]
     assert params(TaskUpdater.new_agent_message) == ["content"]
-    for missing in ("submit", "cancel", "failed"):
-        assert not hasattr(TaskUpdater, missing), missing
-    for state in ("start_work", "fail", "reject", "requires_input", "requires_auth"):
+    assert not hasattr(TaskUpdater, "submit")  # the core submits
+    assert "no `submit`" in DOC
+    # The SDK's verbs, with its parameter (`fail` kept as another name for `failed`).
+    for state in ("start_work", "failed", "fail", "reject", "cancel"):
+        assert params(getattr(TaskUpdater, state)) == ["message"], state
+    for state in ("requires_input", "requires_auth"):
         assert params(getattr(TaskUpdater, state)) == ["message"], state
     fields = list(inspect.signature(Context).parameters)
     assert fields == [
@@ -164,7 +170,20 @@ def test_our_classes_are_what_the_page_says() -> None:
         "extensions",
         "skill_id",
         "owner",
+        "remote_agents",
     ]
     for name in ("text", "data", "files", "history", "is_continuation"):
         assert isinstance(getattr(Context, name), property), name
         assert f"`{name}`" in DOC, name
+
+
+def test_our_updater_says_what_the_sdk_says(
+    sdk03: dict[str, dict[str, list[Any]]], sdk1: dict[str, dict[str, list[Any]]]
+) -> None:
+    # Every state verb of the SDK's updater is ours too, under its name, but `submit`.
+    verbs = ("submit", "start_work", "complete", "failed", "reject", "cancel")
+    verbs += ("requires_input", "requires_auth")
+    for sdk in (sdk03, sdk1):
+        assert set(verbs) <= set(sdk["TaskUpdater"])
+    for verb in verbs:
+        assert hasattr(TaskUpdater, verb) == (verb != "submit"), verb

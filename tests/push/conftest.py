@@ -111,7 +111,7 @@ class Harness:
         if not floor:
             notifier.on_config_set = _skip
         try:
-            task = await self.service.send_message(params, Caller(protocol=protocol))
+            task = await self.service.send_message(params, Caller(), webhook_version=protocol)
         finally:
             for name in ("check_config_url", "on_config_set"):
                 notifier.__dict__.pop(name, None)

@@ -63,7 +63,7 @@ def log_problems(record: TaskRecord, events: Sequence[TaskEvent]) -> list[str]:
     folded = Task(id=task.id, context_id=task.context_id, status=first.status, history=history)
     for event in events[1:]:
         folded = apply_event(folded, event.payload)
-    if folded.status.dump() != task.status.dump():
+    if folded.status.model_dump() != task.status.model_dump():
         problems.append(f"stored status {task.status.state} is not the log's {folded.status.state}")
     if _ids(folded.history) != _ids(task.history):
         problems.append("the stored history is not the log's")
@@ -80,7 +80,7 @@ def _ids(messages: Sequence[object] | None) -> list[str]:
 
 
 def _dump(artifacts: Sequence[object] | None) -> list[object]:
-    return [a.dump() for a in artifacts or []]  # type: ignore[attr-defined]
+    return [a.model_dump() for a in artifacts or []]  # type: ignore[attr-defined]
 
 
 def artifact_texts(task: Task) -> list[str]:

@@ -232,12 +232,12 @@ class FuzzApp:
         store = self.runtime.store
         record = await store.get_task(task_id)
         assert record is not None, task_id
-        strict_json(record.task.dump())
-        assert Task.model_validate(record.task.dump()) == record.task
+        strict_json(record.task.model_dump())
+        assert Task.model_validate(record.task.model_dump()) == record.task
         events = await store.read_events(task_id)
         assert [e.seq for e in events] == list(range(1, record.last_seq + 1)), task_id
         for event in events:
-            strict_json(event.payload.dump())
+            strict_json(event.payload.model_dump())
             assert event.payload.task_id == task_id
         if record.task.status.state.is_terminal:
             # A terminal task never changes again: its one terminal status event is its last.
@@ -250,7 +250,7 @@ class FuzzApp:
             assert terminal == [record.last_seq], (task_id, terminal, record.last_seq)
             assert events[-1].is_final, task_id
         for stored in await store.list_push_configs(task_id):
-            strict_json(stored.config.dump())
+            strict_json(stored.config.model_dump())
 
 
 def finish(fuzz: FuzzApp, name: str) -> None:

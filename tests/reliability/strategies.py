@@ -17,7 +17,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from a2a_serverless.jsonrpc import METHODS
+from a2a_serverless.v03.methods import METHODS
 
 TASK_MARKERS = ["@@task0@@", "@@task1@@", "@@task2@@"]
 WEBHOOK_MARKER = "@@webhook@@"

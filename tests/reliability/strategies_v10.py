@@ -13,7 +13,7 @@ from urllib.parse import quote, urlencode
 
 from hypothesis import strategies as st
 
-from a2a_serverless.v1.methods import METHODS
+from a2a_serverless.v10.methods import METHODS
 from tests.reliability.strategies import (
     base64_text,
     ids,

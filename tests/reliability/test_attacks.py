@@ -878,7 +878,7 @@ async def test_agent_output_over_the_bound_fails_the_task_saying_why(
     assert "A2A_MAX_TASK_BYTES" in reason and str(TASK_BOUND) in reason, reason
     assert "The agent failed" not in reason
     stored = await app.runtime.store.get_task(task["id"])
-    assert "x" * 1000 not in json.dumps(stored.task.dump()), "the output was not kept"
+    assert "x" * 1000 not in json.dumps(stored.task.model_dump()), "the output was not kept"
 
 
 async def test_streamed_chunks_stop_at_the_bound(make_client: Any) -> None:
@@ -889,4 +889,4 @@ async def test_streamed_chunks_stop_at_the_bound(make_client: Any) -> None:
         assert task["status"]["state"] == "failed", task
         assert "A2A_MAX_TASK_BYTES" in task["status"]["message"]["parts"][0]["text"]
         stored = await app.runtime.store.get_task(task["id"])
-        assert len(json.dumps(stored.task.dump())) < TASK_BOUND + 1000
+        assert len(json.dumps(stored.task.model_dump())) < TASK_BOUND + 1000

@@ -34,7 +34,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from a2a_serverless.jsonrpc import METHODS
 from a2a_serverless.models import (
     ListTasksResult,
     StreamResult,
@@ -42,6 +41,7 @@ from a2a_serverless.models import (
     TaskPushNotificationConfig,
     validate,
 )
+from a2a_serverless.v03.methods import METHODS
 from tests.reliability import strategies
 from tests.reliability.harness import FuzzApp, finish
 from tests.reliability.jsonrpc_oracle import (

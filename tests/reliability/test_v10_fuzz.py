@@ -30,7 +30,7 @@ from urllib.parse import unquote
 import pytest
 from hypothesis import given
 
-from a2a_serverless.v1.methods import METHODS
+from a2a_serverless.v10.methods import METHODS
 from tests.reliability import strategies, strategies_v10
 from tests.reliability.harness import FuzzApp, finish
 from tests.reliability.jsonrpc_oracle import (

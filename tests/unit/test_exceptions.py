@@ -53,8 +53,8 @@ EARLIER_BASES = {
         "builtins.ValueError",
     ],
     "a2a_serverless.auth.base.AuthenticationUnavailable": ["a2a_serverless.auth.base.AuthError"],
-    "a2a_serverless_aws.secrets.SecretUnavailable": ["builtins.RuntimeError"],
-    "a2a_serverless_aws.secrets.SecretMissing": ["a2a_serverless_aws.secrets.SecretUnavailable"],
+    "a2a_serverless.secretrefs.SecretUnavailable": ["builtins.RuntimeError"],
+    "a2a_serverless.secretrefs.SecretMissing": ["a2a_serverless.secretrefs.SecretUnavailable"],
     "a2a_serverless_aws.sqs.QueueConfigurationError": [
         "a2a_serverless.exceptions.ConfigurationError"
     ],

@@ -23,17 +23,19 @@ TRANSPORTS = {
     "jsonrpc": {
         "a2a_serverless.jsonrpc",
         "a2a_serverless.jsonrpc_transport",
-        "a2a_serverless.v1.jsonrpc",
+        "a2a_serverless.v03.jsonrpc",
+        "a2a_serverless.v10.jsonrpc",
     },
     "rest 0.3": {
         "a2a_serverless.rest",
-        "a2a_serverless.rest.routes",
         "a2a_serverless.rest.transport",
-        "a2a_serverless.rest.proto_json",
+        "a2a_serverless.v03.rest",
+        "a2a_serverless.v03.proto_json",
     },
-    "rest 1.0": {"a2a_serverless.v1.rest"},
+    "rest 1.0": {"a2a_serverless.v10.rest"},
 }
-# The layers below the transports, which import none of them, nor the app.
+# The layers below the transports, which import none of them, nor the app (each version's
+# method table among them: both of its bindings call it).
 BELOW_TRANSPORTS = (
     "a2a_serverless.errors",
     "a2a_serverless.models",
@@ -44,8 +46,12 @@ BELOW_TRANSPORTS = (
     "a2a_serverless.transport",
     "a2a_serverless.http",
     "a2a_serverless.httpjson",
-    "a2a_serverless.v1.methods",
+    "a2a_serverless.v03.methods",
+    "a2a_serverless.v10.methods",
 )
+# Each protocol version's codec package: neither imports the other's, so either could go (0.3
+# one day) with its transports and nothing of the other version's edge.
+CODECS = ("a2a_serverless.v03", "a2a_serverless.v10")
 # The HTTP edge: requests and responses, hosts and origins, the public URL, the fixed paths.
 # It knows nothing of A2A: besides its own modules it reaches only the JSON codec, the
 # settings and the exception tree's root module.
@@ -166,6 +172,24 @@ def test_the_layers_below_the_transports_import_none_of_them() -> None:
     }
     for module in BELOW_TRANSPORTS:
         assert not reaches(graph, module) & above, (module, reaches(graph, module) & above)
+
+
+def test_the_version_codecs_import_neither_each_other() -> None:
+    graph = import_graph()
+    for codec in CODECS:
+        (other,) = (c for c in CODECS if c != codec)
+        for name, imported in graph.items():
+            if name == codec or name.startswith(codec + "."):
+                assert not {m for m in imported if m.startswith(other)}, (name, other)
+
+
+def test_the_core_asks_the_codecs_by_version_only() -> None:
+    # The service and push import no version's codec: a push config's notification form is
+    # looked up by its version string (versions.webhook_form).
+    graph = import_graph()
+    core = [m for m in graph if m.startswith("a2a_serverless.push")] + ["a2a_serverless.service"]
+    for name in core:
+        assert not {m for m in graph[name] if m.startswith(CODECS)}, name
 
 
 def test_protocol_errors_do_not_know_the_store() -> None:

@@ -99,10 +99,10 @@ async def snapshot(store: MemoryStore, task_id: str = "t1") -> tuple[Any, ...]:
     return (
         record.version,
         record.last_seq,
-        record.task.dump(),
+        record.task.model_dump(),
         record.claim,
         record.internal,
-        [e.payload.dump() for e in events],
+        [e.payload.model_dump() for e in events],
     )
 
 

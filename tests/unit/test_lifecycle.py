@@ -175,7 +175,7 @@ def test_apply_status_without_message_leaves_history_alone() -> None:
     assert working.status.message is None
     empty = apply_status(make_task(), status_event(make_task(), S.WORKING))
     assert empty.history is None
-    assert "history" not in empty.dump()
+    assert "history" not in empty.model_dump()
 
 
 def test_apply_status_keeps_artifacts() -> None:
@@ -288,7 +288,7 @@ def test_task_view_history_length_keeps_the_last_messages(
 def test_task_view_history_length_zero_leaves_the_field_out() -> None:
     view = task_view(viewed_task(), history_length=0)
     assert view.history is None
-    assert "history" not in view.dump()
+    assert "history" not in view.model_dump()
 
 
 def test_task_view_history_length_without_history() -> None:
@@ -300,12 +300,12 @@ def test_task_view_include_artifacts() -> None:
     task = viewed_task()
     hidden = task_view(task, include_artifacts=False)
     assert hidden.artifacts is None
-    assert "artifacts" not in hidden.dump()
+    assert "artifacts" not in hidden.model_dump()
     shown = task_view(task, include_artifacts=True)
     assert shown.artifacts == task.artifacts
     none_yet = task_view(make_task(), include_artifacts=True)
     assert none_yet.artifacts == []
-    assert none_yet.dump()["artifacts"] == []
+    assert none_yet.model_dump()["artifacts"] == []
     assert task_view(make_task(), include_artifacts=None).artifacts is None
 
 

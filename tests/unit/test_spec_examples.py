@@ -463,7 +463,7 @@ def parse_result(result: Any) -> Any:
 
 def dump(value: Any) -> Any:
     if isinstance(value, A2AModel):
-        return value.dump()
+        return value.model_dump()
     if isinstance(value, list):
         return [dump(item) for item in value]
     return value
@@ -496,21 +496,21 @@ def check_request(data: dict[str, Any]) -> None:
     assert isinstance(envelope.id, str | int), "an A2A request needs an id"
     assert envelope.method in PARAMS_MODELS, f"unknown method {envelope.method!r}"
     params_model = PARAMS_MODELS[envelope.method]
-    rebuilt = envelope.dump()
+    rebuilt = envelope.model_dump()
     parsed: list[Any] = [envelope]
     if params_model is None:
         assert "params" not in data, f"{envelope.method} takes no params"
     elif "params" in data:
         params = params_model.model_validate(data["params"])
         parsed.append(params)
-        rebuilt["params"] = params.dump()
+        rebuilt["params"] = params.model_dump()
     assert_round_trip(parsed, rebuilt, data)
 
 
 def check_response(data: dict[str, Any]) -> None:
     envelope = JSONRPCSuccessResponse.model_validate(data)
     result = parse_result(data["result"])
-    rebuilt = envelope.dump()
+    rebuilt = envelope.model_dump()
     rebuilt["result"] = dump(result)
     assert_round_trip([envelope, result], rebuilt, data)
 
@@ -518,12 +518,12 @@ def check_response(data: dict[str, Any]) -> None:
 def check_error(data: dict[str, Any]) -> None:
     assert "result" not in data, "a response has a result or an error, not both"
     envelope = JSONRPCErrorResponse.model_validate(data)
-    assert_round_trip([envelope], envelope.dump(), data)
+    assert_round_trip([envelope], envelope.model_dump(), data)
 
 
 def check_object(data: dict[str, Any]) -> None:
     parsed = kind_object(data)
-    assert_round_trip([parsed], parsed.dump(), data)
+    assert_round_trip([parsed], parsed.model_dump(), data)
 
 
 CHECKS: dict[str, Callable[[dict[str, Any]], None]] = {
@@ -687,8 +687,8 @@ def test_api_key_security_scheme_round_trips_in() -> None:
     wire = {"type": "apiKey", "name": "X-API-Key", "in": "header"}
     scheme = APIKeySecurityScheme.model_validate(wire)
     assert scheme.in_ == "header"
-    assert scheme.dump() == wire
-    assert APIKeySecurityScheme(name="k", in_="query").dump() == {
+    assert scheme.model_dump() == wire
+    assert APIKeySecurityScheme(name="k", in_="query").model_dump() == {
         "type": "apiKey",
         "name": "k",
         "in": "query",

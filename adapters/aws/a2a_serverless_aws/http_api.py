@@ -19,8 +19,15 @@ from urllib.parse import unquote
 from a2a_serverless.http import Request, Response, Scope
 from a2a_serverless.publicurl import api_gateway_stage
 
-# Response content types sent as text; anything else goes base64-encoded (what Mangum does).
-TEXT_TYPES = ("text/", "application/json", "application/javascript", "application/xml")
+# Response content types sent as text; anything else goes base64-encoded (what Mangum does),
+# a third larger: A2A 1.0's own JSON type is text too (Lambda's 6 MiB response limit counts it).
+TEXT_TYPES = (
+    "text/",
+    "application/json",
+    "application/a2a+json",
+    "application/javascript",
+    "application/xml",
+)
 
 
 def is_http_api_event(event: dict[str, Any]) -> bool:
@@ -87,7 +94,7 @@ def event_response(response: Response) -> dict[str, Any]:
         headers["content-type"] = "application/json"
     text = ""
     if body:
-        if headers["content-type"].startswith(TEXT_TYPES):
+        if headers["content-type"].startswith(TEXT_TYPES) and "content-encoding" not in headers:
             try:
                 text = body.decode()
             except UnicodeDecodeError:

@@ -36,12 +36,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
 from a2a_serverless import tracing
 from a2a_serverless.agent import Agent
 from a2a_serverless.asgi import A2AApplication
+from a2a_serverless.budget import response_limit
 from a2a_serverless.collector import paused_during_init
 from a2a_serverless.config import Settings
 from a2a_serverless.http import Receive, Request, Scope, Send
@@ -49,9 +50,10 @@ from a2a_serverless.observability import Observer
 
 from .config import AwsSettings, check_http_timing, invocation_seconds
 from .container import Container, service_name
-from .http_api import event_response, is_http_api_event, request_from_event, staged
+from .http_api import TEXT_TYPES, event_response, is_http_api_event, request_from_event, staged
 from .logs import configure_logging, with_lambda_context
 from .metrics import MetricsObserver
+from .response_limit import LAMBDA_RESPONSE_BYTES, LambdaResponseBudget
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -59,6 +61,10 @@ if TYPE_CHECKING:
     from a2a_serverless.fastapi import AgentMount, AppLifespan
 
 log = logging.getLogger("a2a_serverless_aws.http")
+
+# The response types Mangum sends as text (its defaults, 0.19 to 0.22, with A2A 1.0's JSON);
+# anything else goes base64-encoded.
+MANGUM_TEXT_TYPES = [*TEXT_TYPES, "application/vnd.api+json", "application/vnd.oai.openapi"]
 
 
 class HttpHandler:
@@ -98,11 +104,22 @@ class HttpHandler:
             observers=[self.metrics, *observers],
             **runtime_options,
         )
+        # Lambda's limit on a response (A2A_MAX_RESPONSE_BYTES; 6 MiB unless set): a larger
+        # answer is compressed for a client that accepts gzip, else refused with a typed error
+        # (the app's own; with `app=`, the app's other routes are not held to it).
+        limit = response_limit(self.settings.max_response_bytes, LAMBDA_RESPONSE_BYTES)
+        self.budget = LambdaResponseBudget(limit) if limit is not None else None
+        self.alb_budget = LambdaResponseBudget.for_alb(limit) if limit is not None else None
+        # A REST API (v1) turns a base64 body back into bytes only for its binaryMediaTypes:
+        # no gzip there.
+        self.rest_api_budget = (
+            LambdaResponseBudget(limit, compress=False) if limit is not None else None
+        )
         self.asgi: Starlette | None = app
         self.lifespan: AppLifespan | None = None
         if app is None or mount is None:
             self.app = A2AApplication(self.container.runtime)
-            served: Any = BufferedEntry(self.app)
+            served: Any = BufferedEntry(self.app, self.budget_for)
         else:
             from a2a_serverless.fastapi import AppLifespan
 
@@ -111,7 +128,8 @@ class HttpHandler:
             self._run_app(self.lifespan.start())
             served = WholeApp(app, self.lifespan)
         # Lifespan "off": the app's own lifespan ran above, once; nothing runs around a call.
-        self.mangum = Mangum(served, lifespan="off")
+        # Mangum's text types (0.19 to 0.22) and A2A 1.0's JSON are sent as text.
+        self.mangum = Mangum(served, lifespan="off", text_mime_types=MANGUM_TEXT_TYPES)
         entry = with_lambda_context(self.logger, self.lambda_handler)
         if self.aws.tracing:
             from .tracing import traced
@@ -140,7 +158,16 @@ class HttpHandler:
         request = request_from_event(event, context)
         # The container's loop, every time: loop-bound clients made by earlier invocations stay
         # usable.
-        return event_response(self.container.run(self.app.respond_buffered(request)))
+        return event_response(self.container.run(self.app.respond_buffered(request, self.budget)))
+
+    def budget_for(self, event: dict[str, Any]) -> LambdaResponseBudget | None:
+        """The response budget of an event Mangum translates: an ALB's, or a REST API's (v1:
+        no gzip), or the HTTP API's."""
+        if "elb" in (event.get("requestContext") or {}):
+            return self.alb_budget
+        if "version" not in event:
+            return self.rest_api_budget
+        return self.budget
 
     def _answer_through_mangum(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         # Mangum runs the app with `run_until_complete` on the current loop: the container's
@@ -187,8 +214,13 @@ class BufferedEntry:
     """The A2A app as the ASGI app Mangum runs: the request (its stage as the root path) goes to
     the core's buffered entry, and the response comes back in two messages."""
 
-    def __init__(self, app: A2AApplication) -> None:
+    def __init__(
+        self,
+        app: A2AApplication,
+        budget_for: Callable[[dict[str, Any]], LambdaResponseBudget | None],
+    ) -> None:
         self.app = app
+        self.budget_for = budget_for
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         body = b""
@@ -197,8 +229,9 @@ class BufferedEntry:
             body += message.get("body", b"")
             if not message.get("more_body", False):
                 break
-        request = Request(staged(scope, scope["aws.event"]), body=body)
-        response = await self.app.respond_buffered(request)
+        event = scope["aws.event"]
+        request = Request(staged(scope, event), body=body)
+        response = await self.app.respond_buffered(request, self.budget_for(event))
         headers = [(b"content-length", str(len(response.body)).encode()), *response.headers]
         await send({"type": "http.response.start", "status": response.status, "headers": headers})
         await send({"type": "http.response.body", "body": response.body})

@@ -16,7 +16,7 @@ part costs no S3 client.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -104,6 +104,20 @@ class S3ContentStore:
             )
 
     async def expire(self, prefix: str, expires_at_ms: int) -> None:
+        async for page in self._pages(prefix):
+            await asyncio.gather(*(self._mark(item["Key"], expires_at_ms) for item in page))
+
+    async def listed(self, prefix: str) -> list[tuple[str, int]]:
+        found: list[tuple[str, int]] = []
+        async for page in self._pages(prefix):
+            found += [
+                (item["Key"][len(self.prefix) :], int(item["LastModified"].timestamp() * 1000))
+                for item in page
+            ]
+        return found
+
+    async def _pages(self, prefix: str) -> AsyncIterator[list[dict[str, Any]]]:
+        """The objects under `prefix`, a page (up to 1,000) at a time."""
         token: str | None = None
         while True:
             page = await self._call(
@@ -112,9 +126,7 @@ class S3ContentStore:
                 Prefix=self.prefix + prefix,
                 **({} if token is None else {"ContinuationToken": token}),
             )
-            await asyncio.gather(
-                *(self._mark(item["Key"], expires_at_ms) for item in page.get("Contents", ()))
-            )
+            yield list(page.get("Contents", ()))
             if not page.get("IsTruncated"):
                 return
             token = page["NextContinuationToken"]

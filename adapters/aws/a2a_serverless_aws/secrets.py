@@ -10,7 +10,9 @@ The value is fetched once per container, when the handler is built, so it never 
 function's configuration or in deployment state (and Lambda's 4 KB environment limit does not
 bound the key set). The function's role needs `ssm:GetParameter` (and `kms:Decrypt` for the
 parameter's key) or `secretsmanager:GetSecretValue`. A reference that cannot be read fails the
-start-up with the reason: a function must not come up without its keys.
+start-up with the reason: a function must not come up without its keys. The reading itself is
+the core's (`a2a_serverless/secretrefs.py`, which the client's credentials use too); its
+`SecretUnavailable` and `SecretMissing` are re-exported here.
 
 One exception: push signing keys whose parameter or secret does not exist (a deployment made
 before the parameter was). The functions then start without push notifications, the card says
@@ -25,29 +27,24 @@ import logging
 from typing import Any
 
 from a2a_serverless.config import Settings
-from a2a_serverless.exceptions import UnavailableError
+from a2a_serverless.secretrefs import (
+    AWS_PREFIXES,
+    SecretMissing,
+    SecretUnavailable,
+    read_aws_secret,
+)
 
 logger = logging.getLogger(__name__)
 
 # The settings that may be given as references.
 SECRET_FIELDS = ("push_signing_keys", "auth_api_keys")
-PREFIXES = ("ssm:", "secretsmanager:")
-# What each service answers for a parameter or secret that does not exist.
-NOT_FOUND = {"ssm": "ParameterNotFound", "secretsmanager": "ResourceNotFoundException"}
+PREFIXES = AWS_PREFIXES
 HOW_TO_CREATE = {
     "ssm": "a2a-serverless keys generate > keys.json && aws ssm put-parameter --name {reference} "
     "--type SecureString --value file://keys.json && rm keys.json",
     "secretsmanager": "a2a-serverless keys generate | aws secretsmanager create-secret --name "
     "{reference} --secret-string file:///dev/stdin",
 }
-
-
-class SecretUnavailable(UnavailableError, RuntimeError):
-    """A secret setting names a parameter or secret that could not be read."""
-
-
-class SecretMissing(SecretUnavailable):
-    """The parameter or secret a setting names does not exist."""
 
 
 def resolve_secrets(settings: Settings, *, clients: dict[str, Any] | None = None) -> Settings:
@@ -89,23 +86,8 @@ def resolve_secrets(settings: Settings, *, clients: dict[str, Any] | None = None
 
 def _fetch(client: Any, service: str, reference: str, name: str) -> str:
     try:
-        if service == "ssm":
-            response = client.get_parameter(Name=reference, WithDecryption=True)
-            return str(response["Parameter"]["Value"])
-        response = client.get_secret_value(SecretId=reference)
-    except Exception as exc:
-        # The error names the parameter, never a value.
-        code = getattr(exc, "response", {}).get("Error", {}).get("Code")
-        if code == NOT_FOUND[service]:
-            raise SecretMissing(
-                f"A2A_{name.upper()}: {service} {reference!r} does not exist"
-            ) from None
-        raise SecretUnavailable(
-            f"A2A_{name.upper()}: could not read {service} {reference!r}: {type(exc).__name__}: "
-            f"{exc}"
-        ) from None
-    if "SecretString" not in response:
-        raise SecretUnavailable(
-            f"A2A_{name.upper()}: secret {reference!r} holds binary data, not the text expected"
-        )
-    return str(response["SecretString"])
+        return read_aws_secret(client, service, reference)
+    except SecretMissing as exc:
+        raise SecretMissing(f"A2A_{name.upper()}: {exc}") from None
+    except SecretUnavailable as exc:
+        raise SecretUnavailable(f"A2A_{name.upper()}: {exc}") from None

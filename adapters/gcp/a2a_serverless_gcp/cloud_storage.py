@@ -93,6 +93,16 @@ class CloudStorageContentStore:
         # A name with no object is no error (on_error swallows its NotFound).
         await self._call(None, lambda: bucket.delete_blobs(blobs, on_error=lambda _: None))
 
+    async def listed(self, prefix: str) -> list[tuple[str, int]]:
+        bucket = self.bucket
+        blobs = await self._call(
+            None, lambda: list(bucket.client.list_blobs(bucket, prefix=self.prefix + prefix))
+        )
+        return [
+            (blob.name[len(self.prefix) :], int(blob.time_created.timestamp() * 1000))
+            for blob in blobs
+        ]
+
     async def expire(self, prefix: str, expires_at_ms: int) -> None:
         when = datetime.datetime.fromtimestamp(expires_at_ms / 1000, tz=datetime.UTC)
         bucket = self.bucket

@@ -30,10 +30,14 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from a2a_serverless.asgi import A2AApplication, Receive, Scope, Send
+    from a2a_serverless.budget import ResponseBudget
     from a2a_serverless.fastapi import AgentMount, AppLifespan
     from a2a_serverless.runtime import Runtime
 
     AsgiApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+# Cloud Run's (and so Cloud Run functions') limit on an HTTP/1 response that is not streamed.
+CLOUD_RUN_RESPONSE_BYTES = 32 * 1024 * 1024
 
 
 def build_queue(config: GcpSettings) -> RoutedQueue:
@@ -139,8 +143,18 @@ class Deployment:
             else:
                 from a2a_serverless.asgi import A2AApplication
 
-                self._app = A2AApplication(self.runtime())
+                self._app = A2AApplication(self.runtime(), budget=self.response_budget())
         return self._app
+
+    def response_budget(self) -> ResponseBudget | None:
+        """Cloud Run's limit on a response that is not streamed (A2A_MAX_RESPONSE_BYTES; 32
+        MiB unless set): a larger whole answer is refused with a typed error naming it, where
+        the platform would cut it off. SSE streams go out live, chunked, and are not held to
+        it."""
+        from a2a_serverless.budget import ResponseBudget, response_limit
+
+        limit = response_limit(self.settings.max_response_bytes, CLOUD_RUN_RESPONSE_BYTES)
+        return ResponseBudget(limit, "Cloud Run") if limit is not None else None
 
     async def served(self) -> AsgiApp:
         """What answers a request: the A2A app, or the user's app (its lifespan entered on

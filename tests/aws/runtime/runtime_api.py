@@ -8,6 +8,9 @@
     POST /2018-06-01/runtime/invocation/{id}/error     the handler raised
     POST /2018-06-01/runtime/init/error                the handler could not even be loaded
 
+A response over Lambda's synchronous payload limit (`RESPONSE_LIMIT`) is refused as Lambda
+refuses it: 413 to the runtime client, `Function.ResponseSizeTooLarge` to the invoker.
+
 and, for SnapStart (a client started with AWS_LAMBDA_INITIALIZATION_TYPE=snap-start runs its
 before-snapshot hooks after init, then asks for the restore):
 
@@ -47,6 +50,8 @@ from pathlib import Path
 from typing import Any
 
 PREFIX = "/2018-06-01/runtime"
+# Lambda's limit on a synchronous invocation's response payload, as its error message gives it.
+RESPONSE_LIMIT = 6_291_556
 _INVOCATION = re.compile(rf"^{PREFIX}/invocation/([^/]+)/(response|error)$")
 REPO = Path(__file__).resolve().parents[3]
 
@@ -183,6 +188,24 @@ class RuntimeApi:
                 invocation = api.invocations.get(match.group(1)) if match else None
                 if match is None or invocation is None:
                     self._reply(404, {"errorMessage": "unknown invocation"})
+                    return
+                if match.group(2) == "response" and len(body) > RESPONSE_LIMIT:
+                    # What Lambda does with a response over its synchronous payload limit: the
+                    # runtime client is told 413, the invoker gets an error (API Gateway: 502).
+                    invocation.error = {
+                        "errorType": "Function.ResponseSizeTooLarge",
+                        "errorMessage": f"Response payload size ({len(body)} bytes) exceeded "
+                        f"maximum allowed payload size ({RESPONSE_LIMIT} bytes).",
+                    }
+                    invocation.done.set()
+                    self._reply(
+                        413,
+                        {
+                            "errorMessage": "Exceeded maximum allowed payload size "
+                            f"({RESPONSE_LIMIT} bytes).",
+                            "errorType": "RequestEntityTooLarge",
+                        },
+                    )
                     return
                 if match.group(2) == "response":
                     invocation.response = body

@@ -174,7 +174,7 @@ async def store(store_url: str) -> AsyncIterator[Store]:
 
 
 def dumped(events: list[TaskEvent]) -> list[Any]:
-    return [(e.seq, e.payload.dump()) for e in events]
+    return [(e.seq, e.payload.model_dump()) for e in events]
 
 
 def shape(events: list[TaskEvent]) -> list[str]:

@@ -81,15 +81,21 @@ class Deployment:
         sqs: Any,
         *,
         worker_handler: str = "worker_handler",
+        worker_timing: dict[str, str] | None = None,
     ) -> None:
         env = {
             **function_env,
             "A2A_SQS_QUEUE_URL": queues.url,
             "A2A_SQS_MAX_RECEIVE_COUNT": str(queues.max_receive_count),
         }
+        self.env = env
         self.http = make_function("http_handler", {**env, **HTTP_TIMING}, timeout_s=10, name="http")
+        timing = {**WORKER_TIMING, **(worker_timing or {})}
         self.worker = make_function(
-            worker_handler, {**env, **WORKER_TIMING}, timeout_s=4, name="worker"
+            worker_handler,
+            {**env, **timing},
+            timeout_s=float(timing["A2A_LAMBDA_TIMEOUT_S"]),
+            name="worker",
         )
         self.trigger = SqsTrigger(sqs, queues.url, self.worker)
 

@@ -182,7 +182,7 @@ class Deployment:
         for task_id in task_ids:
             record, _ = await self.read(task_id)
             status = record.task.status
-            message = json.dumps(status.message.dump()) if status.message else ""
+            message = json.dumps(status.message.model_dump()) if status.message else ""
             parts.append(f"task {task_id}: {status.state.value} {message}")
         errors = [line for line in self.log_lines() if line.get("level") == "ERROR"]
         return "\n".join([*parts, *(json.dumps(line)[:2000] for line in errors)])

@@ -23,11 +23,9 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -38,6 +36,7 @@ from typing import Any
 import pytest
 
 from tests.gcp.conftest import FIRESTORE_TEST_PROJECT, unique_prefix
+from tests.support.processes import start_process, stop_group, tail, wait_until
 from tests.support.server import free_port
 
 REPO = Path(__file__).resolve().parents[3]
@@ -48,63 +47,6 @@ LOCATION = "us-central1"
 # The Pub/Sub subscription's dead-letter policy and the Cloud Tasks queue's max attempts.
 PUBSUB_MAX_DELIVERY_ATTEMPTS = 5
 TASKS_MAX_ATTEMPTS = 4
-STARTUP_TIMEOUT_S = 60
-
-
-def tail(path: Path, lines: int = 60) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return "(no log)"
-
-
-def stop_group(process: subprocess.Popen[bytes]) -> None:
-    """Stop a process started with start_new_session=True and everything it started."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            continue
-        # The leader is gone; its children (java, gunicorn workers) must be too.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        return
-
-
-def start_process(args: list[str], log_path: Path, env: dict[str, str] | None = None) -> Any:
-    with log_path.open("wb") as log:
-        return subprocess.Popen(
-            args,
-            cwd=REPO,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-
-def wait_until(ready: Any, process: subprocess.Popen[bytes], what: str, log_path: Path) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while not ready():
-        if process.poll() is not None:
-            pytest.fail(
-                f"{what} exited with code {process.returncode} while starting; its log "
-                f"({log_path}) ends with:\n{tail(log_path)}",
-                pytrace=False,
-            )
-        if time.monotonic() > deadline:
-            stop_group(process)
-            pytest.fail(
-                f"{what} did not start within {STARTUP_TIMEOUT_S} s; its log ({log_path}) "
-                f"ends with:\n{tail(log_path)}",
-                pytrace=False,
-            )
-        time.sleep(0.1)
 
 
 def http_status(url: str) -> int | None:

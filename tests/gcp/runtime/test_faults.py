@@ -313,8 +313,8 @@ async def test_worker_server_killed_at_each_point_of_a_turn_completes_every_task
             assert log_problems(record, events) == [], point
             assert record.task.status.state.value == "completed", point
             before = stopped[point]
-            assert [e.payload.dump() for e in events[: len(before)]] == [
-                e.payload.dump() for e in before
+            assert [e.payload.model_dump() for e in events[: len(before)]] == [
+                e.payload.model_dump() for e in before
             ], point
             rerun = point != "completed"
             assert shape(events[len(before) :]) == (ONE_RUN if rerun else []), point

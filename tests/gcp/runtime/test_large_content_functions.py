@@ -159,3 +159,70 @@ async def test_a_clients_large_inline_upload_reads_back_identical(
         await wait_for_state(client, url, task["id"], "completed")
         fetched = await rpc(client, url, "tasks/get", {"id": task["id"]})
     assert fetched["history"][0]["parts"] == sent["parts"]
+
+
+# --- Cloud Run's response limit ------------------------------------------------------------------
+
+# Low enough that a 1.5 MB artifact passes it (the default is Cloud Run's 32 MiB).
+SMALL_LIMIT = 1_000_000
+
+
+@pytest.fixture(scope="module")
+def limited_deployment(
+    pubsub_emulator: str,
+    cloud_tasks_emulator: str,
+    firestore_emulator: str,
+    storage_bucket: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Deployment]:
+    prefix = f"t{uuid.uuid4().hex[:12]}"
+    overrides = {
+        "A2A_STORE_URL": (
+            f"firestore://a2a-serverless-test/(default)?prefix={prefix}"
+            f"&content=gs://{storage_bucket}/limited"
+        ),
+        "A2A_MAX_RESPONSE_BYTES": str(SMALL_LIMIT),
+    }
+    log_dir = tmp_path_factory.mktemp("limited-functions")
+    with deploy(cloud_tasks_emulator, log_dir, overrides, source=LARGE_MAIN) as deployed:
+        yield deployed
+
+
+async def test_a_whole_answer_over_the_limit_is_a_typed_error_while_streams_go_live(
+    limited_deployment: Deployment,
+) -> None:
+    url = limited_deployment.http.url
+    want = [dumped(TextPart(text=large_text(1_500_000)))]
+    async with httpx.AsyncClient(timeout=TIMEOUT_S) as client:
+        # A live stream is chunked: not held to the limit, it carries the whole artifact.
+        events = await stream(client, url + "/", {"message": message("text 1500000")})
+        task_id = events[0]["id"]
+        live = [
+            part
+            for event in events
+            if event["kind"] == "artifact-update"
+            for part in event["artifact"]["parts"]
+        ]
+        assert live == want
+        v03 = {"jsonrpc": "2.0", "id": 5, "method": "tasks/get", "params": {"id": task_id}}
+        v10 = {"jsonrpc": "2.0", "id": 5, "method": "GetTask", "params": {"id": task_id}}
+        one = {"a2a-version": "1.0"}
+        answers = {
+            "0.3 JSON-RPC": await client.post(url + "/", json=v03),
+            "1.0 JSON-RPC": await client.post(url + "/", json=v10, headers=one),
+            "0.3 REST": await client.get(f"{url}/v1/tasks/{task_id}"),
+            "1.0 REST": await client.get(f"{url}/tasks/{task_id}", headers=one),
+        }
+    for binding, answer in answers.items():
+        payload = answer.json()
+        error = payload["error"]
+        if "JSON-RPC" in binding:
+            assert answer.status_code == 200, binding
+            assert error["code"] == -32004 and payload["id"] == 5, (binding, error)
+        else:
+            assert answer.status_code == 400, (binding, payload)
+        assert f"Cloud Run passes on at most {SMALL_LIMIT}" in error["message"], binding
+        assert "A2A_MAX_RESPONSE_BYTES" in error["message"]
+        if binding in ("0.3 JSON-RPC", "0.3 REST"):
+            assert error["data"]["max"] == SMALL_LIMIT
+            assert error["data"]["actual"] > SMALL_LIMIT

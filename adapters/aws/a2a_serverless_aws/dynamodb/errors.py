@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from a2a_serverless.exceptions import LimitError
 from a2a_serverless.store import base
-from a2a_serverless.store.base import StoreError
+from a2a_serverless.store.base import StoreError, StoreLimitExceeded
 
 # DynamoDB's limits (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html).
 MAX_ITEM_BYTES = 400 * 1024
@@ -18,31 +17,39 @@ class DynamoDBStoreError(StoreError):
     """Base class of the DynamoDB store's own errors."""
 
 
-class ItemTooLarge(DynamoDBStoreError, LimitError):
+class ItemTooLarge(DynamoDBStoreError, StoreLimitExceeded):
     """One item would exceed DynamoDB's 400 KB, even with its JSON compressed.
 
-    A task record grows with its history and artifacts; put large content behind URIs
-    (FilePart with `uri`) rather than inline bytes.
+    A task record grows with its history and artifacts; give the store a content bucket
+    (parts over 16 KB then live in S3), or put large content behind URIs (FilePart with `uri`).
     """
 
     def __init__(self, task_id: str, what: str, size: int) -> None:
-        super().__init__(
+        StoreLimitExceeded.__init__(
+            self,
             f"task {task_id!r}: the {what} item would be {size} bytes after compression; "
-            f"DynamoDB items are limited to {MAX_ITEM_BYTES} bytes"
+            f"DynamoDB items are limited to {MAX_ITEM_BYTES} bytes",
+            store_limit="DynamoDB's item",
+            size=size,
+            maximum=MAX_ITEM_BYTES,
         )
         self.task_id = task_id
         self.what = what
         self.size = size
 
 
-class TransactionTooLarge(DynamoDBStoreError, LimitError):
+class TransactionTooLarge(DynamoDBStoreError, StoreLimitExceeded):
     """One write would exceed DynamoDB's transaction limits (100 items, 4 MB)."""
 
     def __init__(self, task_id: str, items: int, size: int) -> None:
-        super().__init__(
+        StoreLimitExceeded.__init__(
+            self,
             f"task {task_id!r}: one write of {items} items ({size} bytes) exceeds DynamoDB's "
             f"transaction limits of {MAX_TRANSACTION_ITEMS} items and {MAX_TRANSACTION_BYTES} "
-            "bytes; write fewer events at a time"
+            "bytes; write fewer events at a time",
+            store_limit="DynamoDB's transaction",
+            size=size,
+            maximum=MAX_TRANSACTION_BYTES,
         )
         self.task_id = task_id
         self.items = items

@@ -34,7 +34,12 @@ from a2a_serverless.store.base import (
     record_from_json,
     reply_from_json,
 )
-from a2a_serverless.store.content import DEFAULT_THRESHOLD, ContentStore, Offloader
+from a2a_serverless.store.content import (
+    DEFAULT_SWEEP_AGE_S,
+    DEFAULT_THRESHOLD,
+    ContentStore,
+    Offloader,
+)
 
 from . import codec
 from .deadletters import scan_dead_letters
@@ -187,6 +192,18 @@ class DynamoDBStore:
         if record.expires_at_ms is not None and record.expires_at_ms <= self._clock():
             return None
         return record
+
+    async def sweep_content(self, older_than_s: float = DEFAULT_SWEEP_AGE_S) -> list[str] | None:
+        """Delete the bucket's content of tasks that do not exist, once it is `older_than_s`
+        old (`Offloader.sweep`; the `a2a-serverless content sweep` command); the keys
+        deleted, None for a store without a content bucket."""
+        if self.offloader is None:
+            return None
+
+        async def exists(task_id: str) -> bool:
+            return await self._run(partial(self._get_task, task_id)) is not None
+
+        return await self.offloader.sweep(exists, older_than_s=older_than_s)
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
         page = await self._run(lambda: list_tasks(self._items, query, self._clock()))

@@ -25,8 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from a2a_serverless.exceptions import LimitError
-from a2a_serverless.store import StoreError
+from a2a_serverless.store import StoreLimitExceeded
 
 # --- collections -----------------------------------------------------------------------------
 
@@ -161,7 +160,7 @@ MAX_WRITES_PER_COMMIT = 500
 MAX_COMMIT_BYTES = 10 * 1024 * 1024 - 64 * 1024
 
 
-class FirestoreLimitExceeded(StoreError, LimitError):
+class FirestoreLimitExceeded(StoreLimitExceeded):
     """A write would break one of Firestore's hard limits; nothing was written.
 
     `what` names the limit ("task document size", "event document size", "task document
@@ -173,7 +172,10 @@ class FirestoreLimitExceeded(StoreError, LimitError):
         super().__init__(
             f"task {task_id!r}: {what} would be {size:,}, over Firestore's limit of {limit:,} "
             f"(task and event bodies are stored zlib-compressed from "
-            f"{COMPRESS_FROM_BYTES:,} bytes on)"
+            f"{COMPRESS_FROM_BYTES:,} bytes on)",
+            store_limit=f"Firestore's {what}",
+            size=size,
+            maximum=limit,
         )
         self.task_id = task_id
         self.what = what

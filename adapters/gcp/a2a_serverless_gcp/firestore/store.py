@@ -68,7 +68,12 @@ from a2a_serverless.store.base import (
     reply_to_json,
 )
 from a2a_serverless.store.bookkeeping import DEAD_LETTERS_KEY
-from a2a_serverless.store.content import DEFAULT_THRESHOLD, ContentStore, Offloader
+from a2a_serverless.store.content import (
+    DEFAULT_SWEEP_AGE_S,
+    DEFAULT_THRESHOLD,
+    ContentStore,
+    Offloader,
+)
 
 from .clients import LoopClients
 from .documents import (
@@ -211,6 +216,18 @@ class FirestoreStore:
         if record is None or self.offloader is None:
             return record
         return await self.offloader.restore_record(record)
+
+    async def sweep_content(self, older_than_s: float = DEFAULT_SWEEP_AGE_S) -> list[str] | None:
+        """Delete the bucket's content of tasks that do not exist, once it is `older_than_s`
+        old (`Offloader.sweep`; the `a2a-serverless content sweep` command); the keys
+        deleted, None for a store without a content bucket."""
+        if self.offloader is None:
+            return None
+
+        async def exists(task_id: str) -> bool:
+            return await self._get_task(task_id) is not None
+
+        return await self.offloader.sweep(exists, older_than_s=older_than_s)
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
         page = await self._list_tasks(query)

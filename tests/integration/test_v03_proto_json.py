@@ -1,4 +1,4 @@
-"""The proto-JSON conversion of the REST transport (a2a_serverless/rest/proto_json.py).
+"""The proto-JSON conversion of the REST transport (a2a_serverless/v03/proto_json.py).
 
 For every protocol object the REST transport carries:
 
@@ -53,7 +53,7 @@ from a2a_serverless.models import (
     TextPart,
     validate,
 )
-from a2a_serverless.rest import proto_json as pj
+from a2a_serverless.v03 import proto_json as pj
 
 TS = "2025-03-04T05:06:07.123Z"
 META = {"trace": "abc", "nested": {"list": [1, "two", None, True], "n": 1.5}}
@@ -116,7 +116,7 @@ class Case:
 
 
 def dump(value: Any) -> Any:
-    return [v.dump() for v in value] if isinstance(value, list) else value.dump()
+    return [v.model_dump() for v in value] if isinstance(value, list) else value.model_dump()
 
 
 def model(model_type: type[A2AModel]) -> Callable[[Any], Any]:
@@ -140,7 +140,7 @@ CASES = [
             lambda v: pj.from_part(v, "part"),
             lambda d: validate(Part, d),
             a2a_pb2.Part,
-            lambda v: ToProto.part(sdk.Part.model_validate(v.dump())),
+            lambda v: ToProto.part(sdk.Part.model_validate(v.model_dump())),
         )
         for i, part in enumerate(USER.parts)
     ],
@@ -415,7 +415,7 @@ def _sdk_result(value: Any) -> Any:
         "status-update": sdk.TaskStatusUpdateEvent,
         "artifact-update": sdk.TaskArtifactUpdateEvent,
     }
-    return types[value.kind].model_validate(value.dump())
+    return types[value.kind].model_validate(value.model_dump())
 
 
 def _without_sdk_losses(message: ProtoMessage) -> ProtoMessage:
@@ -478,7 +478,7 @@ def test_we_read_what_the_sdk_writes(case: Case) -> None:
 
 
 def test_wire_names_of_a_task() -> None:
-    wire = pj.to_task(TASK.dump())
+    wire = pj.to_task(TASK.model_dump())
     assert list(wire) == ["id", "contextId", "status", "artifacts", "history", "metadata"]
     assert wire["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
     assert wire["status"]["timestamp"] == TS
@@ -518,9 +518,9 @@ def test_task_states(state: str, name: str) -> None:
 
 def test_file_bytes_are_base64_of_our_base64_text_as_the_sdk_writes_them() -> None:
     part = FilePart(file=FileWithBytes(bytes="aGVsbG8=", mime_type="text/plain"))
-    wire = pj.to_part(part.dump())
+    wire = pj.to_part(part.model_dump())
     assert wire["file"]["fileWithBytes"] == base64.b64encode(b"aGVsbG8=").decode()
-    sdk_part = ToProto.part(sdk.Part.model_validate(part.dump()))
+    sdk_part = ToProto.part(sdk.Part.model_validate(part.model_dump()))
     assert MessageToDict(sdk_part)["file"]["fileWithBytes"] == wire["file"]["fileWithBytes"]
     # URL-safe and unpadded base64 are proto JSON too.
     urlsafe = base64.urlsafe_b64encode(b"a?>b").decode().rstrip("=")
@@ -531,7 +531,7 @@ def test_file_bytes_are_base64_of_our_base64_text_as_the_sdk_writes_them() -> No
 def test_reference_task_ids_are_read_but_not_written() -> None:
     # Not in the SDK's Message: writing it would make the SDK's strict parser fail.
     message = AGENT.model_copy(update={"reference_task_ids": ["t-0"]})
-    wire = pj.to_message(message.dump())
+    wire = pj.to_message(message.model_dump())
     assert "referenceTaskIds" not in wire
     read = pj.from_message({**wire, "referenceTaskIds": ["t-0", "t-1"]})
     assert read["referenceTaskIds"] == ["t-0", "t-1"]
@@ -573,10 +573,10 @@ def test_proto_field_names_enum_numbers_and_a2a_proto_spellings_are_read() -> No
         },
     }
     status = pj.from_task_status(
-        {"state": "TASK_STATE_WORKING", "update": AGENT.dump() | {"role": "ROLE_AGENT"}}, "s"
+        {"state": "TASK_STATE_WORKING", "update": AGENT.model_dump() | {"role": "ROLE_AGENT"}}, "s"
     )
     assert status["message"]["role"] == "agent"
-    assert pj.from_send_response({"msg": pj.to_message(AGENT.dump())})["kind"] == "message"
+    assert pj.from_send_response({"msg": pj.to_message(AGENT.model_dump())})["kind"] == "message"
     assert pj.from_stream_response({"status_update": {"task_id": "t", "final": True}}) == {
         "kind": "status-update",
         "taskId": "t",
@@ -586,7 +586,7 @@ def test_proto_field_names_enum_numbers_and_a2a_proto_spellings_are_read() -> No
 
 
 def test_unknown_fields_are_ignored() -> None:
-    wire = pj.to_message(AGENT.dump()) | {"somethingNew": {"x": 1}}
+    wire = pj.to_message(AGENT.model_dump()) | {"somethingNew": {"x": 1}}
     assert Message.model_validate(pj.from_message(wire)) == AGENT
 
 
@@ -612,23 +612,26 @@ def test_timestamps(value: str | None, expected: str | None) -> None:
 
 def test_a_status_with_an_unreadable_timestamp_leaves_it_out() -> None:
     status = TaskStatus(state=TaskState.WORKING, timestamp="not a time")
-    assert pj.to_task_status(status.dump()) == {"state": "TASK_STATE_WORKING"}
+    assert pj.to_task_status(status.model_dump()) == {"state": "TASK_STATE_WORKING"}
 
 
 def test_push_config_resource_names() -> None:
     config = TaskPushNotificationConfig(task_id="t-1", push_notification_config=PUSH)
-    assert pj.to_task_push_config(config.dump())["name"] == "tasks/t-1/pushNotificationConfigs/c-1"
+    assert (
+        pj.to_task_push_config(config.model_dump())["name"]
+        == "tasks/t-1/pushNotificationConfigs/c-1"
+    )
     no_id = config.model_copy(
         update={"push_notification_config": PushNotificationConfig(url="https://h.example")}
     )
-    assert pj.to_task_push_config(no_id.dump())["name"] == "tasks/t-1"
+    assert pj.to_task_push_config(no_id.model_dump())["name"] == "tasks/t-1"
     assert pj.parse_push_config_name("tasks/a/pushNotificationConfigs/b", "n") == ("a", "b")
     assert pj.parse_push_config_name("tasks/a", "n") == ("a", None)
     for bad in ("tasks/", "task/a", "tasks/a/b/c", "tasks/a/pushNotificationConfigs/", "x"):
         with pytest.raises(InvalidParamsError):
             pj.parse_push_config_name(bad, "n")
     # The URL's task wins only if the name agrees with it.
-    wire = pj.to_task_push_config(config.dump())
+    wire = pj.to_task_push_config(config.model_dump())
     assert pj.from_task_push_config(wire, "c", task_id="t-1")["taskId"] == "t-1"
     with pytest.raises(InvalidParamsError):
         pj.from_task_push_config(wire, "c", task_id="t-2")

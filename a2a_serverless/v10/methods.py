@@ -1,8 +1,9 @@
 """A2A v1.0's methods, as both of its transports call them (JSON-RPC and HTTP+JSON).
 
 Each turns its v1.0 request into the internal params with `convert.py`, calls the service and
-writes the v1.0 result. `v1/jsonrpc.py` serves them by method name, `v1/rest.py` by route; the
-stream events of both are `event_result`'s `StreamResponse`s.
+writes the v1.0 result. `v10/jsonrpc.py` serves them by method name, `v10/rest.py` by route; the
+stream events of both are `event_result`'s `StreamResponse`s. The service's rules are 1.0's; a
+push config set here notifies in 1.0's form (`VERSION`).
 """
 
 from __future__ import annotations
@@ -21,53 +22,57 @@ from ..models import (
 from ..models import TaskPushNotificationConfig as InternalPushConfig
 from ..service import StreamEvent
 from ..transport import Call, Method, raw_message_parts
+from ..versions import V10 as VERSION
 from . import convert
-from . import models as v1
+from . import models as v10
 
 
 def event_result(event: StreamEvent) -> dict[str, Any]:
     return convert.stream_response(event.payload)
 
 
-async def _send(p: v1.SendMessageRequest, c: Call) -> Any:
+async def _send(p: v10.SendMessageRequest, c: Call) -> Any:
     params = convert.send_params_in(p)
-    return convert.send_result_out(await c.service.send_message(params, c.caller))
+    result = await c.service.send_message(params, c.caller, webhook_version=VERSION)
+    return convert.send_result_out(result)
 
 
-async def _stream(p: v1.SendMessageRequest, c: Call) -> Any:
+async def _stream(p: v10.SendMessageRequest, c: Call) -> Any:
     params = convert.send_params_in(p)
-    return await c.service.stream_message(params, c.caller, last_event_id=c.last_event_id)
+    return await c.service.stream_message(
+        params, c.caller, last_event_id=c.last_event_id, webhook_version=VERSION
+    )
 
 
-def _non_blocking(p: v1.SendMessageRequest) -> v1.SendMessageRequest:
-    config = p.configuration or v1.SendMessageConfiguration()
+def _non_blocking(p: v10.SendMessageRequest) -> v10.SendMessageRequest:
+    config = p.configuration or v10.SendMessageConfiguration()
     return p.model_copy(
         update={"configuration": config.model_copy(update={"return_immediately": True})}
     )
 
 
-async def _get(p: v1.GetTaskRequest, c: Call) -> Any:
+async def _get(p: v10.GetTaskRequest, c: Call) -> Any:
     params = TaskQueryParams(id=p.id, history_length=p.history_length)
     return convert.task_out(await c.service.get_task(params, c.caller))
 
 
-async def _list(p: v1.ListTasksRequest, c: Call) -> Any:
+async def _list(p: v10.ListTasksRequest, c: Call) -> Any:
     params = convert.list_params_in(p)
     return convert.list_result_out(await c.service.list_tasks(params, c.caller))
 
 
-async def _cancel(p: v1.CancelTaskRequest, c: Call) -> Any:
+async def _cancel(p: v10.CancelTaskRequest, c: Call) -> Any:
     task = await c.service.cancel_task(TaskIdParams(id=p.id, metadata=p.metadata), c.caller)
     return convert.task_out(task)
 
 
-async def _subscribe(p: v1.SubscribeToTaskRequest, c: Call) -> Any:
+async def _subscribe(p: v10.SubscribeToTaskRequest, c: Call) -> Any:
     return await c.service.resubscribe(
         TaskIdParams(id=p.id), c.caller, last_event_id=c.last_event_id, until_terminal=True
     )
 
 
-async def _push_create(p: v1.TaskPushNotificationConfig, c: Call) -> Any:
+async def _push_create(p: v10.TaskPushNotificationConfig, c: Call) -> Any:
     if not p.task_id:
         raise InvalidParamsError(
             data={"errors": [{"field": "taskId", "message": "Object missing required field"}]}
@@ -75,15 +80,16 @@ async def _push_create(p: v1.TaskPushNotificationConfig, c: Call) -> Any:
     params = InternalPushConfig(
         task_id=p.task_id, push_notification_config=convert.push_config_in(p)
     )
-    return convert.push_config_out(await c.service.set_push_config(params, c.caller))
+    stored = await c.service.set_push_config(params, c.caller, webhook_version=VERSION)
+    return convert.push_config_out(stored)
 
 
-async def _push_get(p: v1.GetTaskPushNotificationConfigRequest, c: Call) -> Any:
+async def _push_get(p: v10.GetTaskPushNotificationConfigRequest, c: Call) -> Any:
     params = GetTaskPushNotificationConfigParams(id=p.task_id, push_notification_config_id=p.id)
     return convert.push_config_out(await c.service.get_push_config(params, c.caller))
 
 
-async def _push_list(p: v1.ListTaskPushNotificationConfigsRequest, c: Call) -> Any:
+async def _push_list(p: v10.ListTaskPushNotificationConfigsRequest, c: Call) -> Any:
     params = ListTaskPushNotificationConfigParams(id=p.task_id)
     configs = await c.service.list_push_configs(params, c.caller)
     # A task has a handful of configs at most (A2A_PUSH_MAX_CONFIGS_PER_TASK): pages are slices,
@@ -102,13 +108,13 @@ async def _push_list(p: v1.ListTaskPushNotificationConfigsRequest, c: Call) -> A
     return {"configs": [convert.push_config_out(x) for x in page], "nextPageToken": token}
 
 
-async def _push_delete(p: v1.DeleteTaskPushNotificationConfigRequest, c: Call) -> Any:
+async def _push_delete(p: v10.DeleteTaskPushNotificationConfigRequest, c: Call) -> Any:
     params = DeleteTaskPushNotificationConfigParams(id=p.task_id, push_notification_config_id=p.id)
     await c.service.delete_push_config(params, c.caller)
     return {}  # google.protobuf.Empty
 
 
-async def _extended_card(_: v1.GetExtendedAgentCardRequest, c: Call) -> Any:
+async def _extended_card(_: v10.GetExtendedAgentCardRequest, c: Call) -> Any:
     if c.extended_card is None:
         # Spec 1.0 §3.3.4: a card without `extendedAgentCard: true` MUST answer this with
         # UnsupportedOperationError; ExtendedAgentCardNotConfigured (-32007) is for an agent
@@ -121,24 +127,24 @@ async def _extended_card(_: v1.GetExtendedAgentCardRequest, c: Call) -> Any:
 
 METHODS: dict[str, Method] = {
     "SendMessage": Method(
-        v1.SendMessageRequest, _send, non_blocking=_non_blocking, raw_parts=raw_message_parts
+        v10.SendMessageRequest, _send, non_blocking=_non_blocking, raw_parts=raw_message_parts
     ),
     "SendStreamingMessage": Method(
-        v1.SendMessageRequest, _stream, streaming=True, raw_parts=raw_message_parts
+        v10.SendMessageRequest, _stream, streaming=True, raw_parts=raw_message_parts
     ),
-    "GetTask": Method(v1.GetTaskRequest, _get),
-    "ListTasks": Method(v1.ListTasksRequest, _list, params_optional=True),
-    "CancelTask": Method(v1.CancelTaskRequest, _cancel),
-    "SubscribeToTask": Method(v1.SubscribeToTaskRequest, _subscribe, streaming=True),
-    "CreateTaskPushNotificationConfig": Method(v1.TaskPushNotificationConfig, _push_create),
-    "GetTaskPushNotificationConfig": Method(v1.GetTaskPushNotificationConfigRequest, _push_get),
+    "GetTask": Method(v10.GetTaskRequest, _get),
+    "ListTasks": Method(v10.ListTasksRequest, _list, params_optional=True),
+    "CancelTask": Method(v10.CancelTaskRequest, _cancel),
+    "SubscribeToTask": Method(v10.SubscribeToTaskRequest, _subscribe, streaming=True),
+    "CreateTaskPushNotificationConfig": Method(v10.TaskPushNotificationConfig, _push_create),
+    "GetTaskPushNotificationConfig": Method(v10.GetTaskPushNotificationConfigRequest, _push_get),
     "ListTaskPushNotificationConfigs": Method(
-        v1.ListTaskPushNotificationConfigsRequest, _push_list
+        v10.ListTaskPushNotificationConfigsRequest, _push_list
     ),
     "DeleteTaskPushNotificationConfig": Method(
-        v1.DeleteTaskPushNotificationConfigRequest, _push_delete
+        v10.DeleteTaskPushNotificationConfigRequest, _push_delete
     ),
     "GetExtendedAgentCard": Method(
-        v1.GetExtendedAgentCardRequest, _extended_card, params_optional=True
+        v10.GetExtendedAgentCardRequest, _extended_card, params_optional=True
     ),
 }

@@ -1,6 +1,6 @@
 """A2A v1.0 <-> the internal model (the v0.3 models the service and the stores use).
 
-`*_in` functions take checked v1.0 requests (`v1/models.py`) and return internal models; `*_out`
+`*_in` functions take checked v1.0 requests (`v10/models.py`) and return internal models; `*_out`
 functions take internal models and return v1.0 JSON values (dicts ready to encode). The mapping:
 
 - Part: `text` <-> TextPart; `raw` <-> FilePart with `bytes` (both base64 text); `url` <->
@@ -12,7 +12,7 @@ functions take internal models and return v1.0 JSON values (dicts ready to encod
   have no place in v0.3's parts and are not kept (neither does the official SDK).
 - Role `ROLE_USER` / `ROLE_AGENT` <-> "user" / "agent"; TaskState `TASK_STATE_<NAME>` <->
   "<name>" ("input-required" <-> TASK_STATE_INPUT_REQUIRED); v0.3's "unknown" is
-  TASK_STATE_UNSPECIFIED.
+  TASK_STATE_UNSPECIFIED (the tables are `models.py`'s `ROLES` and `STATES`).
 - `kind` is never written; status updates carry no `final` (a v1.0 stream just ends).
 - `configuration.returnImmediately` is v0.3's `blocking` inverted (v1.0 blocks by default);
   `taskPushNotificationConfig` is v0.3's `pushNotificationConfig`.
@@ -30,33 +30,27 @@ from .. import limits
 from .. import models as m
 from ..errors import InvalidParamsError
 from ..models import TaskState
-from . import models as v1
+from . import models as v10
 
 DATA_PART_COMPAT = "data_part_compat"
 
-_STATE_OUT: dict[TaskState, str] = {
-    state: "TASK_STATE_UNSPECIFIED"
-    if state is TaskState.UNKNOWN
-    else "TASK_STATE_" + state.value.upper().replace("-", "_")
-    for state in TaskState
-}
-_STATE_IN = {name: state for state, name in _STATE_OUT.items() if state is not TaskState.UNKNOWN}
-_ROLE_OUT = {"user": "ROLE_USER", "agent": "ROLE_AGENT"}
-_ROLE_IN: dict[str, Any] = {"ROLE_USER": "user", "ROLE_AGENT": "agent"}
+_STATE_IN = {name: state for state, name in v10.STATES.items()}
+_ROLE_IN: dict[str, Any] = {name: role for role, name in v10.ROLES.items()}
 
 
 def state_in(name: str) -> TaskState:
+    """The internal state of a 1.0 state name (TASK_STATE_UNSPECIFIED: "unknown")."""
     return _STATE_IN[name]
 
 
 def state_out(state: TaskState) -> str:
-    return _STATE_OUT[state]
+    return v10.STATES[state]
 
 
 # --- requests in ---------------------------------------------------------------------------------
 
 
-def message_in(message: v1.Message, field: str = "message") -> m.Message:
+def message_in(message: v10.Message, field: str = "message") -> m.Message:
     return m.Message(
         message_id=message.message_id,
         role=_ROLE_IN[message.role],
@@ -69,7 +63,7 @@ def message_in(message: v1.Message, field: str = "message") -> m.Message:
     )
 
 
-def part_in(part: v1.Part, field: str) -> m.Part:
+def part_in(part: v10.Part, field: str) -> m.Part:
     if part.text is not None:
         return m.TextPart(text=part.text, metadata=part.metadata)
     if part.raw is not None:
@@ -101,7 +95,7 @@ def _standard_base64(text: str, field: str) -> str:
     return base64.b64encode(raw).decode()
 
 
-def send_params_in(request: v1.SendMessageRequest) -> m.MessageSendParams:
+def send_params_in(request: v10.SendMessageRequest) -> m.MessageSendParams:
     config = request.configuration
     internal_config = None
     if config is not None:
@@ -120,7 +114,7 @@ def send_params_in(request: v1.SendMessageRequest) -> m.MessageSendParams:
     )
 
 
-def push_config_in(config: v1.TaskPushNotificationConfig) -> m.PushNotificationConfig:
+def push_config_in(config: v10.TaskPushNotificationConfig) -> m.PushNotificationConfig:
     auth = config.authentication
     return m.PushNotificationConfig(
         url=config.url,
@@ -134,7 +128,7 @@ def push_config_in(config: v1.TaskPushNotificationConfig) -> m.PushNotificationC
     )
 
 
-def list_params_in(request: v1.ListTasksRequest) -> m.ListTasksParams:
+def list_params_in(request: v10.ListTasksRequest) -> m.ListTasksParams:
     after_ms = None
     if request.status_timestamp_after:
         after_ms = limits.timestamp_ms(request.status_timestamp_after, "statusTimestampAfter")
@@ -181,7 +175,7 @@ def part_out(part: m.Part) -> dict[str, Any]:
 def message_out(message: m.Message) -> dict[str, Any]:
     out: dict[str, Any] = {
         "messageId": message.message_id,
-        "role": _ROLE_OUT[message.role],
+        "role": v10.ROLES[message.role],
         "parts": [part_out(part) for part in message.parts],
     }
     if message.context_id is not None:
@@ -198,7 +192,7 @@ def message_out(message: m.Message) -> dict[str, Any]:
 
 
 def status_out(status: m.TaskStatus) -> dict[str, Any]:
-    out: dict[str, Any] = {"state": _STATE_OUT[status.state]}
+    out: dict[str, Any] = {"state": v10.STATES[status.state]}
     if status.message is not None:
         out["message"] = message_out(status.message)
     if status.timestamp is not None:

@@ -15,25 +15,38 @@ from __future__ import annotations
 import functools
 import types
 import typing
-from typing import Annotated, Any, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 import msgspec
 from msgspec import Meta
 
 from .. import codec
 from ..models import A2AModel, Int64, NonNegative
+from ..models import TaskState as InternalState
 
-Role = Literal["ROLE_USER", "ROLE_AGENT"]
-TaskState = Literal[
-    "TASK_STATE_SUBMITTED",
-    "TASK_STATE_WORKING",
-    "TASK_STATE_COMPLETED",
-    "TASK_STATE_FAILED",
-    "TASK_STATE_CANCELED",
-    "TASK_STATE_INPUT_REQUIRED",
-    "TASK_STATE_REJECTED",
-    "TASK_STATE_AUTH_REQUIRED",
-]
+# 1.0's names of the internal enums: the one table each direction is read from (convert.py),
+# and what a request may name (the Literals below are built from it).
+ROLES: dict[str, str] = {"user": "ROLE_USER", "agent": "ROLE_AGENT"}
+STATES: dict[InternalState, str] = {
+    InternalState.SUBMITTED: "TASK_STATE_SUBMITTED",
+    InternalState.WORKING: "TASK_STATE_WORKING",
+    InternalState.COMPLETED: "TASK_STATE_COMPLETED",
+    InternalState.FAILED: "TASK_STATE_FAILED",
+    InternalState.CANCELED: "TASK_STATE_CANCELED",
+    InternalState.INPUT_REQUIRED: "TASK_STATE_INPUT_REQUIRED",
+    InternalState.REJECTED: "TASK_STATE_REJECTED",
+    InternalState.AUTH_REQUIRED: "TASK_STATE_AUTH_REQUIRED",
+    # The proto3 default, never a value a request filters by.
+    InternalState.UNKNOWN: "TASK_STATE_UNSPECIFIED",
+}
+UNSPECIFIED = STATES[InternalState.UNKNOWN]
+
+if TYPE_CHECKING:
+    Role = str
+    TaskState = str
+else:
+    Role = Literal[tuple(ROLES.values())]
+    TaskState = Literal[tuple(name for name in STATES.values() if name != UNSPECIFIED)]
 PageSize = Annotated[int, Meta(ge=1, le=100)]
 
 

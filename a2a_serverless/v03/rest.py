@@ -1,12 +1,17 @@
-"""The HTTP+JSON/REST transport: routes, parameters, bodies, status codes (spec §3.2.3, §3.5.6).
+"""A2A 0.3 over HTTP+JSON/REST: routes, parameters, bodies, status codes (spec §3.2.3, §3.5.6).
 
-`handle(request, service, caller)` turns one HTTP request under `/v1/` into a `RestReply` (an HTTP
-status and a JSON body) or a `RestStreamReply` (SSE events, for message:stream and :subscribe). It
-never raises: every failure becomes an error reply, and unexpected ones are logged and answered
-with 500 without internals. The ASGI app (asgi.py) reads the body and writes the reply.
+`handle(request, route, service, caller)` answers one request on a 0.3 route (`routepaths.
+v03_route` says which route a path under `/v1/` names) with a `RestReply` (an HTTP status and a
+JSON body) or a `RestStreamReply` (SSE events, for message:stream and :subscribe). It never
+raises: every failure becomes an error reply, and unexpected ones are logged and answered with
+500 without internals. The transport (rest/transport.py) reads the request and writes the reply.
 
-Routes (the `google.api.http` options of a2a.proto; bodies and results are proto JSON, see
-`proto_json.py`):
+One table (`ROUTES`) says, per route and verb, which 0.3 method it is (`methods.py`, the
+method table JSON-RPC serves by name: the same service call, limits and results), how the
+method's params are read from the path, query and body, and how its result is written in
+proto JSON (`proto_json.py`).
+
+Routes (the `google.api.http` options of a2a.proto):
 
     POST   /v1/message:send                         SendMessageRequest -> SendMessageResponse
     POST   /v1/message:stream                       SendMessageRequest -> SSE of StreamResponse
@@ -22,7 +27,8 @@ Routes (the `google.api.http` options of a2a.proto; bodies and results are proto
     DELETE /v1/tasks/{id}/pushNotificationConfigs/{configId}    -> {} (google.protobuf.Empty)
     GET    /v1/card                                 the authenticated extended card
     GET    /v1/openapi.json                         an OpenAPI 3.1 document of these routes
-                                                    (rest/openapi.py; served by asgi.py, public)
+                                                    and 1.0's (rest/openapi.py; served by
+                                                    asgi.py, public)
 
 Request details:
 
@@ -89,20 +95,18 @@ Responses:
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import limits
 from ..codec import ValidationError
 from ..errors import (
     A2AError,
-    AuthenticatedExtendedCardNotConfiguredError,
     InternalError,
     InvalidParamsError,
     MethodNotAllowedError,
-    MethodNotFoundError,
     invalid_params_from_validation,
 )
 from ..extensions import HEADER as EXTENSIONS_HEADER
@@ -131,15 +135,17 @@ from ..models import (
     TaskQueryParams,
 )
 from ..observability import correlated
-from ..routepaths import REST_PREFIX, custom_method
+from ..routepaths import Route
 from ..service import Caller, StreamEvent, TaskService
 from ..store.base import StoreUnavailable
-from ..transport import ExtendedCard, a2a_error, parse_last_event_id
+from ..transport import Call, ExtendedCard, a2a_error, parse_last_event_id, render
 from . import proto_json
+from .methods import METHODS
+
+if TYPE_CHECKING:
+    from ..config import Settings
 
 log = logging.getLogger("a2a_serverless.rest")
-
-PREFIX = REST_PREFIX
 
 _M = TypeVar("_M", bound=A2AModel)
 
@@ -164,7 +170,7 @@ def error_reply(error: A2AError, headers: Headers | None = None) -> RestReply:
 
 def stream_event_body(event: StreamEvent) -> dict[str, Any]:
     """The data of one SSE event: a StreamResponse."""
-    return proto_json.to_stream_response(event.payload.dump())
+    return proto_json.to_stream_response(event.payload.model_dump())
 
 
 def _reason(status: int) -> str:
@@ -174,46 +180,62 @@ def _reason(status: int) -> str:
         return "Error"
 
 
-# --- routing ------------------------------------------------------------------------------------
+# --- the route table ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class _Call:
+class RouteCall:
+    """One request on a route, as its params reader sees it."""
+
     request: HttpRequest
-    service: TaskService
-    caller: Caller
     params: dict[str, str]
     query: dict[str, list[str]]
-    extended_card: ExtendedCard | None = None
+    settings: Settings
 
 
-Handler = Callable[[_Call], Awaitable[RestReply | RestStreamReply]]
+def _unchanged(result: Any) -> Any:
+    return result
 
 
 @dataclass(frozen=True, slots=True)
-class _Route:
-    methods: dict[str, Handler]
-    # The query parameters each verb takes (json names; proto field names are accepted too).
-    query: dict[str, tuple[str, ...]] = field(default_factory=dict)
+class Operation:
+    """One verb on one route: the 0.3 method it is, and how HTTP+JSON carries it."""
+
+    # The 0.3 method (methods.py's METHODS) it calls.
+    method: str
+    # Its params, read from the path, the query and the body (validated).
+    params: Callable[[RouteCall], Any]
+    # Its result's JSON (the internal model's) as proto JSON (unused for a stream).
+    result: Callable[[Any], Any] = _unchanged
+    # The query parameters it takes (json names; proto field names are accepted too).
+    query: tuple[str, ...] = ()
+    headers: Headers = field(default_factory=list)
 
 
 async def handle(
     request: HttpRequest,
+    route: Route,
     service: TaskService,
     caller: Caller,
     *,
     extended_card: ExtendedCard | None = None,
 ) -> RestReply | RestStreamReply:
+    operations = ROUTES[route.name]
     try:
-        route, params = _match(request.method, request.path)
-        handler = route.methods.get(request.method)
-        if handler is None:
-            raise MethodNotAllowedError(request.method, request.path, list(route.methods))
-        query = parse_query(request.query_string, route.query.get(request.method, ()))
+        operation = operations.get(request.method)
+        if operation is None:
+            raise MethodNotAllowedError(request.method, request.path, list(operations))
+        method = METHODS[operation.method]
+        query = parse_query(request.query_string, operation.query)
         caller = service.activate_extensions(caller, request.headers.get(EXTENSIONS_HEADER))
-        call = _Call(request, service, caller, params, query, extended_card)
         with correlated():
-            reply = await handler(call)
+            params = operation.params(RouteCall(request, route.params, query, service.settings))
+            # Read only where it means something: a stream resumes after that event.
+            last_event_id = None
+            if method.streaming:
+                last_event_id = parse_last_event_id(request.headers.get("last-event-id"))
+            call = Call(service, caller, last_event_id, extended_card)
+            result = await method.handler(params, call)
     except MethodNotAllowedError as error:
         return error_reply(error, [(b"allow", ", ".join(error.allowed).encode())])
     except (A2AError, StoreUnavailable) as error:
@@ -222,44 +244,16 @@ async def handle(
         log.exception("unexpected error serving %s %s", request.method, request.path)
         return error_reply(InternalError())
     echo = echo_headers(caller.extensions)
-    if isinstance(reply, RestStreamReply):
-        return RestStreamReply(reply.events, reply.headers + echo)
-    return RestReply(reply.status, reply.body, reply.headers + echo)
-
-
-def _match(method: str, path: str) -> tuple[_Route, dict[str, str]]:
-    if path.startswith(PREFIX):
-        segments = path[len(PREFIX) :].split("/")
-        match segments:
-            case ["message:send"]:
-                return _SEND, {}
-            case ["message:stream"]:
-                return _STREAM, {}
-            case ["card"]:
-                return _CARD, {}
-            case ["tasks"]:
-                return _TASKS, {}
-            case ["tasks", task] if task:
-                task_id, verb = custom_method(task)
-                if verb == "cancel" and task_id:
-                    return _CANCEL, {"id": task_id}
-                if verb == "subscribe" and task_id:
-                    return _SUBSCRIBE, {"id": task_id}
-                return _TASK, {"id": task}
-            case ["tasks", task, proto_json.PUSH_CONFIG_COLLECTION] if task:
-                return _PUSH_CONFIGS, {"id": task}
-            case ["tasks", task, proto_json.PUSH_CONFIG_COLLECTION, config] if task and config:
-                return _PUSH_CONFIG, {"id": task, "configId": config}
-    raise MethodNotFoundError(f"No REST endpoint at {path}", data={"method": method, "path": path})
+    if method.streaming:
+        return RestStreamReply(result, echo)
+    return RestReply(200, operation.result(render(result)), [*operation.headers, *echo])
 
 
 # --- request parts ------------------------------------------------------------------------------
 
 
-def _body(call: _Call, *, required: bool, typed: bool = False) -> dict[str, Any] | None:
-    return json_body(
-        call.request, call.service.settings.max_json_depth, required=required, typed=typed
-    )
+def _body(call: RouteCall, *, required: bool, typed: bool = False) -> dict[str, Any] | None:
+    return json_body(call.request, call.settings.max_json_depth, required=required, typed=typed)
 
 
 def _validate(model: type[_M], value: dict[str, Any]) -> _M:
@@ -282,24 +276,15 @@ def _check_task_name(body: dict[str, Any] | None, task_id: str) -> None:
         )
 
 
-def _last_event_id(call: _Call) -> int | None:
-    return parse_last_event_id(call.request.headers.get("last-event-id"))
-
-
-def _ok(body: Any) -> RestReply:
-    return RestReply(200, body)
-
-
 # --- message:send, message:stream ----------------------------------------------------------------
 
 
-def _send_params(call: _Call) -> MessageSendParams:
+def _send_params(call: RouteCall) -> MessageSendParams:
     body = _body(call, required=True)
     assert body is not None
-    settings = call.service.settings
     # Before the conversion and validation, which would otherwise build every part first.
     message = body.get("message", body.get("request"))
-    limits.check_parts_count(limits.raw_parts_count(message, "content", "parts"), settings)
+    limits.check_parts_count(limits.raw_parts_count(message, "content", "parts"), call.settings)
     params = _validate(MessageSendParams, proto_json.from_send_params(body))
     # proto3 defaults (see the module docstring): blocking left out is false, historyLength 0
     # (or left out) is the whole history.
@@ -315,30 +300,15 @@ def _send_params(call: _Call) -> MessageSendParams:
     return params
 
 
-async def _message_send(call: _Call) -> RestReply:
-    params = _send_params(call)
-    task = await call.service.send_message(params, call.caller)
-    return _ok(proto_json.to_send_response(task.dump()))
-
-
-async def _message_stream(call: _Call) -> RestStreamReply:
-    params = _send_params(call)
-    last_event_id = _last_event_id(call)
-    events = await call.service.stream_message(params, call.caller, last_event_id=last_event_id)
-    return RestStreamReply(events)
-
-
 # --- tasks ----------------------------------------------------------------------------------------
 
 
-async def _get_task(call: _Call) -> RestReply:
+def _get_params(call: RouteCall) -> TaskQueryParams:
     raw: dict[str, Any] = {"id": call.params["id"]}
     history_length = query_int(call.query, "historyLength")
     if history_length is not None:
         raw["historyLength"] = history_length
-    params = _validate(TaskQueryParams, raw)
-    task = await call.service.get_task(params, call.caller)
-    return _ok(proto_json.to_task(task.dump()))
+    return _validate(TaskQueryParams, raw)
 
 
 _LIST_QUERY = (
@@ -353,7 +323,7 @@ _LIST_QUERY = (
 )
 
 
-async def _list_tasks(call: _Call) -> RestReply:
+def _list_params(call: RouteCall) -> ListTasksParams:
     raw: dict[str, Any] = {}
     for name in ("contextId", "pageToken"):
         value = query_value(call.query, name)
@@ -378,9 +348,7 @@ async def _list_tasks(call: _Call) -> RestReply:
                 "Give lastUpdatedAfter (milliseconds) or lastUpdatedTime (RFC 3339), not both"
             )
         raw["lastUpdatedAfter"] = limits.timestamp_ms(updated_time, "lastUpdatedTime")
-    params = _validate(ListTasksParams, raw)
-    result = await call.service.list_tasks(params, call.caller)
-    return _ok(proto_json.to_list_tasks_result(result.dump()))
+    return _validate(ListTasksParams, raw)
 
 
 def _list_status(value: str) -> str | None:
@@ -394,25 +362,21 @@ def _list_status(value: str) -> str | None:
     return None if state == "unknown" else state
 
 
-async def _cancel_task(call: _Call) -> RestReply:
+def _cancel_params(call: RouteCall) -> TaskIdParams:
     _check_task_name(_body(call, required=False, typed=True), call.params["id"])
-    task = await call.service.cancel_task(TaskIdParams(id=call.params["id"]), call.caller)
-    return _ok(proto_json.to_task(task.dump()))
+    return TaskIdParams(id=call.params["id"])
 
 
-async def _subscribe(call: _Call) -> RestStreamReply:
+def _subscribe_params(call: RouteCall) -> TaskIdParams:
     if call.request.method == "POST":
         _check_task_name(_body(call, required=False), call.params["id"])
-    params = TaskIdParams(id=call.params["id"])
-    last_event_id = _last_event_id(call)
-    events = await call.service.resubscribe(params, call.caller, last_event_id=last_event_id)
-    return RestStreamReply(events)
+    return TaskIdParams(id=call.params["id"])
 
 
 # --- push notification configs --------------------------------------------------------------------
 
 
-async def _set_push_config(call: _Call) -> RestReply:
+def _push_set_params(call: RouteCall) -> TaskPushNotificationConfig:
     body = _body(call, required=True)
     assert body is not None
     task_id = call.params["id"]
@@ -449,9 +413,7 @@ async def _set_push_config(call: _Call) -> RestReply:
         )
     if config_id and "id" not in inner:
         inner["id"] = config_id
-    params = _validate(TaskPushNotificationConfig, raw)
-    result = await call.service.set_push_config(params, call.caller)
-    return _ok(proto_json.to_task_push_config(result.dump()))
+    return _validate(TaskPushNotificationConfig, raw)
 
 
 def _check_config_id(config_id: str | None, field: str) -> None:
@@ -462,48 +424,73 @@ def _check_config_id(config_id: str | None, field: str) -> None:
         )
 
 
-async def _get_push_config(call: _Call) -> RestReply:
-    params = GetTaskPushNotificationConfigParams(
+def _push_get_params(call: RouteCall) -> GetTaskPushNotificationConfigParams:
+    return GetTaskPushNotificationConfigParams(
         id=call.params["id"], push_notification_config_id=call.params["configId"]
     )
-    result = await call.service.get_push_config(params, call.caller)
-    return _ok(proto_json.to_task_push_config(result.dump()))
 
 
-async def _list_push_configs(call: _Call) -> RestReply:
-    params = ListTaskPushNotificationConfigParams(id=call.params["id"])
-    configs = await call.service.list_push_configs(params, call.caller)
-    return _ok(proto_json.to_push_config_list([c.dump() for c in configs]))
+def _push_list_params(call: RouteCall) -> ListTaskPushNotificationConfigParams:
+    return ListTaskPushNotificationConfigParams(id=call.params["id"])
 
 
-async def _delete_push_config(call: _Call) -> RestReply:
-    params = DeleteTaskPushNotificationConfigParams(
+def _push_delete_params(call: RouteCall) -> DeleteTaskPushNotificationConfigParams:
+    return DeleteTaskPushNotificationConfigParams(
         id=call.params["id"], push_notification_config_id=call.params["configId"]
     )
-    await call.service.delete_push_config(params, call.caller)
-    return _ok({})
 
 
-# --- the authenticated extended card ------------------------------------------------------------
+def _no_params(call: RouteCall) -> None:
+    return None
 
 
-async def _extended_card(call: _Call) -> RestReply:
+def _empty(result: Any) -> dict[str, Any]:
+    return {}  # google.protobuf.Empty
+
+
+_SUBSCRIBE = Operation("tasks/resubscribe", _subscribe_params)
+
+ROUTES: dict[str, dict[str, Operation]] = {
+    "message:send": {"POST": Operation("message/send", _send_params, proto_json.to_send_response)},
+    "message:stream": {"POST": Operation("message/stream", _send_params)},
+    "tasks": {
+        "GET": Operation(
+            "tasks/list", _list_params, proto_json.to_list_tasks_result, query=_LIST_QUERY
+        )
+    },
+    "task": {
+        "GET": Operation("tasks/get", _get_params, proto_json.to_task, query=("historyLength",))
+    },
+    "task:cancel": {"POST": Operation("tasks/cancel", _cancel_params, proto_json.to_task)},
+    "task:subscribe": {"GET": _SUBSCRIBE, "POST": _SUBSCRIBE},
+    "pushConfigs": {
+        "GET": Operation(
+            "tasks/pushNotificationConfig/list",
+            _push_list_params,
+            proto_json.to_push_config_list,
+        ),
+        "POST": Operation(
+            "tasks/pushNotificationConfig/set",
+            _push_set_params,
+            proto_json.to_task_push_config,
+            query=("configId",),
+        ),
+    },
+    "pushConfig": {
+        "GET": Operation(
+            "tasks/pushNotificationConfig/get", _push_get_params, proto_json.to_task_push_config
+        ),
+        "DELETE": Operation("tasks/pushNotificationConfig/delete", _push_delete_params, _empty),
+    },
     # As agent/getAuthenticatedExtendedCard over JSON-RPC (-32007, 404, when there is none). It
-    # goes out in our JSON card form (`AgentCard.dump()`), which is what the 0.3.26 SDK's REST
-    # client reads here (pydantic, not proto JSON).
-    if call.extended_card is None:
-        raise AuthenticatedExtendedCardNotConfiguredError()
-    return RestReply(200, call.extended_card().dump(), [(b"cache-control", b"private, no-store")])
-
-
-_SEND = _Route({"POST": _message_send})
-_STREAM = _Route({"POST": _message_stream})
-_TASKS = _Route({"GET": _list_tasks}, {"GET": _LIST_QUERY})
-_TASK = _Route({"GET": _get_task}, {"GET": ("historyLength",)})
-_CANCEL = _Route({"POST": _cancel_task})
-_SUBSCRIBE = _Route({"GET": _subscribe, "POST": _subscribe})
-_PUSH_CONFIGS = _Route(
-    {"GET": _list_push_configs, "POST": _set_push_config}, {"POST": ("configId",)}
-)
-_PUSH_CONFIG = _Route({"GET": _get_push_config, "DELETE": _delete_push_config})
-_CARD = _Route({"GET": _extended_card})
+    # goes out in our JSON card form (`AgentCard.model_dump()`), which is what the 0.3.26 SDK's REST
+    # client reads here (pydantic, not proto JSON); for this caller only: never kept by a
+    # shared cache.
+    "card": {
+        "GET": Operation(
+            "agent/getAuthenticatedExtendedCard",
+            _no_params,
+            headers=[(b"cache-control", b"private, no-store")],
+        )
+    },
+}

@@ -25,8 +25,8 @@ Routes (a2a.proto's `google.api.http` options), each also under `/{tenant}/`:
 One place for each rule: a request is assembled, as gRPC transcoding has it, from the body
 (`body: "*"` routes), the path's fields and the query parameters into the v1.0 request object
 of the JSON-RPC method of the same name; it is then checked, translated and served by that
-method's entry in `v1/jsonrpc.py`'s table (the same limits, conversions, results and stream
-events as v1.0 over JSON-RPC), and its errors carry the same details (`v1/errors.py`).
+method's entry in `v10/methods.py`'s table (the same limits, conversions, results and stream
+events as v1.0 over JSON-RPC), and its errors carry the same details (`v10/errors.py`).
 
 Requests:
 
@@ -83,7 +83,7 @@ internals).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..auth import AuthError
@@ -122,7 +122,7 @@ from ..httpjson import (
 )
 from ..limits import RequestTooLargeError
 from ..observability import correlated
-from ..routepaths import V1Route, v1_route
+from ..routepaths import Route, v10_route
 from ..service import Caller, TaskService
 from ..store.base import StoreUnavailable
 from ..transport import (
@@ -138,7 +138,7 @@ from ..versions import V10, requested_version
 from . import errors
 from .methods import METHODS, event_result
 
-log = logging.getLogger("a2a_serverless.v1.rest")
+log = logging.getLogger("a2a_serverless.v10.rest")
 
 CONTENT_TYPE = "application/a2a+json"
 MEDIA_TYPES = (CONTENT_TYPE, "application/json")
@@ -173,8 +173,10 @@ _STATUS_NAMES = {
 
 
 @dataclass(frozen=True, slots=True)
-class _Operation:
-    # The v1.0 method (v1/jsonrpc.py's METHODS) this verb on this route is.
+class Operation:
+    """One verb of one route (ROUTES, also read by scripts/openapi_gen.py)."""
+
+    # The v1.0 method (v10/methods.py's METHODS) this verb on this route is.
     method: str
     # True: a body is required; False: it may be empty; None: the verb takes none (ignored).
     body: bool | None = None
@@ -195,31 +197,30 @@ _LIST_QUERY = (
     ("includeArtifacts", bool),
 )
 
-_ROUTES: dict[str, dict[str, _Operation]] = {
-    "message:send": {"POST": _Operation("SendMessage", body=True)},
-    "message:stream": {"POST": _Operation("SendStreamingMessage", body=True)},
-    "tasks": {"GET": _Operation("ListTasks", query=_LIST_QUERY)},
-    "task": {"GET": _Operation("GetTask", query=(("historyLength", int),))},
-    "task:cancel": {"POST": _Operation("CancelTask", body=False, typed=True)},
+# Route name (routepaths.V10_PATHS) -> HTTP verb -> what it is.
+ROUTES: dict[str, dict[str, Operation]] = {
+    "message:send": {"POST": Operation("SendMessage", body=True)},
+    "message:stream": {"POST": Operation("SendStreamingMessage", body=True)},
+    "tasks": {"GET": Operation("ListTasks", query=_LIST_QUERY)},
+    "task": {"GET": Operation("GetTask", query=(("historyLength", int),))},
+    "task:cancel": {"POST": Operation("CancelTask", body=False, typed=True)},
     "task:subscribe": {
-        "GET": _Operation("SubscribeToTask"),
-        "POST": _Operation("SubscribeToTask", body=False),
+        "GET": Operation("SubscribeToTask"),
+        "POST": Operation("SubscribeToTask", body=False),
     },
     "pushConfigs": {
-        "GET": _Operation(
+        "GET": Operation(
             "ListTaskPushNotificationConfigs", query=(("pageSize", int), ("pageToken", str))
         ),
-        "POST": _Operation("CreateTaskPushNotificationConfig", body=True),
+        "POST": Operation("CreateTaskPushNotificationConfig", body=True),
     },
     "pushConfig": {
-        "GET": _Operation("GetTaskPushNotificationConfig"),
-        "DELETE": _Operation("DeleteTaskPushNotificationConfig"),
+        "GET": Operation("GetTaskPushNotificationConfig"),
+        "DELETE": Operation("DeleteTaskPushNotificationConfig"),
     },
     # The card for this caller only: never kept by a shared cache.
     "extendedAgentCard": {
-        "GET": _Operation(
-            "GetExtendedAgentCard", headers=[(b"cache-control", b"private, no-store")]
-        )
+        "GET": Operation("GetExtendedAgentCard", headers=[(b"cache-control", b"private, no-store")])
     },
 }
 
@@ -283,13 +284,13 @@ event_body = event_result
 
 async def handle(
     request: HttpRequest,
-    route: V1Route,
+    route: Route,
     service: TaskService,
     caller: Caller,
     *,
     extended_card: ExtendedCard | None = None,
 ) -> RestReply | RestStreamReply:
-    operations = _ROUTES[route.name]
+    operations = ROUTES[route.name]
     try:
         operation = operations.get(request.method)
         if operation is None:
@@ -318,7 +319,7 @@ async def handle(
 
 
 def _assemble(
-    request: HttpRequest, route: V1Route, operation: _Operation, max_json_depth: int
+    request: HttpRequest, route: Route, operation: Operation, max_json_depth: int
 ) -> dict[str, Any]:
     """The v1.0 request object of a call: its body, then its query parameters, then the fields
     its path gives (which a body may repeat only with the same value)."""
@@ -362,7 +363,7 @@ def _assemble(
 # --- over HTTP ------------------------------------------------------------------------------------
 
 
-class V1RestTransport:
+class V10RestTransport:
     """These routes as a `Transport` (transport.py): the request read, the reply written in
     1.0's media type, streams as SSE of `StreamResponse`s with a failure as one `event: error`."""
 
@@ -373,7 +374,7 @@ class V1RestTransport:
         self, request: Request, caller: Caller, extended_card: ExtendedCard | None
     ) -> Response:
         reply: RestReply | RestStreamReply
-        route = v1_route(request.path)
+        route = v10_route(request.path)
         limit = self.service.settings.max_body_bytes
         try:
             if route is None:
@@ -390,8 +391,6 @@ class V1RestTransport:
         except BodyTooLarge:
             reply = error_reply(RequestTooLargeError(limit))
         else:
-            # What the service records in this version's name (a push config's webhook format).
-            caller = replace(caller, protocol=V10)
             reply = await handle(
                 http_request, route, self.service, caller, extended_card=extended_card
             )
@@ -412,4 +411,11 @@ def response(reply: RestReply | RestStreamReply) -> Response:
     if isinstance(reply, RestStreamReply):
         return stream_response(reply, event_body, error_body)
     content_type = (b"content-type", CONTENT_TYPE.encode())
-    return Response(reply.status, [content_type, *reply.headers], json_bytes(reply.body))
+    return Response(
+        reply.status, [content_type, *reply.headers], json_bytes(reply.body), refusal=refusal
+    )
+
+
+def refusal(error: A2AError) -> Response:
+    """An error answered instead of a response (the platform's response limit, budget.py)."""
+    return response(error_reply(error))

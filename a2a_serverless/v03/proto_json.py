@@ -6,7 +6,7 @@ the official a2a-sdk 0.3.26 sends and parses them (`google.protobuf.json_format`
 models of `models.py` and their `dump()`. The functions here translate between the two, on plain
 JSON values, written by hand so that the package needs no protobuf at run time.
 
-- `to_*` functions take our JSON form (as `Model.dump()` returns it: camelCase names, `kind`
+- `to_*` functions take our JSON form (as `Model.model_dump()` returns it: camelCase names, `kind`
   discriminators, absent optionals left out) and return proto JSON. They trust their input.
 - `from_*` functions take proto JSON from a client and return our JSON form, ready for the
   models' `model_validate` (which still checks everything the models constrain). They raise
@@ -94,37 +94,40 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import InvalidParamsError
+from ..models import TaskState
 from ..sentinel import Sentinel
 
 JSON = dict[str, Any]
 
-_STATES = {
-    "submitted": "TASK_STATE_SUBMITTED",
-    "working": "TASK_STATE_WORKING",
-    "completed": "TASK_STATE_COMPLETED",
-    "failed": "TASK_STATE_FAILED",
-    "canceled": "TASK_STATE_CANCELLED",
-    "input-required": "TASK_STATE_INPUT_REQUIRED",
-    "rejected": "TASK_STATE_REJECTED",
-    "auth-required": "TASK_STATE_AUTH_REQUIRED",
-    "unknown": "TASK_STATE_UNSPECIFIED",
+# 0.3's proto names of the internal enums: the one table each direction is read from (and the
+# OpenAPI document's lists). 0.3's a2a.proto spells CANCELLED with two Ls.
+STATES: dict[TaskState, str] = {
+    TaskState.SUBMITTED: "TASK_STATE_SUBMITTED",
+    TaskState.WORKING: "TASK_STATE_WORKING",
+    TaskState.INPUT_REQUIRED: "TASK_STATE_INPUT_REQUIRED",
+    TaskState.COMPLETED: "TASK_STATE_COMPLETED",
+    TaskState.CANCELED: "TASK_STATE_CANCELLED",
+    TaskState.FAILED: "TASK_STATE_FAILED",
+    TaskState.REJECTED: "TASK_STATE_REJECTED",
+    TaskState.AUTH_REQUIRED: "TASK_STATE_AUTH_REQUIRED",
+    TaskState.UNKNOWN: "TASK_STATE_UNSPECIFIED",
 }
 # The proto enum's numbers, which proto JSON parsers accept in place of names.
-_STATE_NUMBERS = {
-    0: "unknown",
-    1: "submitted",
-    2: "working",
-    3: "completed",
-    4: "failed",
-    5: "canceled",
-    6: "input-required",
-    7: "rejected",
-    8: "auth-required",
+STATE_NUMBERS: dict[int, TaskState] = {
+    0: TaskState.UNKNOWN,
+    1: TaskState.SUBMITTED,
+    2: TaskState.WORKING,
+    3: TaskState.COMPLETED,
+    4: TaskState.FAILED,
+    5: TaskState.CANCELED,
+    6: TaskState.INPUT_REQUIRED,
+    7: TaskState.REJECTED,
+    8: TaskState.AUTH_REQUIRED,
 }
-_STATE_NAMES = {name: state for state, name in _STATES.items()}
-_ROLES = {"user": "ROLE_USER", "agent": "ROLE_AGENT"}
-_ROLE_NAMES = {name: role for role, name in _ROLES.items()}
-_ROLE_NUMBERS = {1: "user", 2: "agent"}
+ROLES = {"user": "ROLE_USER", "agent": "ROLE_AGENT"}
+ROLE_NUMBERS = {1: "user", 2: "agent"}
+_STATE_NAMES = {name: state.value for state, name in STATES.items()}
+_ROLE_NAMES = {name: role for role, name in ROLES.items()}
 
 PUSH_CONFIG_COLLECTION = "pushNotificationConfigs"
 
@@ -137,7 +140,7 @@ _ABSENT: Any = Sentinel("absent field")
 
 
 def state_to_proto(state: str) -> str:
-    return _STATES[state]
+    return STATES[TaskState(state)]
 
 
 def state_from_proto(value: Any, at: str) -> str:
@@ -145,8 +148,8 @@ def state_from_proto(value: Any, at: str) -> str:
     if isinstance(value, str) and value in _STATE_NAMES:
         return _STATE_NAMES[value]
     number = _enum_number(value)
-    if number in _STATE_NUMBERS:
-        return _STATE_NUMBERS[number]
+    if number in STATE_NUMBERS:
+        return STATE_NUMBERS[number].value
     raise _invalid(at, f"not a TaskState: {value!r} (expected e.g. 'TASK_STATE_WORKING')")
 
 
@@ -215,7 +218,7 @@ def to_part(part: JSON) -> JSON:
 def to_message(message: JSON) -> JSON:
     out: JSON = {"messageId": message["messageId"]}
     _copy(message, out, "contextId", "taskId")
-    out["role"] = _ROLES[message["role"]]
+    out["role"] = ROLES[message["role"]]
     out["content"] = [to_part(p) for p in message["parts"]]
     # referenceTaskIds is not written: see the module docstring.
     _copy(message, out, "metadata", "extensions")
@@ -762,8 +765,8 @@ def _role(value: Any, at: str) -> str:
     if isinstance(value, str) and value in _ROLE_NAMES:
         return _ROLE_NAMES[value]
     number = _enum_number(value)
-    if number in _ROLE_NUMBERS:
-        return _ROLE_NUMBERS[number]
+    if number in ROLE_NUMBERS:
+        return ROLE_NUMBERS[number]
     raise _invalid(at, f"not a Role: {value!r} (expected 'ROLE_USER' or 'ROLE_AGENT')")
 
 

@@ -1,0 +1,19 @@
+"""A2A 0.3 at the edge: its methods, its two bindings' tables, and its HTTP+JSON wire form.
+
+The service, the journal, the stores, the queues and the webhooks' bookkeeping work on the
+internal models of `a2a_serverless.models` (0.3-shaped today); this package is what only 0.3
+speaks, built the way `v10/` is:
+
+- `methods.py`: 0.3's methods as the service is called (one table by JSON-RPC method name:
+  params type, handler), shared by both of its bindings, with 0.3's rules where they differ
+  from the service's (which are 1.0's).
+- `errors.py`: 0.3's names for the refusals 1.0 names otherwise.
+- `jsonrpc.py`: 0.3 over JSON-RPC (the `Protocol` `jsonrpc.handle` serves it with).
+- `rest.py`: 0.3 over HTTP+JSON, the routes under `/v1/`: a route -> method table onto
+  `methods.py`, each route with its request reader and result encoder.
+- `proto_json.py`: the HTTP+JSON wire form (ProtoJSON) to and from the internal JSON, with
+  0.3's proto names of the internal states and roles (`STATES`, `ROLES`).
+- `webhook.py`: 0.3's push notification form (the Task), found by `versions.webhook_form`.
+
+It imports nothing of `v10/` (nor `v10/` of it: tests/unit/test_import_graph.py).
+"""

@@ -1,0 +1,269 @@
+"""An executor's cancel hook (`CancelableExecutor.cancel`) and the updater's SDK-named verbs.
+
+A client's cancel, in either protocol version and binding, stops a running turn of an executor
+with a hook and calls the hook once; a turn that ends by itself, or a task canceled between
+turns, calls no hook; a hook that raises or hangs changes nothing: the task is canceled and the
+worker goes on running turns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from a2a_serverless import Agent, Context, Settings, TaskEnded, TaskUpdater
+from a2a_serverless.executor import AgentExecutor, CancelableExecutor
+from a2a_serverless.models import MessageSendParams, TaskIdParams, TaskState
+from a2a_serverless.queue.inprocess import InProcessQueue
+from a2a_serverless.runtime import Runtime
+from a2a_serverless.service import Caller
+from a2a_serverless.testing import AgentTestClient
+from a2a_serverless.testing.client import Binding, Version
+from tests.integration.agent_fixtures import Gates, user_message
+
+VERSIONS_AND_BINDINGS = [
+    pytest.param(version, binding, id=f"{version}-{binding}")
+    for version in ("0.3", "1.0")
+    for binding in ("jsonrpc", "rest")
+]
+WAIT_S = 5.0  # how long a test waits for something that happens at once on a working machine
+
+
+class Holding:
+    """Starts work and holds the turn until released (or stopped); records what befalls it.
+
+    `hook`: what its cancel hook does: "record", "raise" or "hang".
+    """
+
+    def __init__(self, hook: str = "record") -> None:
+        self.hook = hook
+        self.gates = Gates()
+        self.stopped: list[str] = []
+        self.hook_calls: list[tuple[Context, TaskUpdater]] = []
+        self.hook_called = asyncio.Event()
+        self.hook_writes: list[str] = []
+        self.hook_cut_short = False
+        self.hook_done = asyncio.Event()
+
+    async def execute(self, context: Context, updater: TaskUpdater) -> None:
+        await updater.start_work("holding")
+        try:
+            await self.gates.arrive_and_wait(context.task_id)
+        except asyncio.CancelledError:
+            self.stopped.append(context.task_id)
+            raise
+        if context.text == "ask":
+            await updater.requires_input("more?")
+            return
+        await updater.complete("released")
+
+    async def cancel(self, context: Context, updater: TaskUpdater) -> None:
+        self.hook_calls.append((context, updater))
+        self.hook_called.set()
+        try:
+            try:
+                await updater.add_artifact("from the hook")
+            except TaskEnded as ended:
+                self.hook_writes.append(str(ended))
+            if self.hook == "raise":
+                raise RuntimeError("the hook broke")
+            if self.hook == "hang":
+                try:
+                    await asyncio.Event().wait()
+                except asyncio.CancelledError:
+                    self.hook_cut_short = True
+                    raise
+        finally:
+            self.hook_done.set()
+
+
+def holding_agent(executor: Holding) -> Agent:
+    return Agent("Holding", "Holds its turn.", executor)
+
+
+def test_an_executor_with_cancel_is_a_cancelable_executor() -> None:
+    assert isinstance(Holding(), CancelableExecutor)
+    assert isinstance(Holding(), AgentExecutor)
+
+    class NoHook:
+        async def execute(self, context: Context, updater: TaskUpdater) -> None: ...
+
+    assert isinstance(NoHook(), AgentExecutor)
+    assert not isinstance(NoHook(), CancelableExecutor)
+
+
+@pytest.mark.parametrize(("version", "binding"), VERSIONS_AND_BINDINGS)
+async def test_a_cancel_stops_the_turn_and_calls_the_hook_once(
+    version: Version, binding: Binding
+) -> None:
+    executor = Holding()
+    async with AgentTestClient(holding_agent(executor), version=version, binding=binding) as client:
+        task = await client.send("hold", blocking=False)
+        await executor.gates.wait_arrived(task.id, WAIT_S)
+
+        canceled = await client.cancel_task(task.id)
+        assert canceled.status.state is TaskState.CANCELED
+
+        await asyncio.wait_for(executor.hook_called.wait(), WAIT_S)
+        # execute was stopped (cancelled), not left to find out at its next write.
+        assert executor.stopped == [task.id]
+        [(context, updater)] = executor.hook_calls
+        assert context.task_id == task.id
+        assert context.text == "hold"
+        assert updater.task_id == task.id
+        assert updater.canceled_elsewhere
+        # The task is canceled already: the hook's writes are refused.
+        assert executor.hook_writes == ["task is canceled"]
+        assert (await client.get_task(task.id)).status.state is TaskState.CANCELED
+    assert len(executor.hook_calls) == 1
+
+
+async def test_a_cancel_made_by_another_instance_reaches_the_hook(tmp_path: Path) -> None:
+    # Two Runtimes on one SQLite store: the cancel's write wakes nothing in the worker's
+    # process, so the worker learns it by reading the task every `cancel_poll_s`.
+    executor = Holding()
+    agent = holding_agent(executor)
+    settings = Settings(store_url=f"sqlite:///{tmp_path / 'tasks.db'}")
+    queue_here, queue_there = InProcessQueue(), InProcessQueue()
+    here = Runtime(agent, settings, queue=queue_here, push_notifications=False)
+    there = Runtime(agent, settings, queue=queue_there, push_notifications=False)
+    queue_here.bind(there.jobs)  # the turns of "here"'s tasks run in the other one
+    there.worker.cancel_poll_s = 0.05
+    try:
+        params = MessageSendParams.model_validate(
+            {"message": user_message("hold"), "configuration": {"blocking": False}}
+        )
+        task = await here.service.send_message(params, Caller())
+        await executor.gates.wait_arrived(task.id, WAIT_S)
+        await here.service.cancel_task(TaskIdParams(id=task.id), Caller())
+        await asyncio.wait_for(executor.hook_done.wait(), WAIT_S)
+        assert executor.stopped == [task.id]
+        assert len(executor.hook_calls) == 1
+    finally:
+        await queue_here.drain()
+        await here.aclose()
+        await there.aclose()
+
+
+async def test_no_hook_when_the_turn_ends_by_itself() -> None:
+    executor = Holding()
+    async with AgentTestClient(holding_agent(executor)) as client:
+        task = await client.send("hold", blocking=False)
+        await executor.gates.wait_arrived(task.id, WAIT_S)
+        executor.gates.release(task.id)
+        done = await _wait_for_state(client, task.id, TaskState.COMPLETED)
+        assert done.status.message is not None
+    assert executor.hook_calls == []
+    assert executor.stopped == []
+
+
+class Failing(Holding):
+    """Raises, or outlives its time budget, with a cancel hook: the turn fails as any other."""
+
+    def __init__(self, how: str) -> None:
+        super().__init__()
+        self.how = how
+
+    async def execute(self, context: Context, updater: TaskUpdater) -> None:
+        await updater.start_work("about to fail")
+        if self.how == "raise":
+            raise RuntimeError("the agent broke")
+        await asyncio.Event().wait()
+
+
+@pytest.mark.parametrize(
+    ("how", "reason"),
+    [
+        ("raise", "The agent failed while working on this task."),
+        ("hang", "The agent did not finish within its time budget of 0.2 s."),
+    ],
+)
+async def test_a_watched_turn_that_fails_fails_the_task_without_the_hook(
+    how: str, reason: str
+) -> None:
+    executor = Failing(how)
+    agent = Agent("Failing", "Fails.", executor, time_budget_s=0.2)
+    async with AgentTestClient(agent) as client:
+        task = await client.send("go", blocking=False)
+        failed = await _wait_for_state(client, task.id, TaskState.FAILED)
+        assert failed.status.message.parts[0].text == reason
+    assert executor.hook_calls == []
+
+
+async def test_no_hook_for_a_task_canceled_between_turns() -> None:
+    executor = Holding()
+    async with AgentTestClient(holding_agent(executor)) as client:
+        task = await client.send("ask", blocking=False)
+        await executor.gates.wait_arrived(task.id, WAIT_S)
+        executor.gates.release(task.id)
+        await _wait_for_state(client, task.id, TaskState.INPUT_REQUIRED)
+        canceled = await client.cancel_task(task.id)
+        assert canceled.status.state is TaskState.CANCELED
+    assert executor.hook_calls == []
+
+
+@pytest.mark.parametrize("hook", ["raise", "hang"])
+async def test_a_hook_that_fails_does_not_break_the_cancel(
+    hook: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    executor = Holding(hook)
+    async with AgentTestClient(holding_agent(executor)) as client:
+        client.app.runtime.worker.cancel_timeout_s = 0.2
+        task = await client.send("hold", blocking=False)
+        await executor.gates.wait_arrived(task.id, WAIT_S)
+        with caplog.at_level(logging.WARNING, logger="a2a_serverless.worker"):
+            canceled = await client.cancel_task(task.id)
+            assert canceled.status.state is TaskState.CANCELED
+            await asyncio.wait_for(executor.hook_done.wait(), WAIT_S)
+            # The worker is free again: the next task runs to its end.
+            second = await client.send("next", blocking=False)
+            await executor.gates.wait_arrived(second.id, WAIT_S)
+            executor.gates.release(second.id)
+            await _wait_for_state(client, second.id, TaskState.COMPLETED)
+        assert (await client.get_task(task.id)).status.state is TaskState.CANCELED
+    assert len(executor.hook_calls) == 1
+    expected = "raised" if hook == "raise" else "took over 0.2 s"
+    assert any(expected in r.getMessage() for r in caplog.records), caplog.text
+    if hook == "hang":
+        assert executor.hook_cut_short
+
+
+# --- the updater's verbs as the SDK names them ----------------------------------------------------
+
+
+class Verb:
+    def __init__(self, verb: str) -> None:
+        self.verb = verb
+
+    async def execute(self, context: Context, updater: TaskUpdater) -> None:
+        await getattr(updater, self.verb)(f"by {self.verb}")
+
+
+@pytest.mark.parametrize(
+    ("verb", "state"),
+    [
+        ("failed", TaskState.FAILED),
+        ("fail", TaskState.FAILED),
+        ("cancel", TaskState.CANCELED),
+        ("reject", TaskState.REJECTED),
+    ],
+)
+async def test_the_updater_verbs_end_the_task(verb: str, state: TaskState) -> None:
+    async with AgentTestClient(Agent("Verb", "Says one verb.", Verb(verb))) as client:
+        task = await client.send("go")
+        done = await _wait_for_state(client, task.id, state)
+        assert done.status.message is not None
+        assert done.status.message.parts[0].text == f"by {verb}"  # type: ignore[union-attr]
+
+
+async def _wait_for_state(client: AgentTestClient, task_id: str, state: TaskState) -> Any:
+    async with asyncio.timeout(WAIT_S):
+        while True:
+            task = await client.get_task(task_id)
+            if task.status.state is state:
+                return task
+            await asyncio.sleep(0.01)

@@ -1,0 +1,36 @@
+"""The two protocol versions' codecs (v03/, v10/): each names the other's JSON-RPC methods (for
+its hint to a client that sent one without the right `A2A-Version`) without importing it, and
+each has one table of its names for the internal enums."""
+
+from __future__ import annotations
+
+import typing
+
+from a2a_serverless.models import TaskState
+from a2a_serverless.v03 import jsonrpc as v03_jsonrpc
+from a2a_serverless.v03 import proto_json as v03_proto_json
+from a2a_serverless.v03.methods import METHODS as V03_METHODS
+from a2a_serverless.v10 import jsonrpc as v10_jsonrpc
+from a2a_serverless.v10 import models as v10
+from a2a_serverless.v10.methods import METHODS as V10_METHODS
+
+
+def test_each_version_names_the_others_methods() -> None:
+    assert set(V10_METHODS) == v03_jsonrpc.V10_METHOD_NAMES
+    assert set(V03_METHODS) == v10_jsonrpc.V03_METHOD_NAMES
+
+
+def test_each_version_names_every_state_and_role_once() -> None:
+    for states, roles in ((v03_proto_json.STATES, v03_proto_json.ROLES), (v10.STATES, v10.ROLES)):
+        assert set(states) == set(TaskState)
+        assert len(set(states.values())) == len(states)
+        assert set(roles) == {"user", "agent"}
+    # 0.3's a2a.proto spells it with two Ls, 1.0's with one.
+    assert v03_proto_json.STATES[TaskState.CANCELED] == "TASK_STATE_CANCELLED"
+    assert v10.STATES[TaskState.CANCELED] == "TASK_STATE_CANCELED"
+
+
+def test_a_v10_request_names_any_state_but_the_default() -> None:
+    named = set(typing.get_args(v10.TaskState))
+    assert named == set(v10.STATES.values()) - {"TASK_STATE_UNSPECIFIED"}
+    assert set(typing.get_args(v10.Role)) == {"ROLE_USER", "ROLE_AGENT"}
