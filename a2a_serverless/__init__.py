@@ -9,6 +9,7 @@
     app = create_app(echo)   # any ASGI server, Mangum, functions-framework
 
 The core imports no cloud SDK; adapters (`a2a_serverless_aws`, `a2a_serverless_gcp`) bring theirs.
+Every fault the kit reports is an `A2AServerlessError` (the tree is drawn in exceptions.py).
 """
 
 from typing import TYPE_CHECKING
@@ -38,6 +39,13 @@ if TYPE_CHECKING:
         InvalidParamsError,
         UnsupportedOperationError,
     )
+    from .exceptions import (
+        A2AServerlessError,
+        ConfigurationError,
+        FormatError,
+        LimitError,
+        UnavailableError,
+    )
     from .executor import AgentExecutor, TaskEnded, TaskUpdater
     from .runtime import Runtime
 
@@ -45,20 +53,25 @@ __version__ = "0.1.0"
 
 __all__ = [
     "A2AError",
+    "A2AServerlessError",
     "Agent",
     "AgentExecutor",
     "AuthRequired",
+    "ConfigurationError",
     "ContentTypeNotSupportedError",
     "Context",
     "DirectContext",
     "Failed",
+    "FormatError",
     "InputRequired",
     "InvalidParamsError",
+    "LimitError",
     "Rejected",
     "Runtime",
     "Settings",
     "TaskEnded",
     "TaskUpdater",
+    "UnavailableError",
     "UnsupportedOperationError",
     "__version__",
     "agent",
@@ -75,20 +88,25 @@ __getattr__, __dir__ = lazy_face(
     __name__,
     {
         "A2AError": ".errors",
+        "A2AServerlessError": ".exceptions",
         "Agent": ".agent",
         "AgentExecutor": ".executor",
         "AuthRequired": ".agent",
+        "ConfigurationError": ".exceptions",
         "ContentTypeNotSupportedError": ".errors",
         "Context": ".agent",
         "DirectContext": ".agent",
         "Failed": ".agent",
+        "FormatError": ".exceptions",
         "InputRequired": ".agent",
         "InvalidParamsError": ".errors",
+        "LimitError": ".exceptions",
         "Rejected": ".agent",
         "Runtime": ".runtime",
         "Settings": ".config",
         "TaskEnded": ".executor",
         "TaskUpdater": ".executor",
+        "UnavailableError": ".exceptions",
         "UnsupportedOperationError": ".errors",
         "agent": ".agent",
         "agent_message": ".agent",

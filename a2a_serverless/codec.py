@@ -23,6 +23,8 @@ from typing import Any, TypedDict, TypeVar
 
 import msgspec
 
+from .exceptions import FormatError
+
 T = TypeVar("T")
 Loc = tuple[str | int, ...]
 
@@ -33,7 +35,7 @@ class ErrorDetails(TypedDict):
     type: str
 
 
-class ValidationError(ValueError):
+class ValidationError(FormatError):
     """An input that does not fit a model: where (`loc`: wire names and list indices from the
     value validated), what (`type`) and a sentence for people (`msg`). msgspec stops at the
     first problem, so there is one."""

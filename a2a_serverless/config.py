@@ -22,6 +22,9 @@ from typing import Any
 
 import msgspec.inspect
 
+# The settings' error, kept importable from here (its home is the exception tree's module).
+from .exceptions import ConfigurationError as ConfigurationError
+
 logger = logging.getLogger(__name__)
 
 PREFIX = "A2A_"
@@ -30,11 +33,6 @@ PREFIX = "A2A_"
 _OTHER_NAMES: set[str] = set()
 # Unknown names already reported by this process (one warning each, not one per Settings).
 _REPORTED: set[str] = set()
-
-
-class ConfigurationError(ValueError):
-    """A deployment's settings are missing, malformed or contradict each other (the message
-    names the variable and what it must be). The adapters' settings raise it too."""
 
 
 class SettingsError(ConfigurationError):

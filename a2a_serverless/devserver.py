@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from .agent import Agent
 from .asgi import A2AApplication
 from .config import Settings
+from .exceptions import ConfigurationError
 from .http import Receive, Scope, Send
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ RELOAD_ENV = "A2ASERVERLESS_DEV_RELOAD"
 Servable: TypeAlias = "Agent | A2AApplication | Starlette"
 
 
-class TargetError(ValueError):
+class TargetError(ConfigurationError):
     """The target names nothing `dev` can serve (the message says what it expects)."""
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .exceptions import ConfigurationError
 from .holders import holder_is_dead, local_holder_id
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ CREATE TABLE IF NOT EXISTS a2a_dev_agents (
 """
 
 
-class StoreTakenError(ValueError):
+class StoreTakenError(ConfigurationError):
     """The store file belongs to other agents (the message says whose, and what to do)."""
 
 

@@ -11,11 +11,15 @@ import logging
 from typing import Any, ClassVar
 
 from .codec import ValidationError
+from .exceptions import A2AServerlessError
 
 log = logging.getLogger("a2a_serverless.errors")
 
 
-class A2AError(Exception):
+class A2AError(A2AServerlessError):
+    """A protocol error: its JSON-RPC code, the spec's message and the HTTP status REST answers
+    with (the branch of the kit's exception tree the transports answer; exceptions.py)."""
+
     code: ClassVar[int] = -32603
     default_message: ClassVar[str] = "Internal error"
     http_status: ClassVar[int] = 500

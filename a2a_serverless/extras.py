@@ -23,10 +23,12 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 
+from .exceptions import A2AServerlessError
+
 CRYPTO = "crypto"
 
 
-class MissingExtra(ImportError):
+class MissingExtra(A2AServerlessError, ImportError):
     """A feature was asked for whose optional dependencies are not installed."""
 
     def __init__(self, feature: str, extra: str, module: str) -> None:

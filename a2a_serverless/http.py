@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .codec import ENCODER
+from .exceptions import LimitError
 from .publicurl import IPNetwork, from_trusted_proxy, request_base_url
 
 Scope = MutableMapping[str, Any]
@@ -31,8 +32,8 @@ JSON_HEADERS: Headers = [(b"content-type", JSON)]
 PUBLIC_CACHE = (b"cache-control", b"public, max-age=300")
 
 
-class BodyTooLarge(Exception):
-    pass
+class BodyTooLarge(LimitError):
+    """A request body over the limit its reader was given (the transports answer 413)."""
 
 
 class Request:

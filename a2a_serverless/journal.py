@@ -23,6 +23,7 @@ from typing import Any
 
 from .bus import TaskBus
 from .codec import ENCODER
+from .exceptions import A2AServerlessError, LimitError, UnavailableError
 from .lifecycle import add_to_history, apply_event
 from .models import Message, Task, TaskStatusUpdateEvent
 from .store.base import (
@@ -49,7 +50,7 @@ class _Keep:
 KEEP = _Keep()
 
 
-class TaskGone(Exception):
+class TaskGone(A2AServerlessError):
     """The task disappeared (expired or deleted) while it was being written."""
 
     def __init__(self, task_id: str) -> None:
@@ -57,11 +58,11 @@ class TaskGone(Exception):
         self.task_id = task_id
 
 
-class TooMuchContention(Exception):
+class TooMuchContention(UnavailableError):
     """A write lost the race too many times in a row; the caller may retry later."""
 
 
-class TaskTooLarge(Exception):
+class TaskTooLarge(LimitError):
     """A change would make the task `actual` bytes, over the bound of `maximum`: not written."""
 
     def __init__(self, task_id: str, maximum: int, actual: int) -> None:

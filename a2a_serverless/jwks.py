@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from .exceptions import UnavailableError
+
 log = logging.getLogger("a2a_serverless.jwks")
 
 ASYMMETRIC_ALGORITHMS = (
@@ -56,7 +58,7 @@ DEFAULT_TIMEOUT_S = 5.0
 DEFAULT_MAX_BYTES = 512 * 1024
 
 
-class KeySetUnavailable(Exception):
+class KeySetUnavailable(UnavailableError):
     """The keys (a JWKS, or the discovery document naming it) could not be fetched: not the
     sender's fault; answer 503 so that it retries. `reason` says why (no secrets in it)."""
 

@@ -11,6 +11,11 @@ Cloud Function pays at cold start only for the modules it uses. A name, once imp
 in the package's namespace: later reads are plain attribute reads. `dir()` lists the lazy names
 with the others.
 
+The same mechanism makes a deployment's entry points on first use (`build_on_first_use`, what
+the adapters' `entry_points` call): Lambda's runtime and functions-framework look a handler up
+by name in the user's module, so each function builds only the handler it serves, and the user
+writes no module-level `__getattr__`.
+
 This module imports nothing of the kit, and `a2a_serverless/__init__.py` imports nothing else,
 so the adapters' faces use it without loading the core.
 """
@@ -61,3 +66,38 @@ def lazy_face(
         return sorted({*module.__dict__, *names})
 
     return __getattr__, __dir__
+
+
+def build_on_first_use(module: str, factories: Mapping[str, Callable[[], Any]]) -> None:
+    """Give the module `module` (already importing: pass `__name__`) the names in
+    `factories`, each made by its factory when first read and kept in the module from then on.
+    ValueError if the module has a `__getattr__` of its own."""
+    target = sys.modules[module]
+    if "__getattr__" in target.__dict__:
+        raise ValueError(f"module {module!r} already has a __getattr__")
+    made = dict(factories)
+
+    def __getattr__(name: str) -> Any:
+        factory = made.get(name)
+        if factory is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        value = factory()
+        target.__dict__[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*target.__dict__, *made})
+
+    target.__dict__["__getattr__"] = __getattr__
+    target.__dict__["__dir__"] = __dir__
+
+
+def imported(reference: str) -> Any:
+    """What `"package.module:attribute"` names, imported now (ValueError without the colon)."""
+    module, colon, attribute = reference.partition(":")
+    if not colon or not module or not attribute:
+        raise ValueError(f"{reference!r}: expected 'package.module:attribute'")
+    value = importlib.import_module(module)
+    for name in attribute.split("."):
+        value = getattr(value, name)
+    return value

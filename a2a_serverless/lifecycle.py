@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from .exceptions import A2AServerlessError
 from .models import (
     Artifact,
     Message,
@@ -47,7 +48,7 @@ CANCELABLE_STATES = frozenset(
 )
 
 
-class InvalidTransition(Exception):
+class InvalidTransition(A2AServerlessError):
     def __init__(self, old: TaskState, new: TaskState) -> None:
         super().__init__(f"a task in state {old.value!r} cannot move to {new.value!r}")
         self.old = old

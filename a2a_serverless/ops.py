@@ -41,6 +41,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .config import Settings
 from .durable.report import durable_summary
+from .exceptions import A2AServerlessError
 from .models import TaskArtifactUpdateEvent, TaskState
 from .safetext import escape_controls, escape_json_text
 from .store import open_store
@@ -55,7 +56,7 @@ PAGE = 100
 ALL_OWNERS_HELP = "every owner's, not --owner's (stores with DeadLetterScan: all shipped ones)"
 
 
-class OpsError(Exception):
+class OpsError(A2AServerlessError):
     """A command cannot do what it was asked (a message for the operator, exit status 1)."""
 
 
@@ -498,13 +499,13 @@ def _notifier(store: Store, settings: Settings) -> PushNotifier:
         settings = replace(settings, push_signing_keys=f"file:{dev_key}", dev_mode=True)
     from .extras import MissingExtra
     from .journal import Journal
-    from .push.keys import PushUnavailable
+    from .push.keys import PushNotConfigured
     from .push.notifier import PushNotifier
     from .queue.inprocess import InProcessQueue
 
     try:
         return PushNotifier(Journal(store), InProcessQueue(), settings, issuer=settings.public_url)
-    except (PushUnavailable, MissingExtra, ValueError) as exc:
+    except (PushNotConfigured, MissingExtra, ValueError) as exc:
         raise OpsError(str(exc)) from None
 
 

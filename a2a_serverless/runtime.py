@@ -225,10 +225,10 @@ def _push_keys(settings: Settings) -> KeyRing | None:
                 "needs the 'crypto' extra: pip install 'a2a-serverless[crypto]'"
             )
             return None
-    from .push import PushNotifier, PushUnavailable
+    from .push import PushNotConfigured, PushNotifier
 
     try:
         return PushNotifier.preflight(settings)
-    except PushUnavailable as exc:
+    except PushNotConfigured as exc:
         log.warning("push notifications are off: %s", exc)
         return None

@@ -19,12 +19,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from .exceptions import UnavailableError
+
 AWS_PREFIXES = ("ssm:", "secretsmanager:")
 # What each service answers for a parameter or secret that does not exist.
 NOT_FOUND = {"ssm": "ParameterNotFound", "secretsmanager": "ResourceNotFoundException"}
 
 
-class SecretUnavailable(RuntimeError):
+class SecretUnavailable(UnavailableError, RuntimeError):
     """A secret reference that could not be read."""
 
 

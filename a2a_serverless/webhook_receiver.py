@@ -62,6 +62,7 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .exceptions import A2AServerlessError
 from .extras import require_crypto
 from .jwks import KeySet, KeySetUnavailable, VerificationKey, check_algorithms, keys_from_jwks
 
@@ -87,7 +88,7 @@ __all__ = [
 DEFAULT_ALGORITHMS = ("ES256", "RS256")
 
 
-class NotificationRejected(Exception):
+class NotificationRejected(A2AServerlessError):
     """The notification failed verification; `reason` is a short code, the message says why."""
 
     reason = "rejected"

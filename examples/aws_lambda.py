@@ -6,32 +6,12 @@
                                  whose worker died on every delivery
 
 serverless.yml, infra/aws and `scripts/package aws` point at these names. Each handler is made
-when the Lambda runtime first asks for it (the runtime does so at init, before the first
-invocation), so the HTTP function never builds the worker and the reverse: each reads only its
-own function's settings (A2A_LAMBDA_TIMEOUT_S differs between the two).
+when the Lambda runtime first asks for it (`entry_points`; the runtime does so at init, before
+the first invocation), so the HTTP function never builds the worker and the reverse: each reads
+only its own function's settings (A2A_LAMBDA_TIMEOUT_S differs between the two).
 """
 
-from __future__ import annotations
-
-from typing import Any
-
+from a2a_serverless_aws import entry_points
 from examples.trip_planner import trip_planner
 
-
-def __getattr__(name: str) -> Any:
-    from a2a_serverless_aws import (
-        make_dead_letter_handler,
-        make_http_handler,
-        make_worker_handler,
-    )
-
-    if name == "http":
-        handler: Any = make_http_handler(trip_planner)
-    elif name == "worker":
-        handler = make_worker_handler(trip_planner)
-    elif name == "dead_letters":
-        handler = make_dead_letter_handler(trip_planner)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = handler  # made once per container
-    return handler
+entry_points(__name__, trip_planner)

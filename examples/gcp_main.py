@@ -7,25 +7,11 @@ examples/trip_planner.py:
     functions-framework --target worker   the worker: Pub/Sub pushes and Cloud Tasks requests
 
 Both functions deploy from the same source with different entry points, so each is built only
-when functions-framework asks for its target: the HTTP function then needs no worker settings
-(A2A_WORKER_AUTH, ...) and the worker none of the HTTP function's.
+when functions-framework asks for its target (`entry_points`): the HTTP function then needs no
+worker settings (A2A_WORKER_AUTH, ...) and the worker none of the HTTP function's.
 """
 
-from __future__ import annotations
-
-from typing import Any
-
+from a2a_serverless_gcp import entry_points
 from examples.trip_planner import trip_planner
 
-
-def __getattr__(name: str) -> Any:
-    from a2a_serverless_gcp import http_function, worker_function
-
-    if name == "a2a":
-        function = http_function(trip_planner, name="a2a")
-    elif name == "worker":
-        function = worker_function(trip_planner, name="worker")
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = function
-    return function
+entry_points(__name__, trip_planner)

@@ -138,7 +138,7 @@ def render() -> str:
     )
     for title, rows in dataclass_rows(AWS, "AwsSettings", AwsSettings):
         out.append(_table(title, rows))
-    out.append("## The Google Cloud adapter (`a2a_serverless_gcp.config`)\n")
+    out.append("## The Google Cloud adapter (`a2a_serverless_gcp.GcpSettings`)\n")
     out.append("Read by the functions-framework entry points besides the core's settings.\n")
     out.append(_table("", docstring_rows(GCP)))
     out.append("## The client (`a2a_serverless.client`, `a2a-serverless call`, `card`, `check`)\n")

@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Protocol, runtime_checkable
 from urllib.parse import parse_qsl
 
+from ..exceptions import A2AServerlessError, UnavailableError
 from ..models import (
     APIKeySecurityScheme,
     HTTPAuthSecurityScheme,
@@ -186,7 +187,7 @@ def parse_cookies(header: str) -> dict[str, str]:
 # --- how it fails -------------------------------------------------------------------------------
 
 
-class AuthError(Exception):
+class AuthError(A2AServerlessError):
     """Base of the authentication errors. `reason` is safe to show to the client."""
 
     status: ClassVar[int] = 401
@@ -282,7 +283,7 @@ class Forbidden(AuthError):
         return "forbidden"
 
 
-class AuthenticationUnavailable(AuthError):
+class AuthenticationUnavailable(AuthError, UnavailableError):
     """Credentials could not be checked right now (the JWKS or the OpenID discovery document
     is unreachable): not the caller's fault, answer 503 and let them retry."""
 

@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 
 from .. import errors as e
 from .. import models as m
+from ..exceptions import A2AServerlessError
 from .auth import CredentialOptions
 from .cardcheck import card_problems
 from .client import A2AClient, load_card
@@ -80,7 +81,7 @@ class CheckResult:
         return asdict(self)
 
 
-class CheckFailed(Exception):
+class CheckFailed(A2AServerlessError):
     """A check's own failure: what the agent did that it should not have."""
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import errors as e
+from ..exceptions import A2AServerlessError, UnavailableError
 from .wire import CODE_BY_REASON
 
 _BY_CODE: dict[int, type[e.A2AError]] = {
@@ -37,11 +38,11 @@ _BY_CODE: dict[int, type[e.A2AError]] = {
 _BY_CODE[e.ExtensionSupportRequiredError.v1_code] = e.ExtensionSupportRequiredError
 
 
-class ClientError(Exception):
+class ClientError(A2AServerlessError):
     """The call got no A2A answer (see the module)."""
 
 
-class AgentUnreachable(ClientError):
+class AgentUnreachable(ClientError, UnavailableError):
     """The connection failed or timed out."""
 
 

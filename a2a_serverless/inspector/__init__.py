@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
+from ..exceptions import ConfigurationError
 from ..http import Request, Response, json_response
 from ..routepaths import CARD_PATH, INSPECTOR_PREFIX
 from ..service import Caller
@@ -64,7 +65,7 @@ _REDRIVE = re.compile(r"^/api/tasks/([^/]+)/dead-letters/([^/]+)/redrive$")
 Authenticate = Callable[[Request], Awaitable[Caller | Response]]
 
 
-class InspectorRefused(ValueError):
+class InspectorRefused(ConfigurationError):
     """The inspector was enabled where it may not be served (no authentication)."""
 
 

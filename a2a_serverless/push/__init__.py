@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from .delivery import DeliveryResult
     from .keys import (
         KeyRing,
+        PushNotConfigured,
         PushUnavailable,
         SigningKey,
         generate_key,
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "DeliveryResult": "delivery",
     "KeyRing": "keys",
+    "PushNotConfigured": "keys",
     "PushUnavailable": "keys",
     "SigningKey": "keys",
     "generate_key": "keys",
@@ -112,6 +114,7 @@ __all__ = [
     "MissingSignature",
     "NotificationRejected",
     "PinnedTarget",
+    "PushNotConfigured",
     "PushNotifier",
     "PushUnavailable",
     "RedriveResult",

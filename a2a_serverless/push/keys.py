@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
+from ..exceptions import ConfigurationError
 from ..extras import MissingExtra, crypto_available, require_crypto
 from ..secretrefs import SecretUnavailable, read_file_reference
 
@@ -45,8 +46,16 @@ PRIVATE_MEMBERS = frozenset({"d", "p", "q", "dp", "dq", "qi", "oth", "k"})
 PUBLIC_MEMBERS = ("kty", "crv", "x", "y", "n", "e", "kid", "alg", "use")
 
 
-class PushUnavailable(RuntimeError):
-    """Push notifications cannot be offered: no signing keys outside dev mode."""
+class PushNotConfigured(ConfigurationError, RuntimeError):
+    """Push notifications cannot be offered: no signing keys outside dev mode, or the
+    libraries push needs are not installed. The runtime turns push off (and says why).
+
+    Formerly `PushUnavailable`, still importable under that name (deprecated: it is no outage,
+    unlike the tree's `UnavailableError`s)."""
+
+
+# Deprecated alias of PushNotConfigured.
+PushUnavailable = PushNotConfigured
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +156,7 @@ class KeyRing:
         if text is not None:
             return cls(parse_signing_keys(text))
         if not settings.dev_mode:
-            raise PushUnavailable(
+            raise PushNotConfigured(
                 "push notifications need signing keys outside dev mode: set "
                 "A2A_PUSH_SIGNING_KEYS to the output of `a2a-serverless keys generate`"
             )

@@ -47,7 +47,7 @@ from ..store.bookkeeping import DeadLetteredNotification
 from . import cursors, delivery, outbox
 from .deadletters import RedriveResult, dead_letter, find_letter, record_redrive
 from .delivery import DeliveryResult, loggable_url
-from .keys import KeyRing, PushUnavailable
+from .keys import KeyRing, PushNotConfigured
 from .outbox import Outbox
 from .payload import bounded_body, notification_headers
 from .ratelimit import HostRateLimiter
@@ -74,7 +74,7 @@ class PushNotifier:
         signals: Signals | None = None,
     ) -> None:
         """Raises `MissingExtra` without the `crypto` extra (signing needs cryptography);
-        `PushUnavailable` without signing keys outside dev mode, or without PyJWT or httpx;
+        `PushNotConfigured` without signing keys outside dev mode, or without PyJWT or httpx;
         ValueError for malformed settings (`preflight` raises the same, before anything is
         built). `outbox`: the one the journal's hooks call (runtime.py), else one of its own on
         `queue`; `signals`: where delivery outcomes are reported for metrics."""
@@ -106,7 +106,7 @@ class PushNotifier:
         require_crypto("signing push notifications (A2A_PUSH_SIGNING_KEYS)")
         missing = [name for name in ("jwt", "httpx") if find_spec(name) is None]
         if missing:
-            raise PushUnavailable(
+            raise PushNotConfigured(
                 f"push notifications need {', '.join(missing)}: pip install PyJWT httpx"
             )
         if settings.push_notify_on not in NOTIFY_ON:

@@ -37,6 +37,8 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from ..exceptions import A2AServerlessError, UnavailableError
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 # Resolves (host, port) to the addresses a connection could go to, as strings.
@@ -75,7 +77,7 @@ _LABEL = re.compile(r"^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$")
 _UNSAFE_CHARS = re.compile(r"[\x00-\x20\x7f\\]")
 
 
-class UrlRefused(ValueError):
+class UrlRefused(A2AServerlessError, ValueError):
     """The URL may not be called, ever: the reason says why (a permanent failure)."""
 
     def __init__(self, url: str, reason: str) -> None:
@@ -84,7 +86,7 @@ class UrlRefused(ValueError):
         self.reason = reason
 
 
-class HostUnresolvable(Exception):
+class HostUnresolvable(UnavailableError):
     """The host did not resolve right now (DNS may recover: a retryable failure)."""
 
     def __init__(self, host: str, detail: str) -> None:

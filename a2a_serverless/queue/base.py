@@ -27,6 +27,7 @@ import msgspec
 from msgspec import Struct, field
 
 from ..codec import ENCODER
+from ..exceptions import FormatError
 from ..ids import random_hex
 from ..tracecontext import TraceContext, parse_traceparent
 
@@ -146,7 +147,7 @@ _DECODER: msgspec.json.Decoder[KnownJob] = msgspec.json.Decoder(KnownJob)
 _OTHER_DECODER = msgspec.json.Decoder(OtherJob)
 
 
-class JobFormatError(ValueError):
+class JobFormatError(FormatError):
     """A queue's message is not a job (not JSON, no id, task or kind, or a known kind whose
     payload does not fit it). Retrying cannot make it one."""
 

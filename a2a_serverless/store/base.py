@@ -33,6 +33,7 @@ from typing import Any, Protocol, runtime_checkable
 import msgspec
 
 from .. import codec
+from ..exceptions import A2AServerlessError, ConfigurationError, LimitError, UnavailableError
 from ..models import (
     Message,
     PushNotificationConfig,
@@ -56,24 +57,24 @@ from .bookkeeping import (
 TaskEventPayload = TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 
 
-class StoreError(Exception):
+class StoreError(A2AServerlessError):
     """Base class of the errors a Store raises on purpose."""
 
 
-class StoreUnavailable(StoreError):
+class StoreUnavailable(StoreError, UnavailableError):
     """The store could not be reached or would not serve the request (a network error, an
     outage, throttling past retries): nothing is known to have been written, and the same
     request may succeed later. The transports answer it with HTTP 503 and `Retry-After`; a worker
     lets its job fail so the queue delivers it again."""
 
 
-class StoreOpenError(StoreError, ValueError):
+class StoreOpenError(StoreError, ConfigurationError):
     """The store a URL names cannot be opened as one: a missing file where none may be made, a
     directory, a file that is no store, a cloud store without its region. A setting to fix,
     not an outage (a ValueError too, as any bad setting is); the message names the store."""
 
 
-class StoreLimitExceeded(StoreError):
+class StoreLimitExceeded(StoreError, LimitError):
     """A write would break one of the store's own limits (a DynamoDB item's 400 KB, a Firestore
     document's 1 MiB, a transaction's size): nothing was written. Like `max_task_bytes`, a
     client's message over it is refused (-32602 / HTTP 413) and agent output over it fails the

@@ -33,6 +33,7 @@ from ..app import create_app
 from ..asgi import A2AApplication
 from ..codec import convert, to_builtins
 from ..config import Settings
+from ..exceptions import A2AServerlessError
 from ..models import Artifact, Message, Part, Task, TaskStatus, TextPart
 from ..routepaths import CARD_PATH
 from ..v03 import proto_json
@@ -47,7 +48,7 @@ _METHODS: dict[Version, dict[str, str]] = {
 }
 
 
-class A2AClientError(Exception):
+class A2AClientError(A2AServerlessError):
     """The agent answered with an error: its JSON-RPC `code` (None over HTTP+JSON, which has
     `status`), `message`, `data` and the HTTP status."""
 

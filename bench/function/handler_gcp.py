@@ -14,7 +14,7 @@ from __future__ import annotations
 from echo_ours import echo
 
 from a2a_serverless.queue.inprocess import InProcessQueue
-from a2a_serverless_gcp import http_function
+from a2a_serverless_gcp import make_http_handler
 
 # The Runtime, built on the first request, runs the jobs of an in-process queue given unbound.
-a2a = http_function(echo, queue=InProcessQueue())
+a2a = make_http_handler(echo, queue=InProcessQueue())

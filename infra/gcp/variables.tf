@@ -27,13 +27,13 @@ variable "source_zip" {
 }
 
 variable "http_entry_point" {
-  description = "functions-framework target of the HTTP function (the name given to http_function)."
+  description = "functions-framework target of the HTTP function (the name given to make_http_handler)."
   type        = string
   default     = "a2a"
 }
 
 variable "worker_entry_point" {
-  description = "functions-framework target of the worker function (the name given to worker_function)."
+  description = "functions-framework target of the worker function (the name given to make_worker_handler)."
   type        = string
   default     = "worker"
 }

@@ -15,7 +15,7 @@ from pynamodb.transactions import TransactWrite
 
 from a2a_serverless.store.base import VersionConflict
 from a2a_serverless.testing.store_contract import make_record, new_id, status_event, step
-from a2a_serverless_aws.dynamodb import DynamoDBStore, StoreUnavailable, codec, writes
+from a2a_serverless_aws.dynamodb import DynamoDBStore, DynamoDBUnavailable, codec, writes
 
 pytestmark = pytest.mark.aws
 
@@ -74,7 +74,7 @@ async def test_endless_conflicts_give_up_with_a_clear_error(
 ) -> None:
     record = make_record(last_seq=1)
     conflicting.failures = 1000
-    with pytest.raises(StoreUnavailable, match="concurrent transactions kept conflicting"):
+    with pytest.raises(DynamoDBUnavailable, match="concurrent transactions kept conflicting"):
         await dynamodb_store.create_task(
             record, [status_event(record, 1)], idempotency_key=new_id("k")
         )

@@ -84,7 +84,7 @@ async def test_cloudevent_function_gets_the_message_as_event_data(make_client: A
 
 def test_the_deployment_and_its_runtime_are_built_with_the_collector_paused() -> None:
     from a2a_serverless import collector
-    from a2a_serverless_gcp.functions import Deployment
+    from a2a_serverless_gcp.deployment import Deployment
 
     for build in (Deployment.__init__, Deployment._build_runtime):
         assert build.__code__.co_filename == collector.__file__

@@ -16,7 +16,7 @@ from a2a_serverless import Settings
 from a2a_serverless.cli import keys_main
 from a2a_serverless.push import (
     KeyRing,
-    PushUnavailable,
+    PushNotConfigured,
     generate_key,
     generate_keys_json,
     push_available,
@@ -108,7 +108,7 @@ def test_push_availability() -> None:
     assert push_available(Settings(push_signing_keys=keys)) is True
     assert push_available(Settings(dev_mode=True)) is True
     assert push_available(Settings(dev_mode=False)) is False
-    with pytest.raises(PushUnavailable, match="A2A_PUSH_SIGNING_KEYS"):
+    with pytest.raises(PushNotConfigured, match="A2A_PUSH_SIGNING_KEYS"):
         KeyRing.from_settings(Settings(dev_mode=False))
 
 

@@ -53,15 +53,19 @@ BELOW_TRANSPORTS = (
 # one day) with its transports and nothing of the other version's edge.
 CODECS = ("a2a_serverless.v03", "a2a_serverless.v10")
 # The HTTP edge: requests and responses, hosts and origins, the public URL, the fixed paths.
-# It knows nothing of A2A: besides its own modules it reaches only the JSON codec and the
-# settings.
+# It knows nothing of A2A: besides its own modules it reaches only the JSON codec, the
+# settings and the exception tree's root module.
 HTTP_EDGE = {
     "a2a_serverless.http",
     "a2a_serverless.origins",
     "a2a_serverless.publicurl",
     "a2a_serverless.routepaths",
 }
-NOT_A2A = HTTP_EDGE | {"a2a_serverless.codec", "a2a_serverless.config"}
+NOT_A2A = HTTP_EDGE | {
+    "a2a_serverless.codec",
+    "a2a_serverless.config",
+    "a2a_serverless.exceptions",
+}
 
 
 def module_name(path: Path, package: str) -> tuple[str, tuple[str, ...]]:
@@ -204,6 +208,11 @@ def test_the_vocabulary_of_a_turn_is_a_leaf() -> None:
         assert "a2a_serverless.agent" not in graph[f"a2a_serverless.{name}"], name
 
 
+def test_the_exception_tree_is_a_leaf() -> None:
+    # Every module derives its errors from it, the HTTP edge's included.
+    assert import_graph()["a2a_serverless.exceptions"] == set()
+
+
 def test_the_http_edge_knows_nothing_of_a2a() -> None:
     graph = import_graph()
     for module in HTTP_EDGE:
@@ -227,3 +236,13 @@ def test_the_adapters_are_read() -> None:
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+
+
+def test_the_aws_adapter_uses_mangum_through_its_public_face_alone() -> None:
+    # `Mangum(app, ...)(event, context)`: no handler subclasses, no `mangum.protocols`, so a
+    # Mangum release within the pinned range cannot break us through its internals.
+    directory = PACKAGES["a2a_serverless_aws"]
+    for path in directory.rglob("*.py"):
+        _, package = module_name(path, "a2a_serverless_aws")
+        used = {m for m in imports_of(path, package) if m.split(".")[0] == "mangum"}
+        assert used <= {"mangum", "mangum.Mangum"}, (path.name, used)

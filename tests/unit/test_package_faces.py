@@ -8,6 +8,7 @@ import importlib
 import json
 import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -75,3 +76,55 @@ def test_a_name_shared_with_a_submodule_is_the_exported_one() -> None:
     assert "a2a_serverless.agent" in loaded_by(
         code + "\nimport types\nassert not isinstance(agent, types.ModuleType)"
     )
+
+
+def test_the_adapters_faces_say_the_same_things_the_same_way() -> None:
+    import a2a_serverless_aws as aws
+    import a2a_serverless_gcp as gcp
+    from a2a_serverless.exceptions import ConfigurationError
+
+    for face, settings in ((aws, "AwsSettings"), (gcp, "GcpSettings")):
+        for name in ("make_http_handler", "make_worker_handler", "entry_points", settings):
+            assert name in face.__all__, (face.__name__, name)
+        assert face.ConfigurationError is ConfigurationError
+    # The GCP adapter's earlier names, kept as deprecated aliases.
+    assert gcp.http_function is gcp.make_http_handler
+    assert gcp.worker_function is gcp.make_worker_handler
+    assert gcp.GcpConfig is gcp.GcpSettings
+    assert gcp.ConfigError is ConfigurationError
+    from a2a_serverless_gcp import wrap
+
+    assert wrap.FunctionExecutor is wrap.CloudFunctionExecutor
+
+
+def test_entry_points_are_made_on_first_use(tmp_path: Path) -> None:
+    from a2a_serverless.lazyface import build_on_first_use
+
+    # A user's module as Lambda's runtime or functions-framework reads it: a name looked up.
+    (tmp_path / "user_entry_points.py").write_text(
+        "from a2a_serverless.lazyface import build_on_first_use\n"
+        "made = []\n"
+        "build_on_first_use(__name__, {'http': lambda: made.append('http') or 'the handler'})\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("user_entry_points")
+        assert module.made == [] and "http" in dir(module)
+        assert module.http == "the handler" and module.http == "the handler"
+        assert module.made == ["http"]  # made once, then kept
+        with pytest.raises(AttributeError, match="has no attribute 'worker'"):
+            module.worker  # noqa: B018
+        with pytest.raises(ValueError, match="already has a __getattr__"):
+            build_on_first_use("user_entry_points", {})
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("user_entry_points", None)
+
+
+def test_a_named_app_is_imported_when_asked_for() -> None:
+    from a2a_serverless import lazyface
+    from a2a_serverless.lazyface import imported
+
+    assert imported("a2a_serverless.lazyface:imported") is lazyface.imported
+    with pytest.raises(ValueError, match=r"package\.module:attribute"):
+        imported("a2a_serverless.lazyface")

@@ -15,6 +15,13 @@
     from my_agent import agent
     handler = make_dead_letter_handler(agent)
 
+    # or all three in one module, each made when its function's runtime asks for it
+    from a2a_serverless_aws import entry_points
+    entry_points(__name__, agent)     # handlers "<module>.http", ".worker", ".dead_letters"
+
+The GCP adapter's face says the same things the same way (`make_http_handler`,
+`make_worker_handler`, `entry_points`, `GcpSettings` beside `AwsSettings`).
+
 Live SSE through the Lambda Web Adapter: `python -m a2a_serverless_aws.web_adapter my_agent:agent`
 (see `a2a_serverless_aws.web_adapter`). The DynamoDB store is `a2a_serverless_aws.dynamodb`.
 
@@ -31,6 +38,7 @@ from a2a_serverless.lazyface import lazy_face
 
 if TYPE_CHECKING:
     from .config import AwsSettings, ConfigurationError
+    from .handlers import entry_points
     from .lambda_http import HttpHandler, make_http_handler
     from .lambda_worker import WorkerHandler, make_dead_letter_handler, make_worker_handler
     from .sqs import SqsQueue
@@ -43,6 +51,7 @@ __all__ = [
     "SqsQueue",
     "WorkerHandler",
     "create_web_app",
+    "entry_points",
     "make_dead_letter_handler",
     "make_http_handler",
     "make_worker_handler",
@@ -60,5 +69,6 @@ __getattr__, __dir__ = lazy_face(
         "make_dead_letter_handler": ".lambda_worker",
         "SqsQueue": ".sqs",
         "create_web_app": ".web_adapter",
+        "entry_points": ".handlers",
     },
 )

@@ -16,7 +16,7 @@ import base64
 from typing import Any
 from urllib.parse import unquote
 
-from a2a_serverless.http import Request, Response
+from a2a_serverless.http import Request, Response, Scope
 from a2a_serverless.publicurl import api_gateway_stage
 
 # Response content types sent as text; anything else goes base64-encoded (what Mangum does),
@@ -61,7 +61,7 @@ def request_from_event(event: dict[str, Any], context: Any) -> Request:
     return Request(staged(scope, event), body=body, headers=headers)
 
 
-def staged(scope: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
+def staged(scope: Scope, event: dict[str, Any]) -> Scope:
     """`scope` with a named API Gateway stage as its root path, so that the routes see the
     path below it (`/prod/v1/tasks` routes as `/v1/tasks`) while the card, the inspector and
     an app's own URLs keep it. An HTTP API's event (payload 2.0 or 1.0) has the stage in its

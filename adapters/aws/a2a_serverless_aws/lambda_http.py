@@ -5,34 +5,39 @@
     from my_agent import agent
     handler = make_http_handler(agent)
 
-HTTP API (payload v2) and function URL events are translated by http_api.py; REST API (v1),
-ALB and Lambda@Edge events by Mangum's event handlers. Either way the request goes straight to
-the core's buffered entry (`A2AApplication.respond_buffered`) on the container's loop, without
-an ASGI message exchange per request (Mangum's HTTP cycle: a queue, a task and four messages,
-~20 us of every warm call). The response is buffered, so this function says `streaming: false`
+HTTP API (payload v2) and function URL events, what the kit's deployments use, are translated
+by http_api.py and go straight to the core's buffered entry (`A2AApplication.respond_buffered`)
+on the container's loop, without an ASGI message exchange. REST API (v1), ALB and Lambda@Edge
+events go through Mangum's public entry, `Mangum(app, lifespan="off")(event, context)`, to an
+ASGI app (`BufferedEntry`) that answers through the same buffered entry: Mangum's HTTP cycle (a
+queue, a task and four messages) costs these events about 20 us more per warm call than a
+payload v2 event. The response is buffered, so this function says `streaming: false`
 on its card whatever A2A_STREAMING says: message/stream and tasks/resubscribe answer one
 buffered SSE body covering `blocking_timeout_s`, and the rest reaches clients by push
 notification (live SSE needs the Lambda Web Adapter, see web_adapter.py). Turns go to SQS
 (A2A_SQS_QUEUE_URL) before the response returns; the worker function runs them.
 
-Built once per container, at init: the Runtime (store, queue, signing keys), Mangum's
-configuration (base path, text MIME types), the powertools Logger and our EMF metrics.
+Built once per container, at init: the Runtime (store, queue, signing keys), Mangum, the
+powertools Logger and our EMF metrics. A named API Gateway stage is the scope's root path
+(http_api.py's `staged`) for every event, however it is translated.
 
 With `app=` (a FastAPI or Starlette app into which `a2a_serverless.fastapi.mount_agent` put the
 agent), the handler serves that whole app: the same set-up (secrets, settings and timing checks,
 logging, metrics, priming, SQS), the mount bound to the container's Runtime, and every event
-(HTTP API ones too) run through the app by Mangum's HTTP cycle on the container's loop. The
-app's lifespan (its start-up, then the agent's) runs once, at init.
+(HTTP API ones too) run through the app by Mangum on the container's loop. The app's lifespan
+(its start-up, then the agent's) runs once, at init, and its state reaches every request.
+
+Mangum is used through its documented constructor and call alone (no subclassed handlers, no
+`mangum.protocols`), within the range adapters/aws/pyproject.toml pins and the tests cover.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import logging
 from collections.abc import Callable, Coroutine, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from a2a_serverless import tracing
 from a2a_serverless.agent import Agent
@@ -40,23 +45,26 @@ from a2a_serverless.asgi import A2AApplication
 from a2a_serverless.budget import response_limit
 from a2a_serverless.collector import paused_during_init
 from a2a_serverless.config import Settings
-from a2a_serverless.http import Request
+from a2a_serverless.http import Receive, Request, Scope, Send
 from a2a_serverless.observability import Observer
 
 from .config import AwsSettings, check_http_timing, invocation_seconds
 from .container import Container, service_name
-from .http_api import event_response, is_http_api_event, request_from_event, staged
+from .http_api import TEXT_TYPES, event_response, is_http_api_event, request_from_event, staged
 from .logs import configure_logging, with_lambda_context
 from .metrics import MetricsObserver
 from .response_limit import LAMBDA_RESPONSE_BYTES, LambdaResponseBudget
 
 if TYPE_CHECKING:
-    from mangum.types import LambdaHandler
     from starlette.applications import Starlette
 
     from a2a_serverless.fastapi import AgentMount, AppLifespan
 
 log = logging.getLogger("a2a_serverless_aws.http")
+
+# The response types Mangum sends as text (its defaults, 0.19 to 0.22, with A2A 1.0's JSON);
+# anything else goes base64-encoded.
+MANGUM_TEXT_TYPES = [*TEXT_TYPES, "application/vnd.api+json", "application/vnd.oai.openapi"]
 
 
 class HttpHandler:
@@ -75,7 +83,6 @@ class HttpHandler:
         **runtime_options: Any,
     ) -> None:
         from mangum import Mangum
-        from mangum.adapter import DEFAULT_TEXT_MIME_TYPES
 
         mount: AgentMount | None = None
         if app is not None:
@@ -112,20 +119,17 @@ class HttpHandler:
         self.lifespan: AppLifespan | None = None
         if app is None or mount is None:
             self.app = A2AApplication(self.container.runtime)
+            served: Any = BufferedEntry(self.app, self.budget_for)
         else:
             from a2a_serverless.fastapi import AppLifespan
 
             self.app = mount.bind(self.container.runtime)
             self.lifespan = AppLifespan(app)
             self._run_app(self.lifespan.start())
-        # Only Mangum's event handlers are used (`infer`, then the handler's scope, body and
-        # response format), never its ASGI cycle; lifespan "off" as nothing runs around a call.
-        self.mangum = Mangum(
-            self.app,
-            lifespan="off",
-            custom_handlers=_event_handlers(),
-            text_mime_types=[*DEFAULT_TEXT_MIME_TYPES, "application/a2a+json"],
-        )
+            served = WholeApp(app, self.lifespan)
+        # Lifespan "off": the app's own lifespan ran above, once; nothing runs around a call.
+        # Mangum's text types (0.19 to 0.22) and A2A 1.0's JSON are sent as text.
+        self.mangum = Mangum(served, lifespan="off", text_mime_types=MANGUM_TEXT_TYPES)
         entry = with_lambda_context(self.logger, self.lambda_handler)
         if self.aws.tracing:
             from .tracing import traced
@@ -142,9 +146,7 @@ class HttpHandler:
         """One invocation, inside the Logger's (and Tracer's) wrapping that `__call__` adds."""
         self._check_deadline(context)
         try:
-            if self.asgi is not None:
-                return self._answer_through_app(event, context)
-            if is_http_api_event(event):
+            if self.asgi is None and is_http_api_event(event):
                 return self._answer_http_api(event, context)
             return self._answer_through_mangum(event, context)
         finally:
@@ -158,33 +160,20 @@ class HttpHandler:
         # usable.
         return event_response(self.container.run(self.app.respond_buffered(request, self.budget)))
 
-    def _answer_through_mangum(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
-        source = self.mangum.infer(event, context)
-        request = Request(source.scope, body=source.body)
-        budget = self.budget
+    def budget_for(self, event: dict[str, Any]) -> LambdaResponseBudget | None:
+        """The response budget of an event Mangum translates: an ALB's, or a REST API's (v1:
+        no gzip), or the HTTP API's."""
         if "elb" in (event.get("requestContext") or {}):
-            budget = self.alb_budget
-        elif "version" not in event:
-            budget = self.rest_api_budget
-        response = self.container.run(self.app.respond_buffered(request, budget))
-        headers = [[b"content-length", str(len(response.body)).encode()]]
-        headers += [[name, value] for name, value in response.headers]
-        answer: dict[str, Any] = source(
-            {"status": response.status, "headers": headers, "body": response.body}
-        )
-        return answer
+            return self.alb_budget
+        if "version" not in event:
+            return self.rest_api_budget
+        return self.budget
 
-    def _answer_through_app(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
-        """The event through the whole app (its routes, middleware and the mounted agent)."""
-        from mangum.protocols.http import HTTPCycle
-
-        assert self.asgi is not None and self.lifespan is not None
-        source = self.mangum.infer(event, context)
-        cycle = HTTPCycle(self.lifespan.scope(dict(source.scope)), source.body)
-        self._run_app(cycle.run(self.asgi))
-        answer: dict[str, Any] = source(
-            {"status": cycle.status, "headers": cycle.headers, "body": cycle.body}
-        )
+    def _answer_through_mangum(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        # Mangum runs the app with `run_until_complete` on the current loop: the container's
+        # (see `_run_app` on why not `Container.run`).
+        asyncio.set_event_loop(self.container.loop)
+        answer: dict[str, Any] = self.mangum(event, context)
         return answer
 
     def _run_app(self, coroutine: Coroutine[Any, Any, None]) -> None:
@@ -221,37 +210,44 @@ class HttpHandler:
         self.container.close()
 
 
-@functools.cache
-def _event_handlers() -> list[type[LambdaHandler]]:
-    """Mangum's event handlers, each computing its request scope once per event.
+class BufferedEntry:
+    """The A2A app as the ASGI app Mangum runs: the request (its stage as the root path) goes to
+    the core's buffered entry, and the response comes back in two messages."""
 
-    Mangum's handlers build the scope anew on every access of the property, and their response
-    formatting reads it again; these subclasses (Mangum's `custom_handlers`, tried first, same
-    order as Mangum's own) keep it. API Gateway's put a named stage in the root path, as
-    http_api.py does (Mangum routes `/prod/...` as it came, or drops the stage of a REST API).
-    """
-    from mangum.handlers import ALB, APIGateway, HTTPGateway, LambdaAtEdge
+    def __init__(
+        self,
+        app: A2AApplication,
+        budget_for: Callable[[dict[str, Any]], LambdaResponseBudget | None],
+    ) -> None:
+        self.app = app
+        self.budget_for = budget_for
 
-    handlers: list[type[LambdaHandler]] = []
-    for base in (ALB, HTTPGateway, APIGateway, LambdaAtEdge):
-        build_scope = cast(property, base.__dict__["scope"]).fget
-        assert build_scope is not None
-        if base in (HTTPGateway, APIGateway):
-            build_scope = _with_stage(build_scope)
-        scope = functools.cached_property(build_scope)
-        handler = type(base.__name__, (base,), {"scope": scope, "__module__": __name__})
-        scope.__set_name__(handler, "scope")
-        handlers.append(handler)
-    return handlers
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = b""
+        while True:  # Mangum sends the whole body in one message; read as ASGI allows
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body", False):
+                break
+        event = scope["aws.event"]
+        request = Request(staged(scope, event), body=body)
+        response = await self.app.respond_buffered(request, self.budget_for(event))
+        headers = [(b"content-length", str(len(response.body)).encode()), *response.headers]
+        await send({"type": "http.response.start", "status": response.status, "headers": headers})
+        await send({"type": "http.response.body", "body": response.body})
 
 
-def _with_stage(build_scope: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """An API Gateway handler's scope, with a named stage as its root path (`staged`)."""
+class WholeApp:
+    """A FastAPI (or Starlette) app holding the agent, as the ASGI app Mangum runs: each
+    request with its stage as the root path and the state the app's lifespan gave."""
 
-    def scope(handler: Any) -> Any:
-        return staged(build_scope(handler), handler.event)
+    def __init__(self, app: Starlette, lifespan: AppLifespan) -> None:
+        self.app = app
+        self.lifespan = lifespan
 
-    return scope
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope = self.lifespan.scope(staged(scope, scope["aws.event"]))
+        await self.app(scope, receive, send)
 
 
 def make_http_handler(

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from a2a_serverless import tracing
+from a2a_serverless.exceptions import FormatError
 from a2a_serverless.queue.base import Job, JobConsumer, decode_job, encode_job
 
 from .cloud_logging import TRACE_HEADER, TraceContext, parse_trace, trace_from_headers
@@ -148,7 +149,7 @@ class CloudTasksQueue:
             self._client = None
 
 
-class TaskFormatError(ValueError):
+class TaskFormatError(FormatError):
     """A request that claims to come from Cloud Tasks does not carry a job."""
 
 

@@ -39,12 +39,10 @@ from typing import Annotated
 
 import msgspec
 
-from a2a_serverless.config import (
-    ConfigurationError,
-    env_text,
-    fields_from_env,
-    register_environment_names,
-)
+from a2a_serverless.config import env_text, fields_from_env, register_environment_names
+
+# The core's configuration error, what these settings raise (re-exported: the adapter's face).
+from a2a_serverless.exceptions import ConfigurationError as ConfigurationError
 
 GOOGLE_JWKS_URL = "https://www.googleapis.com/oauth2/v3/certs"
 WORKER_AUTH_MODES = ("oidc", "secret", "none")
@@ -53,12 +51,11 @@ _TOPIC = re.compile(r"^projects/[^/]+/topics/[^/]+$")
 _QUEUE = re.compile(r"^projects/[^/]+/locations/[^/]+/queues/[^/]+$")
 
 
-# The core's configuration error, under the name this adapter has always raised (public API).
-ConfigError = ConfigurationError
-
-
 @dataclass(frozen=True)
-class GcpConfig:
+class GcpSettings:
+    """The Google Cloud adapter's settings (the AWS adapter's are `AwsSettings`). Formerly
+    `GcpConfig`, still importable under that name (deprecated)."""
+
     project: str | None = None
     pubsub_topic: str | None = None
     pubsub_max_delivery_attempts: Annotated[int, msgspec.Meta(ge=1)] = 5
@@ -77,7 +74,7 @@ class GcpConfig:
     prime: bool = True
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> "GcpConfig":
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "GcpSettings":
         env = os.environ if environ is None else environ
         # Every field but `project` is its A2A_<FIELD> variable, parsed by its declared type;
         # the names of topics and queues are then completed and checked.
@@ -94,27 +91,27 @@ class GcpConfig:
         if queue is not None and not queue.startswith("projects/"):
             location = get("A2A_CLOUD_TASKS_LOCATION")
             if project is None or location is None:
-                raise ConfigError(
+                raise ConfigurationError(
                     f"A2A_CLOUD_TASKS_QUEUE={queue!r} is a short name: set A2A_GCP_PROJECT and "
                     "A2A_CLOUD_TASKS_LOCATION, or give projects/P/locations/L/queues/Q"
                 )
             queue = f"projects/{project}/locations/{location}/queues/{queue}"
         if queue is not None and not _QUEUE.match(queue):
-            raise ConfigError(
+            raise ConfigurationError(
                 f"A2A_CLOUD_TASKS_QUEUE={queue!r}: expected projects/P/locations/L/queues/Q"
             )
         url = values.get("cloud_tasks_url")
         if queue is not None and url is None:
-            raise ConfigError(
+            raise ConfigurationError(
                 "A2A_CLOUD_TASKS_QUEUE is set but A2A_CLOUD_TASKS_URL is not: tasks need the "
                 "worker function's URL"
             )
         if url is not None and not url.startswith(("https://", "http://")):
-            raise ConfigError(f"A2A_CLOUD_TASKS_URL={url!r} is not an http(s) URL")
+            raise ConfigurationError(f"A2A_CLOUD_TASKS_URL={url!r} is not an http(s) URL")
         auth = values.get("worker_auth")
         if auth is not None:
             if auth.lower() not in WORKER_AUTH_MODES:
-                raise ConfigError(
+                raise ConfigurationError(
                     f"A2A_WORKER_AUTH={auth!r}: expected one of {', '.join(WORKER_AUTH_MODES)}"
                 )
             values["worker_auth"] = auth.lower()
@@ -127,7 +124,7 @@ class GcpConfig:
 register_environment_names(
     "A2A_GCP_PROJECT",
     "A2A_CLOUD_TASKS_LOCATION",
-    *(f"A2A_{f.name.upper()}" for f in fields(GcpConfig) if f.name != "project"),
+    *(f"A2A_{f.name.upper()}" for f in fields(GcpSettings) if f.name != "project"),
 )
 
 
@@ -136,11 +133,17 @@ def _full_name(
 ) -> str:
     if value.startswith("projects/"):
         if not pattern.match(value):
-            raise ConfigError(f"{variable}={value!r}: expected projects/P/{kind}/NAME")
+            raise ConfigurationError(f"{variable}={value!r}: expected projects/P/{kind}/NAME")
         return value
     if project is None:
-        raise ConfigError(
+        raise ConfigurationError(
             f"{variable}={value!r} is a short name: set A2A_GCP_PROJECT (or "
             f"GOOGLE_CLOUD_PROJECT), or give projects/P/{kind}/{value}"
         )
     return f"projects/{project}/{kind}/{value}"
+
+
+# Deprecated aliases, the names this adapter had before its settings and error were named as
+# the AWS adapter's and the core's are: GcpSettings, and the core's ConfigurationError.
+GcpConfig = GcpSettings
+ConfigError = ConfigurationError

@@ -1,7 +1,7 @@
 """Priming at import: the modules a function's first request would import, imported when the
 function is built instead.
 
-On Google Cloud the first request builds the Runtime (functions.py, `Deployment.runtime`): the
+On Google Cloud the first request builds the Runtime (deployment.py, `Deployment.runtime`): the
 store, the queue clients, the app. Their connections cannot be made earlier: functions-framework
 builds the functions in gunicorn's master process, before it forks the worker that serves (a
 gRPC channel opened before a fork is unusable after it), and the Firestore and Cloud Tasks
@@ -21,11 +21,11 @@ import logging
 
 from a2a_serverless.config import Settings
 
-from .config import GcpConfig
+from .config import GcpSettings
 
 log = logging.getLogger("a2a_serverless_gcp.priming")
 
-# What every first request imports: the Runtime and the app (functions.py imports them lazily).
+# What every first request imports: the Runtime and the app (deployment.py imports them lazily).
 ALWAYS = ("a2a_serverless.runtime", "a2a_serverless.asgi")
 # What the store of a URL scheme imports (its adapter module and client library).
 STORE_MODULES = {
@@ -33,7 +33,7 @@ STORE_MODULES = {
 }
 
 
-def modules_to_prime(settings: Settings, config: GcpConfig) -> list[str]:
+def modules_to_prime(settings: Settings, config: GcpSettings) -> list[str]:
     """The modules the first request of a function with these settings would import."""
     modules = list(ALWAYS)
     scheme = settings.store_url.partition("://")[0].lower()
@@ -45,7 +45,7 @@ def modules_to_prime(settings: Settings, config: GcpConfig) -> list[str]:
     return modules
 
 
-def prime(settings: Settings, config: GcpConfig) -> None:
+def prime(settings: Settings, config: GcpSettings) -> None:
     """Import what the first request would (no connection, no client: see the docstring)."""
     for name in modules_to_prime(settings, config):
         try:

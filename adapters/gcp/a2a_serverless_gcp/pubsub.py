@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from a2a_serverless import tracing
+from a2a_serverless.exceptions import FormatError
 from a2a_serverless.queue.base import Job, JobConsumer, decode_job, encode_job
 
 from .cloud_logging import TRACE_ATTRIBUTE, TraceContext, parse_trace
@@ -100,7 +101,7 @@ class PubSubQueue:
         return None
 
 
-class PushFormatError(ValueError):
+class PushFormatError(FormatError):
     """A pushed request is not a Pub/Sub message carrying a job."""
 
 

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from urllib.parse import parse_qs
 
 from a2a_serverless.auth.base import AuthError
+from a2a_serverless.exceptions import ConfigurationError
 
-from .config import ConfigError, GcpConfig
+from .config import GcpSettings
 
 GOOGLE_ISSUERS = ("https://accounts.google.com", "accounts.google.com")
 
@@ -37,7 +38,7 @@ class Denied:
 
 
 class WorkerAuth:
-    def __init__(self, config: GcpConfig) -> None:
+    def __init__(self, config: GcpSettings) -> None:
         mode = config.worker_auth
         if mode is None:
             if config.worker_secret:
@@ -45,7 +46,7 @@ class WorkerAuth:
             elif config.worker_oidc_audience:
                 mode = "oidc"
             else:
-                raise ConfigError(
+                raise ConfigurationError(
                     "the worker function needs to know who may call it: set A2A_WORKER_AUTH="
                     "oidc with A2A_WORKER_OIDC_AUDIENCE and A2A_WORKER_OIDC_EMAILS (Pub/Sub and "
                     "Cloud Tasks send Google ID tokens), or A2A_WORKER_SECRET, or "
@@ -55,12 +56,12 @@ class WorkerAuth:
         self.secret = config.worker_secret
         self.emails = frozenset(e.lower() for e in config.worker_oidc_emails)
         if mode == "secret" and not self.secret:
-            raise ConfigError("A2A_WORKER_AUTH=secret needs A2A_WORKER_SECRET")
+            raise ConfigurationError("A2A_WORKER_AUTH=secret needs A2A_WORKER_SECRET")
         if mode == "oidc":
             if not config.worker_oidc_audience:
-                raise ConfigError("A2A_WORKER_AUTH=oidc needs A2A_WORKER_OIDC_AUDIENCE")
+                raise ConfigurationError("A2A_WORKER_AUTH=oidc needs A2A_WORKER_OIDC_AUDIENCE")
             if not self.emails:
-                raise ConfigError(
+                raise ConfigurationError(
                     "A2A_WORKER_AUTH=oidc needs A2A_WORKER_OIDC_EMAILS: the service accounts "
                     "of the push subscription and the Cloud Tasks queue"
                 )

@@ -39,7 +39,11 @@ Signature = Literal["http", "cloudevent"]
 EVENT_TYPE = "a2a.message.v1"
 
 
-class FunctionExecutor:
+class CloudFunctionExecutor:
+    """Runs a wrapped functions-framework function as an agent's executor (the AWS adapter's is
+    `LambdaHandlerExecutor`; the core's `FunctionExecutor` runs `@agent` functions). Formerly
+    this module's `FunctionExecutor`, still importable under that name (deprecated)."""
+
     def __init__(
         self, func: Callable[[Any], Any], *, signature: Signature, expose_errors: bool = True
     ) -> None:
@@ -99,6 +103,10 @@ class FunctionExecutor:
         return self._flask_app
 
 
+# Deprecated alias: the name this class had, the core's name for another.
+FunctionExecutor = CloudFunctionExecutor
+
+
 def _resolve(result: Any) -> Any:
     if inspect.isawaitable(result):
         return asyncio.run(_await(result))
@@ -150,7 +158,7 @@ def _wrap(
 ) -> Agent:
     return wrapped_agent(
         func,
-        FunctionExecutor(func, signature=signature, expose_errors=expose_errors),
+        CloudFunctionExecutor(func, signature=signature, expose_errors=expose_errors),
         function_name=getattr(func, "__name__", "function"),
         kind="function",
         name=name,

@@ -8,27 +8,11 @@ Both functions deploy from the same source with different entry points; each is 
 functions-framework asks for its target, so each needs only its own settings.
 """
 
-from __future__ import annotations
-
-from typing import Any
+from a2a_serverless_gcp import entry_points
 
 from {{ cookiecutter.module_name }}.agent import echo
-
-
-def __getattr__(name: str) -> Any:
-    from a2a_serverless_gcp import http_function, worker_function
-
-    if name == "a2a":
-{%- if cookiecutter.fastapi == "yes" %}
-        from {{ cookiecutter.module_name }}.api import api
-
-        function = http_function(echo, name="a2a", app=api)
+{% if cookiecutter.fastapi == "yes" %}
+entry_points(__name__, echo, app="{{ cookiecutter.module_name }}.api:api")
 {%- else %}
-        function = http_function(echo, name="a2a")
+entry_points(__name__, echo)
 {%- endif %}
-    elif name == "worker":
-        function = worker_function(echo, name="worker")
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = function
-    return function

@@ -299,6 +299,8 @@ class LambdaFunction:
             "AWS_SECRET_ACCESS_KEY": "testing",
             # The runtime the function runs on: this interpreter (python3.12 deployed).
             "AWS_EXECUTION_ENV": "AWS_Lambda_python{}.{}".format(*sys.version_info[:2]),
+            # A worktree's own adapters over the editable install's (as the tests' shell has it).
+            **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),
             **self.env,
         }
         with open(log_path, "wb") as log:

@@ -147,9 +147,11 @@ def test_every_settings_error_is_the_cores_configuration_error() -> None:
     from a2a_serverless.config import ConfigurationError as Core
     from a2a_serverless.config import Settings, SettingsError
     from a2a_serverless_aws.sqs import QueueConfigurationError
-    from a2a_serverless_gcp.config import ConfigError, GcpConfig
+    from a2a_serverless_gcp.config import ConfigError, GcpSettings
+    from a2a_serverless_gcp.config import ConfigurationError as GcpConfigurationError
 
-    assert ConfigurationError is Core and ConfigError is Core
+    assert ConfigurationError is Core and GcpConfigurationError is Core
+    assert ConfigError is Core  # the GCP adapter's earlier name, deprecated
     assert issubclass(SettingsError, Core) and issubclass(QueueConfigurationError, Core)
     # One parser: the same message for the same mistake, whoever reads the variable.
     with pytest.raises(Core, match=r"A2A_TRACING='maybe' is not a boolean"):
@@ -157,4 +159,4 @@ def test_every_settings_error_is_the_cores_configuration_error() -> None:
     with pytest.raises(Core, match=r"A2A_STREAMING='maybe' is not a boolean"):
         Settings.from_env({"A2A_STREAMING": "maybe"})
     with pytest.raises(Core, match=r"A2A_PRIME='maybe' is not a boolean"):
-        GcpConfig.from_env({"A2A_PRIME": "maybe"})
+        GcpSettings.from_env({"A2A_PRIME": "maybe"})

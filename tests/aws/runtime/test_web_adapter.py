@@ -61,6 +61,8 @@ def serve(
     port = free_port()
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        # A worktree's own adapters over the editable install's (as the tests' shell has it).
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),
         "AWS_DEFAULT_REGION": REGION,
         **function_env,
         "A2A_SQS_QUEUE_URL": queues.url,

@@ -63,7 +63,7 @@ def published(directory: Path) -> list[tuple[str, Job]]:
 def __getattr__(name: str) -> Any:
     from a2a_serverless_gcp import http_function, worker_function
     from a2a_serverless_gcp.config import GcpConfig
-    from a2a_serverless_gcp.functions import build_queue
+    from a2a_serverless_gcp.deployment import build_queue
 
     if name not in ("a2a", "worker"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

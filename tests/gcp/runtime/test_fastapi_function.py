@@ -43,7 +43,9 @@ def app_function(
     log_path = tmp_path_factory.mktemp("fastapi-function") / "a2a_app.log"
     args = [sys.executable, "-m", "functions_framework", "--target", "a2a_app"]
     args += ["--source", str(MAIN), "--host", "127.0.0.1", "--port", str(port)]
-    env = {**os.environ, **deployment.env, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
+    # A worktree's own adapters over the editable install's (as conftest.py does).
+    python_path = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+    env = {**os.environ, **deployment.env, "PYTHONPATH": python_path, "PYTHONUNBUFFERED": "1"}
     process = start_process(args, log_path, env)
     server = FunctionServer("a2a_app", port, process, log_path)
     try:

@@ -159,7 +159,9 @@ def start_server(
     """`functions-framework --target <target> --source <main>` on `port`, once `ready` answers."""
     args = [sys.executable, "-m", "functions_framework", "--target", target]
     args += ["--source", str(main), "--host", "127.0.0.1", "--port", str(port)]
-    full_env = {**os.environ, **env, "PYTHONPATH": str(REPO), "PYTHONUNBUFFERED": "1"}
+    # A worktree's own adapters over the editable install's (as conftest.py does).
+    python_path = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+    full_env = {**os.environ, **env, "PYTHONPATH": python_path, "PYTHONUNBUFFERED": "1"}
     process = start_process(args, log_path, full_env)
     server = FunctionServer(target, port, process, log_path)
     wait_until(

@@ -40,7 +40,7 @@ OWNER = "anonymous"  # no authentication configured: every caller is the anonymo
 # A lease longer than any turn here: a job delivered twice while its turn runs waits for the
 # turn instead of taking it over (the shared deployment's 1 s lease is for its crash test).
 OVERRIDES = {"A2A_WORKER_LEASE_S": "60"}
-# What the worker logs for each request it answers (functions.py `_run` and `_later`).
+# What the worker logs for each request it answers (delivery.py `_run` and `_later`).
 DELIVERY_LINE = re.compile(
     r"^job (?P<id>[\w-]+) \((?P<kind>[\w-]+)\) "
     r"(?P<outcome>from \S+ done|nacked|failed on|queued again|abandoned)"

@@ -34,7 +34,7 @@ from a2a_serverless_gcp.cloud_logging import (
 )
 from a2a_serverless_gcp.cloud_tasks import parse_task_request, task_id
 from a2a_serverless_gcp.config import ConfigError, GcpConfig
-from a2a_serverless_gcp.functions import parse_delivery
+from a2a_serverless_gcp.delivery import parse_delivery
 from a2a_serverless_gcp.pubsub import PushFormatError, parse_push
 from a2a_serverless_gcp.routing import RoutedQueue
 from a2a_serverless_gcp.worker_auth import WorkerAuth

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import (
     DynamoDBStoreError,
+    DynamoDBUnavailable,
     ItemTooLarge,
     StoreUnavailable,
     TransactionTooLarge,
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DynamoDBStore",
     "DynamoDBStoreError",
+    "DynamoDBUnavailable",
     "DynamoDBUrl",
     "ItemTooLarge",
     "StoreUnavailable",

@@ -56,10 +56,17 @@ class TransactionTooLarge(DynamoDBStoreError, StoreLimitExceeded):
         self.size = size
 
 
-class StoreUnavailable(DynamoDBStoreError, base.StoreUnavailable):
+class DynamoDBUnavailable(DynamoDBStoreError, base.StoreUnavailable):
     """DynamoDB refused or failed a request for a reason other than a condition (throttling
     past retries, a missing table, bad credentials, no connection...); the message carries its
-    error. The core's `StoreUnavailable`: HTTP 503 to clients, a retried job in the worker."""
+    error. The core's `StoreUnavailable`: HTTP 503 to clients, a retried job in the worker.
+
+    Formerly this module's `StoreUnavailable` (the core's name for a different class), still
+    importable under that name (deprecated)."""
+
+
+# Deprecated alias of DynamoDBUnavailable.
+StoreUnavailable = DynamoDBUnavailable
 
 
 def cause_code(error: Exception) -> str | None:

@@ -43,7 +43,7 @@ from a2a_serverless.store.content import (
 
 from . import codec
 from .deadletters import scan_dead_letters
-from .errors import MAX_ITEM_BYTES, ItemTooLarge, StoreUnavailable, cause_code, cause_message
+from .errors import MAX_ITEM_BYTES, DynamoDBUnavailable, ItemTooLarge, cause_code, cause_message
 from .listing import list_tasks
 from .models import TableItem, bind
 from .url import check_table_name
@@ -142,7 +142,7 @@ class DynamoDBStore:
         except PynamoDBException as error:
             code = cause_code(error) or type(error).__name__
             detail = cause_message(error) or str(error)
-            raise StoreUnavailable(
+            raise DynamoDBUnavailable(
                 f"DynamoDB table {self.table_name!r}: {code}: {detail}"
             ) from error
 

@@ -73,8 +73,8 @@ from .errors import (
     MAX_ITEM_BYTES,
     MAX_TRANSACTION_BYTES,
     MAX_TRANSACTION_ITEMS,
+    DynamoDBUnavailable,
     ItemTooLarge,
-    StoreUnavailable,
     TransactionTooLarge,
     cause_code,
 )
@@ -511,6 +511,6 @@ def _retry_conflicts(write: Callable[[], _T]) -> _T:
                 raise
         if attempt < CONFLICT_ATTEMPTS:
             time.sleep(random.uniform(0.005, 0.02) * attempt)
-    raise StoreUnavailable(
+    raise DynamoDBUnavailable(
         f"gave up after {CONFLICT_ATTEMPTS} attempts: concurrent transactions kept conflicting"
     )
