@@ -62,6 +62,7 @@ A class with a second parent in the tree says so (`+ StoreError`). The modules a
     + SecretUnavailable (RuntimeError)        (secretrefs)
       - SecretMissing
     + AgentUnreachable                        + ClientError
+    + RemoteUnavailable                       + CallError
   x StoreError                                a store refused or failed a request (store.base)
     + StoreUnavailable                        + UnavailableError
     + StoreOpenError                          + ConfigurationError
@@ -107,6 +108,13 @@ A class with a second parent in the tree says so (`+ StoreError`). The modules a
     + ResponseTooLarge
     + CardError
   x CheckFailed                               what a checked agent did wrong (client.check)
+  x CallError                                 a durable call gave no result (durable.outcomes)
+    + RemoteTaskEnded                         the remote task ended otherwise than completed
+      - RemoteFailed, RemoteRejected, RemoteCanceled
+    + CallDeadlineExceeded
+    + RemoteUnavailable                       + UnavailableError
+  x UnknownRemote (LookupError)               a remote agent named but not configured
+  x DurableUnavailable (RuntimeError)         a durable operation where there is none
 
 **Control-flow signals stay apart from the root.** They steer a turn or a job rather than
 report a fault, and an `except A2AServerlessError` must not swallow them:
@@ -114,7 +122,10 @@ report a fault, and an `except A2AServerlessError` must not swallow them:
 * RetryJob                    a job handler asking for a planned retry (queue.base)
 * TurnOutcome                 an agent ending its turn in a state (turn; the agent's face)
   x InputRequired, AuthRequired, Rejected, Failed
+    + NonDeterministicReplay  a replayed turn diverged from its record (durable.session)
 * TaskEnded                   the task ended elsewhere: the agent stops working (executor)
+* TurnSuspended               a turn waiting on a durable operation (durable.outcomes; a
+                              BaseException, so an agent's `except Exception` cannot swallow it)
 
 Private signals (`worker._Skip`, `service._MaybeRetry`, `limits._NotJSON`, the DynamoDB store's
 `writes._Conflicted` and `writes._NoRoom`) are raised and caught inside their module.

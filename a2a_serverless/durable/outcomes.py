@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..exceptions import A2AServerlessError, UnavailableError
 from ..models import Artifact, Message, Task, TaskState, TextPart
 
 
@@ -53,7 +54,7 @@ class CallResult:
         )
 
 
-class CallError(Exception):
+class CallError(A2AServerlessError):
     """A durable call did not give a result. `remote` is the agent's URL; `task_id` its task,
     when one was made."""
 
@@ -93,17 +94,17 @@ class CallDeadlineExceeded(CallError):
     was asked to cancel."""
 
 
-class RemoteUnavailable(CallError):
+class RemoteUnavailable(CallError, UnavailableError):
     """The remote agent could not be reached or refused the request (its card, the send). Not
     recorded: the call is made again when the turn runs again."""
 
 
-class UnknownRemote(LookupError):
+class UnknownRemote(A2AServerlessError, LookupError):
     """`ctx.call` named a remote that is neither a URL nor configured (`Agent(remote_agents=...)`,
     A2A_REMOTE_AGENTS)."""
 
 
-class DurableUnavailable(RuntimeError):
+class DurableUnavailable(A2AServerlessError, RuntimeError):
     """A durable operation was used where there is none: a context made outside the worker
     (a direct hook, a test), or an agent whose runtime was built without durable calls."""
 

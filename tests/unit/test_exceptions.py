@@ -26,6 +26,8 @@ CONTROL_FLOW = {
     "a2a_serverless.turn.Rejected",
     "a2a_serverless.turn.Failed",
     "a2a_serverless.executor.TaskEnded",
+    "a2a_serverless.durable.outcomes.TurnSuspended",
+    "a2a_serverless.durable.session.NonDeterministicReplay",
     # Private: raised and caught inside their module.
     "a2a_serverless.worker._Skip",
     "a2a_serverless.service._MaybeRetry",
