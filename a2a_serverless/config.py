@@ -231,8 +231,8 @@ class Settings:
     # Serve file parts whose inline bytes the store keeps in its content bucket (parts over
     # its offload threshold) as short-lived signed GET URLs instead of their bytes, in every
     # answer (GetTask, ListTasks, streams, webhooks): a signed URL is a bearer credential for
-    # that file until it expires. The store keeps the bytes. Needs a content store that signs
-    # (S3); refused at start otherwise.
+    # that file until it expires. The store keeps the bytes. Needs a store with a content
+    # bucket (S3 or Cloud Storage); refused at start otherwise.
     content_signed_urls: bool = False
     # How long such a URL is valid (seconds; S3 allows at most 7 days).
     content_url_ttl_s: float = 300.0

@@ -18,19 +18,24 @@ A signed URL is a bearer credential for its file until it expires: it is never l
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any
 
 import msgspec
 
 from .config import ConfigurationError, Settings, env_name
 from .models import FilePart, FileWithUri, Part, Task
-from .store.base import TaskEventPayload
+from .store.base import StoreError, TaskEventPayload
 from .store.content import (
     Offloader,
     SigningContentStore,
+    event_parts,
     map_event_payload,
     map_task,
 )
+
+log = logging.getLogger("a2a_serverless.filelinks")
 
 
 class FileLinks:
@@ -44,22 +49,52 @@ class FileLinks:
         self._content: SigningContentStore = content
         self.ttl_s = ttl_s
 
-    def task(self, task: Task) -> Task:
-        return map_task(task, lambda part: self._linked(task.id, part))
+    async def task(self, task: Task) -> Task:
+        linked = await self._links(task.id, _task_parts(task))
+        return task if not linked else map_task(task, lambda part: linked.get(id(part), part))
 
-    def event(self, task_id: str, payload: TaskEventPayload) -> TaskEventPayload:
-        return map_event_payload(payload, lambda part: self._linked(task_id, part))
+    async def event(self, task_id: str, payload: TaskEventPayload) -> TaskEventPayload:
+        linked = await self._links(task_id, event_parts(payload))
+        if not linked:
+            return payload
+        return map_event_payload(payload, lambda part: linked.get(id(part), part))
 
-    def _linked(self, task_id: str, part: Part) -> Part:
-        key = self._offloader.file_key(task_id, part)
-        if key is None:
-            return part
-        assert isinstance(part, FilePart)
-        file = part.file
-        url = self._content.signed_url(key, self.ttl_s)
-        return msgspec.structs.replace(
-            part, file=FileWithUri(uri=url, mime_type=file.mime_type, name=file.name)
+    async def _links(self, task_id: str, parts: list[Part]) -> dict[int, Part]:
+        """The linked form of each part that has a file object, by the part's id()."""
+        keys = {id(part): (part, self._offloader.file_key(task_id, part)) for part in parts}
+        wanted = [(part, key) for part, key in keys.values() if key is not None]
+        if not wanted:
+            return {}
+        urls = await asyncio.gather(
+            *(self._content.signed_url(key, self.ttl_s) for _, key in wanted),
+            return_exceptions=True,
         )
+        linked: dict[int, Part] = {}
+        for (part, _), url in zip(wanted, urls, strict=True):
+            if isinstance(url, StoreError):
+                # Not signed now (the signing service refused or could not be reached): the
+                # bytes go out as they are, which is never wrong. The URL is never logged.
+                log.warning("a file part of task %s goes out inline: %s", task_id, url)
+                continue
+            if isinstance(url, BaseException):
+                raise url
+            assert isinstance(part, FilePart)
+            file = part.file
+            linked[id(part)] = msgspec.structs.replace(
+                part, file=FileWithUri(uri=url, mime_type=file.mime_type, name=file.name)
+            )
+        return linked
+
+
+def _task_parts(task: Task) -> list[Part]:
+    parts: list[Part] = []
+    if task.status.message is not None:
+        parts += task.status.message.parts
+    for message in task.history or ():
+        parts += message.parts
+    for artifact in task.artifacts or ():
+        parts += artifact.parts
+    return parts
 
 
 def file_links(store: Any, settings: Settings) -> FileLinks | None:
@@ -73,14 +108,12 @@ def file_links(store: Any, settings: Settings) -> FileLinks | None:
     if not isinstance(offloader, Offloader):
         raise ConfigurationError(
             f"{name}=true needs a store that keeps large parts in object storage "
-            f"(dynamodb://...?content=s3://<bucket>); {type(store).__name__} has none"
+            f"(dynamodb://...&content=s3://<bucket>, firestore://...?content=gs://<bucket>); "
+            f"{type(store).__name__} has none"
         )
     content = offloader.content
     if not isinstance(content, SigningContentStore):
-        raise ConfigurationError(
-            f"{name}=true: the content store {content!r} cannot sign URLs (only S3 can, "
-            "in this version)"
-        )
+        raise ConfigurationError(f"{name}=true: the content store {content!r} cannot sign URLs")
     ttl = settings.content_url_ttl_s
     if ttl > content.max_url_ttl_s:
         raise ConfigurationError(

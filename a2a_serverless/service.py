@@ -177,7 +177,7 @@ class TaskService:
         if config is None or config.blocking is not False:
             record = await self._wait_for_turn_end(record, self.settings.blocking_timeout_s)
         history_length = config.history_length if config else None
-        return self._shown(task_view(record.task, history_length=history_length))
+        return await self._shown(task_view(record.task, history_length=history_length))
 
     async def stream_message(
         self,
@@ -582,14 +582,16 @@ class TaskService:
         )
         if after_seq is None:
             yield StreamEvent(
-                record.last_seq, self._shown(task_view(record.task, history_length=history_length))
+                record.last_seq,
+                await self._shown(task_view(record.task, history_length=history_length)),
             )
             after_seq = record.last_seq
         if at_rest and after_seq > record.last_seq:
             # A cursor past the end of a finished log (_check_cursor refused it for a live
             # one): nothing to replay, so the stream ends with where the task stands.
             yield StreamEvent(
-                record.last_seq, self._shown(task_view(record.task, history_length=history_length))
+                record.last_seq,
+                await self._shown(task_view(record.task, history_length=history_length)),
             )
             return
         if at_rest and after_seq >= record.last_seq:
@@ -609,7 +611,7 @@ class TaskService:
                 for index, event in enumerate(events):
                     payload = event.payload
                     if self.links is not None:
-                        payload = self.links.event(task_id, payload)
+                        payload = await self.links.event(task_id, payload)
                     yield StreamEvent(event.seq, payload)
                     after_seq = event.seq
                     if event.is_final and _stream_ends(
@@ -629,7 +631,7 @@ class TaskService:
 
     async def get_task(self, params: TaskQueryParams, caller: Caller) -> Task:
         record = await self._owned(params.id, caller)
-        return self._shown(task_view(record.task, history_length=params.history_length))
+        return await self._shown(task_view(record.task, history_length=params.history_length))
 
     async def list_tasks(self, params: ListTasksParams, caller: Caller) -> ListTasksResult:
         limits.check_list(params)
@@ -646,7 +648,7 @@ class TaskService:
         history_length = params.history_length or 0
         with_artifacts = bool(params.include_artifacts)
         tasks = [
-            self._shown(
+            await self._shown(
                 task_view(r.task, history_length=history_length, include_artifacts=with_artifacts)
             )
             for r in page.records
@@ -682,11 +684,11 @@ class TaskService:
             record = await self.journal.write(params.id, decide)
         except TaskGone:
             raise TaskNotFoundError(data={"taskId": params.id}) from None
-        return self._shown(task_view(record.task))
+        return await self._shown(task_view(record.task))
 
-    def _shown(self, task: Task) -> Task:
+    async def _shown(self, task: Task) -> Task:
         """The task as answered: large file parts as signed URLs when that is on."""
-        return task if self.links is None else self.links.task(task)
+        return task if self.links is None else await self.links.task(task)
 
     # --- push notification configs -------------------------------------------------------------
 

@@ -380,7 +380,7 @@ class PushNotifier:
         # The task as the write that queued it left it, else (too large to queue, a redrive) now.
         task = (payload.task if payload is not None else None) or record.task.dump()
         if self.links is not None:
-            task = self.links.task(Task.model_validate(task)).dump()
+            task = (await self.links.task(Task.model_validate(task))).dump()
         body = bounded_body(task, self.settings.push_max_body_bytes, stored.protocol)
         token, _ = self.signer.sign(body, config.url, record.task_id, notification_id=nid, seq=seq)
         try:

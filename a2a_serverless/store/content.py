@@ -147,8 +147,9 @@ class SigningContentStore(ContentStore, Protocol):
         """Write a new object of raw bytes served with `content_type`."""
         ...
 
-    def signed_url(self, key: str, ttl_s: int) -> str:
-        """A URL that GETs the object `key` for `ttl_s` seconds (computed locally)."""
+    async def signed_url(self, key: str, ttl_s: int) -> str:
+        """A URL that GETs the object `key` for `ttl_s` seconds. `StoreUnavailable` when it
+        cannot be signed now."""
         ...
 
 
@@ -586,7 +587,10 @@ def _file_key_of(part: DataPart) -> str | None:
 
 
 def _event_parts(event: TaskEvent) -> list[Part]:
-    payload = event.payload
+    return event_parts(event.payload)
+
+
+def event_parts(payload: TaskStatusUpdateEvent | TaskArtifactUpdateEvent) -> list[Part]:
     if isinstance(payload, TaskArtifactUpdateEvent):
         return payload.artifact.parts
     if payload.status.message is not None:

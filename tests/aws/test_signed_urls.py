@@ -10,19 +10,15 @@ import hashlib
 import hmac
 import json
 import os
-import uuid
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
-import httpx
 import pytest
 
-from a2a_serverless import Agent, Context, Settings, TaskUpdater, create_app
+from a2a_serverless import Settings, create_app
 from a2a_serverless.config import ConfigurationError
-from a2a_serverless.models import Artifact, FilePart, FileWithBytes, TaskState
+from a2a_serverless.models import Artifact, TaskState
 from a2a_serverless.store.base import TaskEvent, VersionConflict
 from a2a_serverless.store.content import FILE_SUFFIX, task_prefix
 from a2a_serverless.testing.store_contract import large_file, make_record, now_ms, step, with_state
@@ -30,34 +26,24 @@ from a2a_serverless_aws.dynamodb import DynamoDBStore
 from a2a_serverless_aws.s3content import EXPIRING_TAG, MAX_URL_TTL_S, S3ContentStore
 from tests.aws.conftest import DYNAMODB_TEST_REGION
 from tests.integration.agent_fixtures import parse_sse
+from tests.integration.photo_agent import (
+    ICON,
+    PHOTO,
+    V10,
+    AppFactory,
+    app_factory,
+    call,
+    check_v03_artifact,
+    check_v03_photo,
+    check_v10_photo,
+    message_v03,
+    message_v10,
+    photos,
+    rpc,
+)
 from tests.push.webhook_server import WebhookServer
 
 pytestmark = pytest.mark.aws
-
-# 60 KB of bytes: about 80 KB of base64, far over the 16 KB offload threshold.
-PHOTO = os.urandom(60_000)
-ICON = b"\x89PNG small"
-TTL_S = 120
-V10 = {"A2A-Version": "1.0"}
-
-AppClient = tuple[httpx.AsyncClient, Any]
-
-
-class PhotoExecutor:
-    """A large file part (a photo) and a small one (an icon) in one artifact, then a status
-    message, then completed."""
-
-    async def execute(self, context: Context, updater: TaskUpdater) -> None:
-        photo = FileWithBytes(
-            bytes=base64.b64encode(PHOTO).decode(), mime_type="image/png", name="photo.png"
-        )
-        icon = FileWithBytes(bytes=base64.b64encode(ICON).decode(), mime_type="image/png")
-        await updater.add_artifact([FilePart(file=photo), FilePart(file=icon)], name="pictures")
-        await updater.update_status(TaskState.WORKING, "framing it")
-        await updater.complete("done")
-
-
-photos = Agent(name="Photos", description="Takes a photo.", executor=PhotoExecutor())
 
 
 @pytest.fixture
@@ -70,98 +56,23 @@ def s3(moto_endpoint: str) -> Any:
 @pytest.fixture
 def app_client(
     dynamodb_endpoint: str, dynamodb_table: str, s3_content: S3ContentStore
-) -> Callable[..., AbstractAsyncContextManager[AppClient]]:
-    from contextlib import asynccontextmanager
-
-    @asynccontextmanager
-    async def factory(**settings: Any) -> AsyncIterator[AppClient]:
-        store = DynamoDBStore(
+) -> AppFactory:
+    def store() -> DynamoDBStore:
+        return DynamoDBStore(
             dynamodb_table,
             region=DYNAMODB_TEST_REGION,
             endpoint_url=dynamodb_endpoint,
             content=s3_content,
         )
-        settings.setdefault("content_url_ttl_s", TTL_S)
-        app = create_app(
-            photos, Settings(store_url="memory://", dev_mode=True, **settings), store=store
-        )
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
-            try:
-                yield client, app
-            finally:
-                await app.runtime.aclose()
 
-    return factory
-
-
-def rpc(method: str, params: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-
-
-def message_v03(**params: Any) -> dict[str, Any]:
-    message = {
-        "kind": "message",
-        "role": "user",
-        "messageId": str(uuid.uuid4()),
-        "parts": [{"kind": "text", "text": "a photo, please"}],
-    }
-    return {"message": message, **params}
-
-
-def message_v10(**params: Any) -> dict[str, Any]:
-    message = {
-        "messageId": str(uuid.uuid4()),
-        "role": "ROLE_USER",
-        "parts": [{"text": "a photo, please"}],
-    }
-    return {"message": message, **params}
-
-
-async def call(client: httpx.AsyncClient, app: Any, body: dict[str, Any], **kw: Any) -> Any:
-    response = await client.post("/", json=body, **kw)
-    assert response.status_code == 200, response.text
-    await app.runtime.queue.drain()
-    return response
-
-
-def fetched(url: str) -> httpx.Response:
-    response = httpx.get(url, timeout=10)
-    assert response.status_code == 200, response.text
-    return response
-
-
-def check_v03_photo(part: dict[str, Any]) -> str:
-    """The 0.3 photo part is a FileWithUri with the same name and mimeType; its URL."""
-    assert part["kind"] == "file"
-    file = part["file"]
-    assert "bytes" not in file
-    assert file["name"] == "photo.png" and file["mimeType"] == "image/png"
-    served = fetched(file["uri"])
-    assert served.content == PHOTO
-    assert served.headers["content-type"] == "image/png"
-    return str(file["uri"])
-
-
-def check_v10_photo(part: dict[str, Any]) -> str:
-    assert "raw" not in part
-    assert part["filename"] == "photo.png" and part["mediaType"] == "image/png"
-    assert fetched(part["url"]).content == PHOTO
-    return str(part["url"])
-
-
-def check_v03_artifact(artifact: dict[str, Any]) -> None:
-    photo, icon = artifact["parts"]
-    check_v03_photo(photo)
-    # The icon is under the threshold: inline, as ever.
-    assert base64.b64decode(icon["file"]["bytes"]) == ICON
+    return app_factory(store)
 
 
 # --- A2A 0.3 --------------------------------------------------------------------------------
 
 
 async def test_v03_get_list_and_send_answer_signed_urls(
-    app_client: Callable[..., AbstractAsyncContextManager[AppClient]], s3: Any, s3_bucket: str
+    app_client: AppFactory, s3: Any, s3_bucket: str
 ) -> None:
     async with app_client(content_signed_urls=True) as (client, app):
         sent = (await call(client, app, rpc("message/send", message_v03()))).json()["result"]
@@ -195,7 +106,7 @@ async def test_v03_get_list_and_send_answer_signed_urls(
 
 
 async def test_v03_streams_and_their_replay_carry_signed_urls(
-    app_client: Callable[..., AbstractAsyncContextManager[AppClient]],
+    app_client: AppFactory,
 ) -> None:
     async with app_client(content_signed_urls=True) as (client, app):
         response = await call(client, app, rpc("message/stream", message_v03()))
@@ -220,7 +131,7 @@ async def test_v03_streams_and_their_replay_carry_signed_urls(
 
 
 async def test_v10_get_task_and_a_stream_answer_parts_with_url(
-    app_client: Callable[..., AbstractAsyncContextManager[AppClient]],
+    app_client: AppFactory,
 ) -> None:
     async with app_client(content_signed_urls=True) as (client, app):
         sent = await call(client, app, rpc("SendMessage", message_v10()), headers=V10)
@@ -231,6 +142,11 @@ async def test_v10_get_task_and_a_stream_answer_parts_with_url(
 
         got = await call(client, app, rpc("GetTask", {"id": task["id"]}), headers=V10)
         check_v10_photo(got.json()["result"]["artifacts"][0]["parts"][0])
+
+        # Another instance, which never wrote the task: its read learns the file object.
+        async with app_client(content_signed_urls=True) as (other, other_app):
+            got = await call(other, other_app, rpc("GetTask", {"id": task["id"]}), headers=V10)
+            check_v10_photo(got.json()["result"]["artifacts"][0]["parts"][0])
 
         streamed = await call(client, app, rpc("SendStreamingMessage", message_v10()), headers=V10)
         events = [data["result"] for _, data in parse_sse(streamed.text)]
@@ -265,7 +181,7 @@ def sigv4_signature(url: str, secret: str) -> str:
 
 
 async def test_the_url_expires_after_the_ttl_under_its_signature(
-    app_client: Callable[..., AbstractAsyncContextManager[AppClient]],
+    app_client: AppFactory,
 ) -> None:
     """moto serves presigned URLs without checking them; S3 refuses one after X-Amz-Expires
     seconds from X-Amz-Date, and that lifetime is signed: shown by checking the signature."""
@@ -307,7 +223,7 @@ async def test_a_store_that_cannot_sign_is_refused_at_start() -> None:
 
 
 async def test_webhook_bodies_carry_signed_urls(
-    app_client: Callable[..., AbstractAsyncContextManager[AppClient]],
+    app_client: AppFactory,
 ) -> None:
     webhook = await WebhookServer().start()
     try:
@@ -398,7 +314,7 @@ async def test_a_finished_task_s_file_object_keeps_its_content_type_when_marked(
 
 
 async def test_off_by_default_answers_bytes_and_writes_no_file_object(
-    app_client: Callable[..., AbstractAsyncContextManager[AppClient]], s3: Any, s3_bucket: str
+    app_client: AppFactory, s3: Any, s3_bucket: str
 ) -> None:
     async with app_client() as (client, app):
         sent = (await call(client, app, rpc("message/send", message_v03()))).json()["result"]

@@ -108,7 +108,8 @@ class S3ContentStore:
             ContentType=content_type,
         )
 
-    def signed_url(self, key: str, ttl_s: int) -> str:
+    async def signed_url(self, key: str, ttl_s: int) -> str:
+        # Computed locally from the client's credentials: no request, nothing to wait for.
         if not 1 <= ttl_s <= MAX_URL_TTL_S:
             raise ValueError(f"a signed URL lives 1 to {MAX_URL_TTL_S} s, not {ttl_s}")
         url: str = self.client.generate_presigned_url(
