@@ -138,7 +138,7 @@ class ContentStore(Protocol):
 
 @runtime_checkable
 class SigningContentStore(ContentStore, Protocol):
-    """A content store that can hand out signed GET URLs of its objects (S3)."""
+    """A content store that can hand out signed GET URLs of its objects (S3, Cloud Storage)."""
 
     # The longest a signed URL may be valid, in seconds.
     max_url_ttl_s: float
