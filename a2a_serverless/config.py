@@ -226,6 +226,14 @@ class Settings:
     # handler; 33554432, 32 MiB, for non-streamed answers of the GCP HTTP function; none
     # elsewhere). 0: no limit.
     max_response_bytes: int | None = None
+    # Serve file parts whose inline bytes the store keeps in its content bucket (parts over
+    # its offload threshold) as short-lived signed GET URLs instead of their bytes, in every
+    # answer (GetTask, ListTasks, streams, webhooks): a signed URL is a bearer credential for
+    # that file until it expires. The store keeps the bytes. Needs a store with a content
+    # bucket (S3 or Cloud Storage); refused at start otherwise.
+    content_signed_urls: bool = False
+    # How long such a URL is valid (seconds; S3 allows at most 7 days).
+    content_url_ttl_s: float = 300.0
     # Key of the HMAC that makes `tasks/list` page tokens tamper-evident (any string; give all
     # instances of a deployment the same). Unset: derived from the push signing keys, else from
     # the store URL (a2a_serverless/pagetoken.py says what each choice protects).
@@ -395,6 +403,7 @@ _RANGES: dict[str, tuple[float, bool]] = {
     "durable_max_result_bytes": (1, True),
     "durable_max_callback_bytes": (1, True),
     "auth_jwt_leeway_s": (0, True),
+    "content_url_ttl_s": (1, True),
 }
 
 

@@ -89,6 +89,13 @@ class Runtime:
                 queue = InProcessQueue()
         self.queue = queue
         traced = tracing.traced_store(self.store)
+        # Signed URLs for large file parts, when the settings ask (refused on a store that
+        # cannot sign); imported only then.
+        links = None
+        if self.settings.content_signed_urls:
+            from .filelinks import file_links
+
+            links = file_links(self.store, self.settings)
         # Push is offered only where it can be delivered and signed: the card, the service's
         # answers (-32003 otherwise) and the JWKS endpoint all follow `notifier`. Decided first:
         # the journal's hooks include push's outbox.
@@ -132,6 +139,7 @@ class Runtime:
                 keys=keys,
                 outbox=outbox,
                 signals=self.signals,
+                links=links,
             )
         self.worker = Worker(
             agent,
@@ -162,6 +170,7 @@ class Runtime:
             extensions=agent.extensions,
             skill_gate=SkillGate([*agent.skills, *agent.extended_skills], self.security),
             direct=_direct_hook(agent, self.settings),
+            links=links,
         )
         # A queue consumed in this process (in-process, SQLite, one given without a handler)
         # runs its jobs through the router from now on; a cloud queue's consumer is elsewhere.

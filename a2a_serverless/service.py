@@ -88,6 +88,7 @@ log = logging.getLogger("a2a_serverless.service")
 if TYPE_CHECKING:
     from .auth import Identity
     from .direct import DirectHook
+    from .filelinks import FileLinks
     from .push.notifier import PushNotifier
 
 DEFAULT_PAGE_SIZE = 50
@@ -133,8 +134,11 @@ class TaskService:
         extensions: Sequence[AgentExtension] = (),
         skill_gate: SkillGate | None = None,
         direct: DirectHook | None = None,
+        links: FileLinks | None = None,
     ) -> None:
         self.journal = journal
+        # Signed URLs for large file parts in every task and event answered (filelinks.py).
+        self.links = links
         self.direct = direct
         self.extensions = list(extensions)
         self.input_modes = list(input_modes)
@@ -173,7 +177,7 @@ class TaskService:
         if config is None or config.blocking is not False:
             record = await self._wait_for_turn_end(record, self.settings.blocking_timeout_s)
         history_length = config.history_length if config else None
-        return task_view(record.task, history_length=history_length)
+        return await self._shown(task_view(record.task, history_length=history_length))
 
     async def stream_message(
         self,
@@ -578,14 +582,16 @@ class TaskService:
         )
         if after_seq is None:
             yield StreamEvent(
-                record.last_seq, task_view(record.task, history_length=history_length)
+                record.last_seq,
+                await self._shown(task_view(record.task, history_length=history_length)),
             )
             after_seq = record.last_seq
         if at_rest and after_seq > record.last_seq:
             # A cursor past the end of a finished log (_check_cursor refused it for a live
             # one): nothing to replay, so the stream ends with where the task stands.
             yield StreamEvent(
-                record.last_seq, task_view(record.task, history_length=history_length)
+                record.last_seq,
+                await self._shown(task_view(record.task, history_length=history_length)),
             )
             return
         if at_rest and after_seq >= record.last_seq:
@@ -603,7 +609,10 @@ class TaskService:
                 else:
                     events = await self.store.read_events(task_id, after_seq)
                 for index, event in enumerate(events):
-                    yield StreamEvent(event.seq, event.payload)
+                    payload = event.payload
+                    if self.links is not None:
+                        payload = await self.links.event(task_id, payload)
+                    yield StreamEvent(event.seq, payload)
                     after_seq = event.seq
                     if event.is_final and _stream_ends(
                         event.payload, last=index == len(events) - 1, until_terminal=until_terminal
@@ -622,7 +631,7 @@ class TaskService:
 
     async def get_task(self, params: TaskQueryParams, caller: Caller) -> Task:
         record = await self._owned(params.id, caller)
-        return task_view(record.task, history_length=params.history_length)
+        return await self._shown(task_view(record.task, history_length=params.history_length))
 
     async def list_tasks(self, params: ListTasksParams, caller: Caller) -> ListTasksResult:
         limits.check_list(params)
@@ -637,9 +646,11 @@ class TaskService:
         )
         page = await self.store.list_tasks(query)
         history_length = params.history_length or 0
-        include_artifacts = bool(params.include_artifacts)
+        with_artifacts = bool(params.include_artifacts)
         tasks = [
-            task_view(r.task, history_length=history_length, include_artifacts=include_artifacts)
+            await self._shown(
+                task_view(r.task, history_length=history_length, include_artifacts=with_artifacts)
+            )
             for r in page.records
         ]
         next_token = ""
@@ -673,7 +684,11 @@ class TaskService:
             record = await self.journal.write(params.id, decide)
         except TaskGone:
             raise TaskNotFoundError(data={"taskId": params.id}) from None
-        return task_view(record.task)
+        return await self._shown(task_view(record.task))
+
+    async def _shown(self, task: Task) -> Task:
+        """The task as answered: large file parts as signed URLs when that is on."""
+        return task if self.links is None else await self.links.task(task)
 
     # --- push notification configs -------------------------------------------------------------
 

@@ -52,6 +52,7 @@ from .environments import (
     with_fastapi,
 )
 from .firestore_emulator import firestore_emulator
+from .moto_s3 import s3_bucket
 from .processes import ProbeFailed, Variant, run_probe
 from .report import Report, Row, load_average
 
@@ -135,6 +136,9 @@ class Context:
     floors: list[Variant] = field(default_factory=list)
     dynamodb_url: str | None = None
     dynamodb_note: str = ""
+    # The S3 content store of the storage section's large-artifact rows (moto's server).
+    s3: tuple[str, str] | None = None
+    s3_note: str = ""
     # The GCP rows: the bundle and the variables pointing its processes at the emulator.
     gcp: Bundle | None = None
     gcp_env: dict[str, str] = field(default_factory=dict)
@@ -277,6 +281,11 @@ def _prepare(context: Context, stack: contextlib.ExitStack) -> None:
             context.dynamodb_url = store_url(table, endpoint)
         except Exception as error:  # whatever stops the emulator or the table: rows left out
             context.dynamodb_note = f"DynamoDB rows left out: {_first_line(error)}"
+    if "storage" in sections and context.dynamodb_url is not None:
+        try:
+            context.s3 = stack.enter_context(s3_bucket())
+        except Exception as error:  # no moto: the large-artifact rows say why
+            context.s3_note = f"large-artifact rows left out: {_first_line(error)}"
     if "cold-start" in sections:
         try:
             context.gcp = gcp_bundle()
@@ -905,6 +914,71 @@ def _storage(context: Context) -> None:
         if cost.note:
             lines.append(f"  {'':<18} ({cost.note})")
     report.details += lines
+    _storage_large_artifact(context)
+
+
+def _storage_large_artifact(context: Context) -> None:
+    """A task whose agent writes a 1 MB file artifact among status changes, its content in S3."""
+    report = context.report
+    metric = "DynamoDB + S3, 1 MB artifact: $ per 1M tasks"
+    if context.s3 is None or context.dynamodb_url is None:
+        report.add(Row("storage", metric, "$", None, None, note=context.s3_note or "no S3"))
+        return
+    load = load_average()
+    endpoint, bucket = context.s3
+    repeats = context.options.storage_repeats
+    result = storage.measure_large_artifact(context.dynamodb_url, endpoint, bucket, repeats)
+    dynamodb, s3_calls = result.dynamodb, result.s3_calls
+    s3_dollars = storage.s3_dollars_per_million(s3_calls)
+    steps = dict(zip(storage.LARGE_ARTIFACT_STEPS, result.write_units_per_step, strict=True))
+    status_changes = [units for name, units in steps.items() if name != "the 1 MB artifact"]
+    calls = ", ".join(f"{name} x{count:.3g}" for name, count in sorted(s3_calls.items()))
+    report.add(
+        Row(
+            "storage",
+            metric,
+            "$",
+            round(dynamodb.dollars_per_million + s3_dollars, 2),
+            None,
+            load=load,
+            note=f"a task = blocking message/send (working, a 1 MB file artifact, two status "
+            f"messages, completed) + tasks/get on another instance; DynamoDB "
+            f"{dynamodb.read_units:.1f} read + {dynamodb.write_units:.1f} write units "
+            f"(${dynamodb.dollars_per_million:.2f}); write units per status change "
+            f"{', '.join(f'{units:.1f}' for units in status_changes)}, the artifact's write "
+            f"{steps['the 1 MB artifact']:.1f}; S3 {calls} (${s3_dollars:.2f}, S3 Standard "
+            f"us-east-1 prices of {storage.S3_PRICES_DATE}: "
+            f"${storage.S3_PRICE_PER_THOUSAND_PUT}/1,000 PUT, COPY, LIST, "
+            f"${storage.S3_PRICE_PER_THOUSAND_GET}/1,000 GET); without a content store the "
+            f"task ends {result.without_content}",
+        )
+    )
+    report.add(
+        Row(
+            "storage",
+            "S3 storage, 1 MB artifact: $ per 1M tasks per month",
+            "$",
+            round(result.s3_storage_dollars_per_million_month, 2),
+            None,
+            load=load,
+            note=f"about {result.object_bytes_per_task:.0f} bytes of objects per task (the "
+            f"part's JSON) at ${storage.S3_PRICE_PER_GB_MONTH}/GB-month, until the bucket's "
+            "lifecycle rule removes them with the task",
+        )
+    )
+    report.details += [
+        "",
+        f"A task with a 1 MB artifact (DynamoDB Local + moto S3, mean of {repeats}):",
+        *(f"  {name:<36} {units:5.1f} WRU" for name, units in steps.items()),
+        f"  message/send: DynamoDB {result.send.read_units:.1f} RRU "
+        f"{result.send.write_units:.1f} WRU; S3 {_calls(result.s3_send)}",
+        f"  tasks/get (another instance): DynamoDB {result.get.read_units:.1f} RRU; "
+        f"S3 {_calls(result.s3_get)}",
+    ]
+
+
+def _calls(calls: dict[str, float]) -> str:
+    return ", ".join(f"{name} x{count:.3g}" for name, count in sorted(calls.items())) or "none"
 
 
 # --- client import -------------------------------------------------------------------------------

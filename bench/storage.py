@@ -13,8 +13,10 @@ units, transactions double); item sizes are estimated from a Scan with the docum
 from __future__ import annotations
 
 import asyncio
+import base64
 import importlib
 import logging
+import os
 import sys
 import threading
 import uuid
@@ -295,3 +297,250 @@ def _value_bytes(value: dict[str, Any]) -> int:
     if kind == "M":
         return 3 + sum(len(k.encode()) + 1 + _value_bytes(v) for k, v in data.items())
     return 0
+
+
+# --- a task with a 1 MB artifact, its content in S3 -----------------------------------------
+
+# S3 Standard, US East (N. Virginia), in USD, as published on https://aws.amazon.com/s3/pricing/
+# (PUT, COPY, POST, LIST $0.005 per 1,000; GET and other reads $0.0004 per 1,000; DELETE free;
+# storage $0.023 per GB-month for the first 50 TB), unchanged since 2016-12-01, when AWS last
+# lowered S3 Standard's storage price in us-east-1.
+S3_PRICES_DATE = "2016-12-01"
+S3_PRICE_PER_THOUSAND_PUT = 0.005
+S3_PRICE_PER_THOUSAND_GET = 0.0004
+S3_PRICE_PER_GB_MONTH = 0.023
+# S3's request tiers, by botocore operation name (DeleteObject(s) is free).
+S3_PUT_TIER = {"PutObject", "CopyObject", "ListObjectsV2", "CreateMultipartUpload", "UploadPart"}
+S3_GET_TIER = {"GetObject", "HeadObject"}
+
+LARGE_ARTIFACT_BYTES = 1_000_000
+# What the agent writes, in order; every step is one journal write.
+LARGE_ARTIFACT_STEPS = (
+    "working",
+    "the 1 MB artifact",
+    "working + a status message",
+    "working + a second status message",
+    "completed",
+)
+
+
+class S3Meter:
+    """Counts the requests of one botocore S3 client, by operation."""
+
+    def __init__(self, client: Any) -> None:
+        self._lock = threading.Lock()
+        self._calls: dict[str, float] = {}
+        self._id = f"a2a-bench-s3-{uuid.uuid4().hex}"
+        self._events = client.meta.events
+        self._events.register("after-call.s3", self._after, unique_id=self._id)
+
+    def close(self) -> None:
+        self._events.unregister("after-call.s3", unique_id=self._id)
+
+    def take(self) -> dict[str, float]:
+        with self._lock:
+            calls, self._calls = self._calls, {}
+        return calls
+
+    def _after(self, model: Any, **_: Any) -> None:
+        with self._lock:
+            _merge(self._calls, {model.name: 1})
+
+
+def s3_dollars_per_million(calls: dict[str, float]) -> float:
+    """What a million of these request sets cost on S3 Standard (USD)."""
+    puts = sum(count for name, count in calls.items() if name in S3_PUT_TIER)
+    gets = sum(count for name, count in calls.items() if name in S3_GET_TIER)
+    return (puts * S3_PRICE_PER_THOUSAND_PUT + gets * S3_PRICE_PER_THOUSAND_GET) * 1000
+
+
+@dataclass(frozen=True)
+class LargeArtifactResult:
+    """One task whose agent writes a 1 MB file artifact among status changes (means)."""
+
+    send: Usage  # blocking message/send, the turn's writes included
+    get: Usage  # tasks/get on another instance (content not in its cache)
+    s3_send: dict[str, float]
+    s3_get: dict[str, float]
+    # DynamoDB write units of each of the agent's writes, in LARGE_ARTIFACT_STEPS' order.
+    write_units_per_step: list[float]
+    object_bytes_per_task: float
+    # What the same task does on the store without a content store ("completed", "failed: ...").
+    without_content: str
+
+    @property
+    def dynamodb(self) -> Usage:
+        usage = Usage()
+        usage.add(self.send)
+        usage.add(self.get)
+        return usage
+
+    @property
+    def s3_calls(self) -> dict[str, float]:
+        calls = dict(self.s3_send)
+        _merge(calls, self.s3_get)
+        return calls
+
+    @property
+    def s3_storage_dollars_per_million_month(self) -> float:
+        return self.object_bytes_per_task * 1_000_000 / 2**30 * S3_PRICE_PER_GB_MONTH
+
+
+def measure_large_artifact(
+    dynamodb_url: str, s3_endpoint: str, bucket: str, repeats: int
+) -> LargeArtifactResult:
+    return asyncio.run(_measure_large_artifact(dynamodb_url, s3_endpoint, bucket, repeats))
+
+
+class _LargeArtifactExecutor:
+    """Writes LARGE_ARTIFACT_STEPS, taking the DynamoDB meter after each write."""
+
+    def __init__(self) -> None:
+        self.meter: CapacityMeter | None = None
+        self.before = Usage()
+        self.steps: list[Usage] = []
+
+    async def execute(self, context: Any, updater: Any) -> None:
+        from a2a_serverless.models import FilePart, FileWithBytes, TaskState
+
+        data = base64.b64encode(os.urandom(LARGE_ARTIFACT_BYTES)).decode()
+        file = FileWithBytes(bytes=data, mime_type="application/octet-stream", name="report.bin")
+        self._take()  # what came before the agent (the task's creation, the turn's claim)
+        await updater.start_work()
+        self._take(step=True)
+        await updater.add_artifact(FilePart(file=file), name="report")
+        self._take(step=True)
+        await updater.update_status(TaskState.WORKING, "checking the report")
+        self._take(step=True)
+        await updater.update_status(TaskState.WORKING, "almost there")
+        self._take(step=True)
+        await updater.complete("done")
+        self._take(step=True)
+
+    def _take(self, *, step: bool = False) -> None:
+        if self.meter is None:
+            return
+        usage = self.meter.take()
+        if step:
+            self.steps.append(usage)
+        else:
+            self.before = usage
+
+
+async def _measure_large_artifact(
+    dynamodb_url: str, s3_endpoint: str, bucket: str, repeats: int
+) -> LargeArtifactResult:
+    import httpx
+
+    from a2a_serverless import Agent, Settings, create_app
+    from a2a_serverless_aws.dynamodb.store import DynamoDBStore
+    from a2a_serverless_aws.dynamodb.url import parse_dynamodb_url
+    from a2a_serverless_aws.s3content import S3ContentStore
+
+    logging.getLogger("a2a_serverless.runtime").setLevel(logging.ERROR)
+    logging.getLogger("a2a_serverless.worker").setLevel(logging.CRITICAL)
+    parsed = parse_dynamodb_url(dynamodb_url)
+
+    def store(content: bool) -> DynamoDBStore:
+        return DynamoDBStore(
+            parsed.table_name,
+            region=parsed.region,
+            endpoint_url=parsed.endpoint_url,
+            content=S3ContentStore(bucket, region=parsed.region, endpoint_url=s3_endpoint)
+            if content
+            else None,
+        )
+
+    executor = _LargeArtifactExecutor()
+    agent = Agent(name="Report", description="Writes a 1 MB report.", executor=executor)
+    settings = Settings(store_url="memory://", finished_task_ttl_s=7 * 86400)
+    writer = create_app(agent, settings, store=store(True))
+    reader = create_app(agent, settings, store=store(True))  # another instance
+    plain = create_app(agent, settings, store=store(False))
+    writer_store: Any = writer.runtime.store
+    reader_store: Any = reader.runtime.store
+    meter = CapacityMeter(writer_store.client)  # one botocore client per process and table
+    s3_writer = S3Meter(writer_store.offloader.content.client)
+    s3_reader = S3Meter(reader_store.offloader.content.client)
+    send, get = Usage(), Usage()
+    s3_send: dict[str, float] = {}
+    s3_get: dict[str, float] = {}
+    steps = [0.0] * len(LARGE_ARTIFACT_STEPS)
+    object_bytes = 0.0
+    try:
+        async with (
+            httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=writer), base_url="http://bench"
+            ) as to_writer,
+            httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=reader), base_url="http://bench"
+            ) as to_reader,
+            httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=plain), base_url="http://bench"
+            ) as to_plain,
+        ):
+
+            async def call(client: Any, app: Any, method: str, params: dict[str, Any]) -> Any:
+                body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+                response = await client.post("/", json=body, timeout=120)
+                response.raise_for_status()
+                await app.runtime.queue.drain()
+                return response.json()
+
+            # Warm both instances (connections, table description, the S3 clients): not counted.
+            warm = await call(to_writer, writer, "message/send", _send_params())
+            _require_completed(warm["result"])
+            await call(to_reader, reader, "tasks/get", {"id": warm["result"]["id"]})
+            executor.meter = meter
+            for warmed in (meter, s3_writer, s3_reader):
+                warmed.take()
+            for _ in range(repeats):
+                executor.steps = []
+                sent = await call(to_writer, writer, "message/send", _send_params())
+                _require_completed(sent["result"])
+                send.add(executor.before)
+                for usage in executor.steps:
+                    send.add(usage)
+                send.add(meter.take())
+                _merge(s3_send, s3_writer.take())
+                for index, usage in enumerate(executor.steps):
+                    steps[index] += usage.write_units
+                got = await call(to_reader, reader, "tasks/get", {"id": sent["result"]["id"]})
+                if len(got["result"]["artifacts"][0]["parts"][0]["file"]["bytes"]) < 10**6:
+                    raise RuntimeError("tasks/get did not give the artifact back")
+                get.add(meter.take())
+                _merge(s3_get, s3_reader.take())
+            executor.meter = None
+            object_bytes = await _object_bytes(writer_store.offloader.content) / (repeats + 1)
+            failed = await call(to_plain, plain, "message/send", _send_params())
+            without = failed["result"]["status"]
+            without_content = without["state"]
+            if without_content != "completed":
+                text = (without.get("message") or {}).get("parts", [{}])[0].get("text", "")
+                without_content += f": {text}" if text else ""
+    finally:
+        meter.close()
+        s3_writer.close()
+        s3_reader.close()
+        for app in (writer, reader, plain):
+            await app.runtime.aclose()
+    per = 1 / repeats
+    return LargeArtifactResult(
+        send=send.scaled(per),
+        get=get.scaled(per),
+        s3_send={name: count * per for name, count in s3_send.items()},
+        s3_get={name: count * per for name, count in s3_get.items()},
+        write_units_per_step=[units * per for units in steps],
+        object_bytes_per_task=object_bytes,
+        without_content=without_content,
+    )
+
+
+async def _object_bytes(content: Any) -> int:
+    """The bytes held in the content bucket (every task's objects)."""
+    client = content.client
+    total = 0
+    pager: Callable[..., Any] = client.get_paginator("list_objects_v2").paginate
+    for page in await asyncio.to_thread(lambda: list(pager(Bucket=content.bucket))):
+        total += sum(int(item["Size"]) for item in page.get("Contents", ()))
+    return total

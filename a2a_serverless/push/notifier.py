@@ -32,13 +32,14 @@ import ssl
 import time
 from collections.abc import Sequence
 from importlib.util import find_spec
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..config import Settings
 from ..errors import InvalidParamsError
 from ..extras import require_crypto
 from ..journal import Journal
+from ..models import Task
 from ..observability import Signal, Signals
 from ..queue.base import WEBHOOK_JOB as WEBHOOK_JOB  # re-exported: the push package names it
 from ..queue.base import Job, Notification, Queue, RetryJob, WebhookJob
@@ -53,6 +54,9 @@ from .payload import bounded_body, notification_headers
 from .ratelimit import HostRateLimiter
 from .signing import JwtSigner
 from .ssrf import HostUnresolvable, UrlGuard, UrlRefused
+
+if TYPE_CHECKING:
+    from ..filelinks import FileLinks
 
 log = logging.getLogger("a2a_serverless.push")
 
@@ -72,13 +76,16 @@ class PushNotifier:
         ssl_context: ssl.SSLContext | None = None,
         outbox: Outbox | None = None,
         signals: Signals | None = None,
+        links: FileLinks | None = None,
     ) -> None:
         """Raises `MissingExtra` without the `crypto` extra (signing needs cryptography);
         `PushNotConfigured` without signing keys outside dev mode, or without PyJWT or httpx;
         ValueError for malformed settings (`preflight` raises the same, before anything is
         built). `outbox`: the one the journal's hooks call (runtime.py), else one of its own on
-        `queue`; `signals`: where delivery outcomes are reported for metrics."""
+        `queue`; `signals`: where delivery outcomes are reported for metrics; `links`: signed
+        URLs for large file parts in bodies (a2a_serverless.filelinks)."""
         self.keys = keys if keys is not None else self.preflight(settings)
+        self.links = links
         self.journal = journal
         self.store = journal.store
         self.queue = queue
@@ -372,6 +379,8 @@ class PushNotifier:
             return DeliveryResult("retry", str(unresolved))
         # The task as the write that queued it left it, else (too large to queue, a redrive) now.
         task = (payload.task if payload is not None else None) or record.task.model_dump()
+        if self.links is not None:
+            task = (await self.links.task(Task.model_validate(task))).model_dump()
         body = bounded_body(task, self.settings.push_max_body_bytes, stored.protocol)
         token, _ = self.signer.sign(body, config.url, record.task_id, notification_id=nid, seq=seq)
         try:

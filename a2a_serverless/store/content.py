@@ -33,11 +33,19 @@ Order and tidiness:
 Objects hold the part's JSON as msgspec writes it, so decoding and writing it again gives the
 same bytes; a read checks the SHA-256 (`ContentCorrupt` on a mismatch, `ContentMissing` when the
 object is gone).
+
+File objects, for signed URLs (`file_objects`, set by a2a_serverless.filelinks when
+`content_signed_urls` is on): a file part with inline bytes that is offloaded also has its
+decoded bytes written as an object of their own (`<key>.file`, Content-Type the part's
+mimeType), named in its reference (`file`), so the answer edge can hand clients a signed URL to
+exactly those bytes (`file_key`). Such an object lives under the task's prefix like the part's
+JSON, and goes with it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import hashlib
 import logging
@@ -57,6 +65,8 @@ from .. import codec
 from ..models import (
     Artifact,
     DataPart,
+    FilePart,
+    FileWithBytes,
     Message,
     Part,
     Task,
@@ -67,6 +77,8 @@ from ..models import (
 from .base import StoredReply, StoreError, StoreUnavailable, TaskEvent, TaskRecord
 
 REFERENCE_KEY = "a2a-serverless/content"
+# A file part's decoded bytes are kept beside its JSON under this suffix (file objects).
+FILE_SUFFIX = ".file"
 # Parts whose JSON is larger than this leave the item. Small enough that a task item with a few
 # references stays at a handful of KB (DynamoDB bills writes per KB), large enough that ordinary
 # messages never cost an object-storage request.
@@ -124,6 +136,23 @@ class ContentStore(Protocol):
         ...
 
 
+@runtime_checkable
+class SigningContentStore(ContentStore, Protocol):
+    """A content store that can hand out signed GET URLs of its objects (S3, Cloud Storage)."""
+
+    # The longest a signed URL may be valid, in seconds.
+    max_url_ttl_s: float
+
+    async def put_file(self, key: str, data: bytes, content_type: str) -> None:
+        """Write a new object of raw bytes served with `content_type`."""
+        ...
+
+    async def signed_url(self, key: str, ttl_s: int) -> str:
+        """A URL that GETs the object `key` for `ttl_s` seconds. `StoreUnavailable` when it
+        cannot be signed now."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Offloaded:
     """A write as it goes to the store: references instead of large parts."""
@@ -132,8 +161,8 @@ class Offloaded:
     events: list[TaskEvent]
     # Objects this write uploaded (none when every large part was already stored).
     uploaded: list[str]
-    # (digest, key, size) of every reference the write carries.
-    references: list[tuple[str, str, int]]
+    # (digest, key, size, file key or None) of every reference the write carries.
+    references: list[tuple[str, str, int, str | None]]
 
 
 # Bucket names as S3 and Cloud Storage both accept them (Cloud Storage also allows '_').
@@ -208,7 +237,10 @@ class Offloader:
         self._cache_bytes = cache_bytes
         self._cached: OrderedDict[str, bytes] = OrderedDict()
         self._cached_size = 0
-        self._known: OrderedDict[tuple[str, str], tuple[str, int]] = OrderedDict()
+        self._known: OrderedDict[tuple[str, str], tuple[str, int, str | None]] = OrderedDict()
+        # Write file parts' decoded bytes as objects of their own (see the module docstring);
+        # only a SigningContentStore takes them.
+        self.file_objects = False
         # The store may be driven from several threads (each with its own event loop).
         self._lock = threading.Lock()
 
@@ -229,8 +261,8 @@ class Offloader:
                 await self._discard(offloaded.uploaded)
             raise
         prefix = task_prefix(record.task_id)
-        for digest, key, size in offloaded.references:
-            self._remember(prefix, digest, key, size)
+        for digest, key, size, file_key in offloaded.references:
+            self._remember(prefix, digest, key, size, file_key)
         if (
             record.expires_at_ms is not None
             and any(event.is_final for event in events)
@@ -241,15 +273,16 @@ class Offloader:
     async def offload(self, record: TaskRecord, events: Sequence[TaskEvent]) -> Offloaded:
         prefix = task_prefix(record.task_id)
         pending: dict[str, tuple[bytes, str, int]] = {}
-        large: dict[int, tuple[str, bytes]] = {}
+        files: dict[str, tuple[bytes, str]] = {}
+        large: dict[int, tuple[str, bytes, Part]] = {}
         self._collect_task(record.task, large)
         for event in events:
             self._collect_event(event, large)
         if not large:
             return Offloaded(record, list(events), [], [])
         references: dict[str, DataPart] = {}
-        found: list[tuple[str, str, int]] = []
-        for digest, data in large.values():
+        found: list[tuple[str, str, int, str | None]] = []
+        for digest, data, part in large.values():
             if digest in references:
                 continue
             with self._lock:
@@ -257,11 +290,14 @@ class Offloader:
             if known is None:
                 key = f"{prefix}{uuid.uuid4().hex}"
                 pending[digest] = (data, key, len(data))
-                known = (key, len(data))
-            references[digest] = reference_part(known[0], digest, known[1])
-            found.append((digest, known[0], known[1]))
-        uploaded = [key for _, key, _ in pending.values()]
-        await self._put_all({key: data for data, key, _ in pending.values()})
+                file = self._file_object(part)
+                if file is not None:
+                    files[key + FILE_SUFFIX] = file
+                known = (key, len(data), None if file is None else key + FILE_SUFFIX)
+            references[digest] = reference_part(known[0], digest, known[1], known[2])
+            found.append((digest, *known))
+        uploaded = [key for _, key, _ in pending.values()] + list(files)
+        await self._put_all({key: data for data, key, _ in pending.values()}, files)
         for data, key, _ in pending.values():
             self._cache(key, data)
 
@@ -269,35 +305,50 @@ class Offloader:
             entry = large.get(id(part))
             return part if entry is None else references[entry[0]]
 
-        task = _map_task(record.task, swap)
+        task = map_task(record.task, swap)
         new_record = record if task is record.task else _with_task(record, task)
-        new_events = [_map_event(event, swap) for event in events]
+        new_events = [map_event(event, swap) for event in events]
         return Offloaded(new_record, new_events, uploaded, found)
 
-    async def _put_all(self, objects: dict[str, bytes]) -> None:
-        """Upload every object; if any fails, delete them all (once every upload has ended, so
-        none lands after the delete) and raise the first failure."""
-        results = await asyncio.gather(
-            *(self.content.put(key, data) for key, data in objects.items()),
-            return_exceptions=True,
-        )
+    def _file_object(self, part: Part) -> tuple[bytes, str] | None:
+        """The decoded bytes and Content-Type of a file part's own object, when kept."""
+        if not (self.file_objects and isinstance(self.content, SigningContentStore)):
+            return None
+        if not (isinstance(part, FilePart) and isinstance(part.file, FileWithBytes)):
+            return None
+        data = base64.b64decode(part.file.bytes)
+        return data, part.file.mime_type or "application/octet-stream"
+
+    async def _put_all(
+        self, objects: dict[str, bytes], files: dict[str, tuple[bytes, str]] | None = None
+    ) -> None:
+        """Upload every object (and file object); if any fails, delete them all (once every
+        upload has ended, so none lands after the delete) and raise the first failure."""
+        uploads = [self.content.put(key, data) for key, data in objects.items()]
+        if files:
+            assert isinstance(self.content, SigningContentStore)
+            uploads += [
+                self.content.put_file(key, data, content_type)
+                for key, (data, content_type) in files.items()
+            ]
+        results = await asyncio.gather(*uploads, return_exceptions=True)
         failures = [result for result in results if isinstance(result, BaseException)]
         if failures:
-            await self._discard(list(objects))
+            await self._discard([*objects, *(files or ())])
             raise failures[0]
 
     async def write_reply(
         self, reply: StoredReply, write: Callable[[StoredReply], Awaitable[None]]
     ) -> None:
         """`write` a direct reply with its large parts uploaded first (under the key's prefix)."""
-        large: dict[int, tuple[str, bytes]] = {}
+        large: dict[int, tuple[str, bytes, Part]] = {}
         self._collect_parts(reply.reply.parts, large)
         if not large:
             await write(reply)
             return
         prefix = reply_prefix(reply.key)
-        keys = {digest: f"{prefix}{uuid.uuid4().hex}" for digest, _ in large.values()}
-        blobs = {digest: data for digest, data in large.values()}
+        keys = {digest: f"{prefix}{uuid.uuid4().hex}" for digest, _, _ in large.values()}
+        blobs = {digest: data for digest, data, _ in large.values()}
         uploaded = list(keys.values())
         await self._put_all({keys[digest]: blobs[digest] for digest in keys})
 
@@ -367,7 +418,7 @@ class Offloader:
         if not parts:
             return record
         contents = await self._fetch(parts, task_prefix(record.task_id))
-        task = _map_task(record.task, lambda part: contents.get(id(part), part))
+        task = map_task(record.task, lambda part: contents.get(id(part), part))
         return _with_task(record, task)
 
     async def restore_records(self, records: Sequence[TaskRecord]) -> list[TaskRecord]:
@@ -382,7 +433,7 @@ class Offloader:
         if not parts:
             return list(events)
         contents = await self._fetch(parts, task_prefix(task_id))
-        return [_map_event(event, lambda p: contents.get(id(p), p)) for event in events]
+        return [map_event(event, lambda p: contents.get(id(p), p)) for event in events]
 
     async def restore_reply(self, reply: StoredReply) -> StoredReply:
         parts = [part for part in reply.reply.parts if is_reference(part)]
@@ -401,20 +452,20 @@ class Offloader:
 
     async def _fetch(self, parts: Sequence[DataPart], prefix: str | None) -> dict[int, Part]:
         """The parts the references stand for, by the reference's id()."""
-        wanted: dict[str, tuple[str, int]] = {}
+        wanted: dict[str, tuple[str, int, str | None]] = {}
         for part in parts:
             key, digest, size = _reference_of(part)
-            wanted[key] = (digest, size)
+            wanted[key] = (digest, size, _file_key_of(part))
         keys = list(wanted)
         blobs = await asyncio.gather(*(self._get(key) for key in keys))
         decoded: dict[str, Part] = {}
         for key, data in zip(keys, blobs, strict=True):
-            digest, size = wanted[key]
+            digest, size, file_key = wanted[key]
             if hashlib.sha256(data).hexdigest() != digest:
                 raise ContentCorrupt(key)
             decoded[key] = _PART.decode(data)
             if prefix is not None:
-                self._remember(prefix, digest, key, size)
+                self._remember(prefix, digest, key, size, file_key)
         return {id(part): decoded[_reference_of(part)[0]] for part in parts}
 
     async def _get(self, key: str) -> bytes:
@@ -430,7 +481,20 @@ class Offloader:
 
     # --- bookkeeping ----------------------------------------------------------------------------
 
-    def _collect_task(self, task: Task, large: dict[int, tuple[str, bytes]]) -> None:
+    def file_key(self, task_id: str, part: Part) -> str | None:
+        """The key of the file object holding this part's bytes, if the task's stored content
+        has one and this process has read or written it (every answer is read first)."""
+        if not isinstance(part, FilePart) or not isinstance(part.file, FileWithBytes):
+            return None
+        data = codec.encode(part)
+        if len(data) <= self.threshold:
+            return None
+        digest = hashlib.sha256(data).hexdigest()
+        with self._lock:
+            known = self._known.get((task_prefix(task_id), digest))
+        return None if known is None else known[2]
+
+    def _collect_task(self, task: Task, large: dict[int, tuple[str, bytes, Part]]) -> None:
         if task.status.message is not None:
             self._collect_parts(task.status.message.parts, large)
         for message in task.history or ():
@@ -438,16 +502,18 @@ class Offloader:
         for artifact in task.artifacts or ():
             self._collect_parts(artifact.parts, large)
 
-    def _collect_event(self, event: TaskEvent, large: dict[int, tuple[str, bytes]]) -> None:
+    def _collect_event(self, event: TaskEvent, large: dict[int, tuple[str, bytes, Part]]) -> None:
         self._collect_parts(_event_parts(event), large)
 
-    def _collect_parts(self, parts: Sequence[Part], large: dict[int, tuple[str, bytes]]) -> None:
+    def _collect_parts(
+        self, parts: Sequence[Part], large: dict[int, tuple[str, bytes, Part]]
+    ) -> None:
         for part in parts:
             if id(part) in large:
                 continue
             data = codec.encode(part)
             if len(data) > self.threshold or is_reference(part):
-                large[id(part)] = (hashlib.sha256(data).hexdigest(), data)
+                large[id(part)] = (hashlib.sha256(data).hexdigest(), data, part)
 
     def _references_in_task(self, task: Task) -> list[DataPart]:
         found: list[Any] = []
@@ -459,9 +525,11 @@ class Offloader:
             found += [p for p in artifact.parts if is_reference(p)]
         return found
 
-    def _remember(self, prefix: str, digest: str, key: str, size: int) -> None:
+    def _remember(
+        self, prefix: str, digest: str, key: str, size: int, file_key: str | None
+    ) -> None:
         with self._lock:
-            self._known[(prefix, digest)] = (key, size)
+            self._known[(prefix, digest)] = (key, size, file_key)
             self._known.move_to_end((prefix, digest))
             while len(self._known) > _MAX_KNOWN:
                 self._known.popitem(last=False)
@@ -501,8 +569,11 @@ class Offloader:
             await self.content.delete(keys)
 
 
-def reference_part(key: str, digest: str, size: int) -> DataPart:
-    return DataPart(data={REFERENCE_KEY: {"key": key, "sha256": digest, "size": size}})
+def reference_part(key: str, digest: str, size: int, file_key: str | None = None) -> DataPart:
+    reference: dict[str, Any] = {"key": key, "sha256": digest, "size": size}
+    if file_key is not None:
+        reference["file"] = file_key
+    return DataPart(data={REFERENCE_KEY: reference})
 
 
 def _reference_of(part: DataPart) -> tuple[str, str, int]:
@@ -510,8 +581,16 @@ def _reference_of(part: DataPart) -> tuple[str, str, int]:
     return reference["key"], reference["sha256"], reference["size"]
 
 
+def _file_key_of(part: DataPart) -> str | None:
+    file_key = part.data[REFERENCE_KEY].get("file")
+    return file_key if isinstance(file_key, str) else None
+
+
 def _event_parts(event: TaskEvent) -> list[Part]:
-    payload = event.payload
+    return event_parts(event.payload)
+
+
+def event_parts(payload: TaskStatusUpdateEvent | TaskArtifactUpdateEvent) -> list[Part]:
     if isinstance(payload, TaskArtifactUpdateEvent):
         return payload.artifact.parts
     if payload.status.message is not None:
@@ -541,7 +620,7 @@ def _map_artifact(artifact: Artifact, swap: Callable[[Part], Part]) -> Artifact:
     return artifact if parts is artifact.parts else msgspec.structs.replace(artifact, parts=parts)
 
 
-def _map_task(task: Task, swap: Callable[[Part], Part]) -> Task:
+def map_task(task: Task, swap: Callable[[Part], Part]) -> Task:
     status = _map_status(task.status, swap)
     history = None if task.history is None else [_map_message(m, swap) for m in task.history]
     artifacts = None if task.artifacts is None else [_map_artifact(a, swap) for a in task.artifacts]
@@ -565,20 +644,23 @@ def _map_task(task: Task, swap: Callable[[Part], Part]) -> Task:
     )
 
 
-def _map_event(event: TaskEvent, swap: Callable[[Part], Part]) -> TaskEvent:
-    payload = event.payload
-    new: TaskStatusUpdateEvent | TaskArtifactUpdateEvent
+def map_event(event: TaskEvent, swap: Callable[[Part], Part]) -> TaskEvent:
+    payload = map_event_payload(event.payload, swap)
+    return event if payload is event.payload else TaskEvent(seq=event.seq, payload=payload)
+
+
+def map_event_payload(
+    payload: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, swap: Callable[[Part], Part]
+) -> TaskStatusUpdateEvent | TaskArtifactUpdateEvent:
     if isinstance(payload, TaskArtifactUpdateEvent):
         artifact = _map_artifact(payload.artifact, swap)
         if artifact is payload.artifact:
-            return event
-        new = msgspec.structs.replace(payload, artifact=artifact)
-    else:
-        status = _map_status(payload.status, swap)
-        if status is payload.status:
-            return event
-        new = msgspec.structs.replace(payload, status=status)
-    return TaskEvent(seq=event.seq, payload=new)
+            return payload
+        return msgspec.structs.replace(payload, artifact=artifact)
+    status = _map_status(payload.status, swap)
+    if status is payload.status:
+        return payload
+    return msgspec.structs.replace(payload, status=status)
 
 
 def _with_task(record: TaskRecord, task: Task) -> TaskRecord:

@@ -67,3 +67,36 @@ def test_client_import_rows(tmp_path: Path) -> None:
     assert rows[0]["metric"].startswith("import on top of the app")
     assert rows[0]["ours"] is not None and rows[1]["ours"] is not None
     assert rows[0]["peer"] is not None and rows[0]["peer"] > 0, rows  # .venv-a2a-sdk1 is there
+
+
+def test_storage_rows_with_a_large_artifact(tmp_path: Path) -> None:
+    results = tmp_path / "bench.json"
+    command = [sys.executable, "-m", "bench", "--quick", "--only", "storage"]
+    done = subprocess.run(
+        [*command, "--json", str(results)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    by_metric = {r["metric"]: r for r in json.loads(results.read_text())["rows"]}
+    assert by_metric["DynamoDB requests: $ per 1M tasks"]["ours"] > 0
+    large = by_metric["DynamoDB + S3, 1 MB artifact: $ per 1M tasks"]
+    assert large["ours"] is not None and large["ours"] > 0, large
+    assert "write units per status change" in large["note"]
+    assert "PutObject x1" in large["note"] and "GetObject x1" in large["note"], large
+    # Without a content store the 1 MB artifact does not fit DynamoDB's item.
+    assert "without a content store the task ends failed: " in large["note"], large
+    stored = by_metric["S3 storage, 1 MB artifact: $ per 1M tasks per month"]
+    assert stored["ours"] > 0
+    # Flat: a status change after the artifact costs a few write units, as before it (the 1 MB
+    # inline would be about 1,000 a write).
+    units = {
+        line.rsplit(None, 2)[0].strip(): float(line.split()[-2])
+        for line in done.stdout.splitlines()
+        if line.endswith(" WRU") and line.startswith("  ")
+    }
+    assert units["working"] <= 5, units
+    assert units["working + a status message"] <= 6, units
+    assert units["working + a second status message"] <= 6, units

@@ -9,6 +9,13 @@ finished; the rule (serverless.yml, infra/aws) removes tagged objects a day afte
 task's TTL. The bucket needs no other rule for this store: objects of writes known to have
 failed are deleted at once, those of writes whose outcome is unknown go with their task.
 
+With `content_signed_urls` on it is also a `SigningContentStore`: a file part's decoded bytes
+are an object of their own (``<key>.file``, served with the part's mimeType), handed to clients
+as a SigV4 presigned GET URL, computed locally (no request), valid for at most 7 days (S3's
+limit for SigV4). The URL carries the credentials' access key id, never their secret; on Lambda
+that is the function role's temporary credentials, so a URL also stops working when those
+expire (hours), whatever its TTL.
+
 botocore loads when the first object is read or written, never at import: a task with no large
 part costs no S3 client.
 """
@@ -21,9 +28,11 @@ from functools import cached_property
 from typing import Any
 
 from a2a_serverless.store.base import StoreUnavailable
-from a2a_serverless.store.content import ContentMissing
+from a2a_serverless.store.content import FILE_SUFFIX, ContentMissing
 
 EXPIRING_TAG = "a2a-expiring"
+# SigV4 presigned URLs are valid for at most 7 days.
+MAX_URL_TTL_S = 7 * 24 * 3600
 _DELETE_BATCH = 1000  # DeleteObjects' limit
 
 
@@ -49,15 +58,23 @@ class S3ContentStore:
         self.region = region
         self.endpoint_url = endpoint_url
 
+    max_url_ttl_s: float = MAX_URL_TTL_S
+
     def __repr__(self) -> str:
         return f"S3ContentStore({self.bucket!r}, prefix={self.prefix!r})"
 
     @cached_property
     def client(self) -> Any:
         import botocore.session  # type: ignore[import-untyped]
+        from botocore.config import Config  # type: ignore[import-untyped]
 
+        # SigV4 for presigned URLs too (botocore may presign with SigV2 otherwise, which puts
+        # no lifetime under the signature's scope and is deprecated).
         return botocore.session.get_session().create_client(
-            "s3", region_name=self.region, endpoint_url=self.endpoint_url
+            "s3",
+            region_name=self.region,
+            endpoint_url=self.endpoint_url,
+            config=Config(signature_version="s3v4"),
         )
 
     async def _call(self, operation: str, **arguments: Any) -> Any:
@@ -81,6 +98,26 @@ class S3ContentStore:
             Body=data,
             ContentType="application/json",
         )
+
+    async def put_file(self, key: str, data: bytes, content_type: str) -> None:
+        await self._call(
+            "put_object",
+            Bucket=self.bucket,
+            Key=self.prefix + key,
+            Body=data,
+            ContentType=content_type,
+        )
+
+    async def signed_url(self, key: str, ttl_s: int) -> str:
+        # Computed locally from the client's credentials: no request, nothing to wait for.
+        if not 1 <= ttl_s <= MAX_URL_TTL_S:
+            raise ValueError(f"a signed URL lives 1 to {MAX_URL_TTL_S} s, not {ttl_s}")
+        url: str = self.client.generate_presigned_url(
+            "get_object",
+            Params={"Bucket": self.bucket, "Key": self.prefix + key},
+            ExpiresIn=ttl_s,
+        )
+        return url
 
     async def get(self, key: str) -> bytes:
         try:
@@ -132,14 +169,19 @@ class S3ContentStore:
             token = page["NextContinuationToken"]
 
     async def _mark(self, key: str, expires_at_ms: int) -> None:
-        # Onto itself: S3 wants some change, hence the metadata (which also records when).
+        # Onto itself: S3 wants some change, hence the metadata (which also records when). The
+        # metadata is replaced, Content-Type with it: a file object keeps its own.
+        content_type = "application/json"
+        if key.endswith(FILE_SUFFIX):
+            head = await self._call("head_object", Bucket=self.bucket, Key=key)
+            content_type = head.get("ContentType") or "application/octet-stream"
         await self._call(
             "copy_object",
             Bucket=self.bucket,
             Key=key,
             CopySource={"Bucket": self.bucket, "Key": key},
             MetadataDirective="REPLACE",
-            ContentType="application/json",
+            ContentType=content_type,
             Metadata={"a2a-expires-at-ms": str(expires_at_ms)},
             TaggingDirective="REPLACE",
             Tagging=f"{EXPIRING_TAG}=true",

@@ -37,7 +37,26 @@ def content_store_url(store_url: str, s3_bucket: str) -> str:
 
 
 @pytest.fixture
-def deployment(
+def deploy(
+    make_function: Callable[..., LambdaFunction],
+    function_env: dict[str, str],
+    make_queues: Callable[..., Queues],
+    sqs: Any,
+    moto_endpoint: str,
+    content_store_url: str,
+) -> Callable[..., Deployment]:
+    """A deployment on the content bucket, with `extra` settings for both functions."""
+    return lambda **extra: _deployment(
+        make_function, {**function_env, **extra}, make_queues, sqs, moto_endpoint, content_store_url
+    )
+
+
+@pytest.fixture
+def deployment(deploy: Callable[..., Deployment]) -> Deployment:
+    return deploy()
+
+
+def _deployment(
     make_function: Callable[..., LambdaFunction],
     function_env: dict[str, str],
     make_queues: Callable[..., Queues],
@@ -405,3 +424,36 @@ async def test_a_rest_api_answer_is_not_gzipped(deployment: Deployment, eight_mb
     assert "content-encoding" not in {k.lower() for k in response.get("headers") or {}}
     error = decoded(response)["error"]
     assert error["data"]["platform"] == "AWS Lambda" and error["data"]["max"] == LIMIT
+
+
+# --- signed URLs ----------------------------------------------------------------------------------
+
+
+async def test_signed_urls_take_a_file_over_6_mb_out_of_every_answer(
+    deploy: Callable[..., Deployment],
+) -> None:
+    """A 7 MB file part is over Lambda's 6 MiB even gzipped (random bytes); with
+    A2A_CONTENT_SIGNED_URLS on both functions (the worker writes the file's object, the HTTP
+    function signs) every binding answers a URL of exactly those bytes."""
+    import httpx
+
+    deployment = deploy(A2A_CONTENT_SIGNED_URLS="true", A2A_CONTENT_URL_TTL_S="120")
+    task_id = await produce(deployment, "produce file 7000000")
+    (expected,) = [dumped(large_file(7_000_000))]
+    want = base64.b64decode(expected["file"]["bytes"])
+    for binding, event in get_task_requests(task_id, {}).items():
+        response = await asyncio.to_thread(deployment.http.invoke, event)
+        assert response["statusCode"] == 200, binding
+        payload = decoded(response)
+        task = payload["result"] if "JSON-RPC" in binding else payload
+        (part,) = task["artifacts"][0]["parts"]
+        # 1.0: a part with `url`; 0.3 JSON-RPC: FileWithUri; 0.3 REST (ProtoJSON): fileWithUri.
+        if binding.startswith("1.0"):
+            url = part["url"]
+        elif binding == "0.3 REST":
+            url = part["file"]["fileWithUri"]
+        else:
+            url = part["file"]["uri"]
+        assert "X-Amz-Expires=120" in url, binding
+        served = await asyncio.to_thread(httpx.get, url, timeout=30)
+        assert served.status_code == 200 and served.content == want, binding
