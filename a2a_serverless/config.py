@@ -319,6 +319,10 @@ class Settings:
     durable_max_result_bytes: int = 64 * 1024
     # The largest callback body read; a larger one is refused (413).
     durable_max_callback_bytes: int = 256 * 1024
+    # Callbacks one instance takes per second, in all (a token bucket, this burst deep); each
+    # task's at most a fifth of that (at least 1/s). Over it: 429 with Retry-After, before the
+    # store is read (a remote's push is retried; a poll finds the outcome anyway). 0: no limit.
+    durable_callbacks_per_s: float = 50.0
 
     # --- authentication (a2a_serverless/auth/config.py documents every value) ---
     # With none of the schemes set, every caller is the one anonymous owner.
@@ -402,6 +406,7 @@ _RANGES: dict[str, tuple[float, bool]] = {
     "durable_turn_deadline_s": (0, False),
     "durable_max_result_bytes": (1, True),
     "durable_max_callback_bytes": (1, True),
+    "durable_callbacks_per_s": (0, True),
     "auth_jwt_leeway_s": (0, True),
     "content_url_ttl_s": (1, True),
 }

@@ -44,6 +44,7 @@ from ..http import BodyTooLarge, Request, Response
 from ..journal import Change, Journal, TaskGone, now_ms
 from ..lifecycle import status_event
 from ..models import Task, TaskState, TaskStatusUpdateEvent
+from ..push.ratelimit import HostRateLimiter
 from ..queue.base import DurableCheckJob, Job, Queue, RetryJob, RunAgentJob, RunTurn
 from ..routepaths import CALLBACK_PREFIX, JWKS_PATH
 from ..store.base import TaskEvent, TaskRecord
@@ -74,6 +75,12 @@ class Resumer:
         self.queue: Queue = calls.queue
         self.settings = calls.settings
         self._key_sets: dict[str, KeySet] = {}
+        # Callbacks come unauthenticated until their token is read from the store: bound how
+        # often anyone can make us read it, in all and per task (the same token buckets as
+        # push deliveries per host; keyed "" for all, else by the path's task id).
+        rate = self.settings.durable_callbacks_per_s
+        self._all_callbacks = HostRateLimiter(rate)
+        self._task_callbacks = HostRateLimiter(max(1.0, rate / 5) if rate > 0 else 0)
 
     # --- the callback endpoint ------------------------------------------------------------------
 
@@ -85,6 +92,9 @@ class Resumer:
         except BodyTooLarge:
             return Response(413, [])
         task_id, _, callback_id = request.path.removeprefix(CALLBACK_PREFIX).partition("/")
+        wait = self._all_callbacks.reserve("") or self._task_callbacks.reserve(task_id)
+        if wait > 0:
+            return Response(429, [(b"retry-after", str(max(1, round(wait))).encode())])
         token = request.headers.get("x-a2a-notification-token", "")
         if not task_id or not callback_id or "/" in callback_id:
             return ACCEPTED

@@ -569,6 +569,26 @@ async def test_the_callback_acts_only_on_its_own_call_and_reveals_nothing(stack:
     assert len(runs) == 2
 
 
+async def test_callbacks_are_rate_limited_before_the_store_is_read(stack: Stack) -> None:
+    from a2a_serverless.routepaths import CALLBACK_PREFIX
+
+    orchestrator = Agent(name="Orchestrator", description="calls", executor=Orchestrator([]))
+    port = free_port()
+    # 5 per second in all, so 1 per second per task: a burst at one task is cut at once.
+    orch = await stack.serve(
+        orchestrator, settings(stack, "orchestrator", port, durable_callbacks_per_s=5), port
+    )
+    url = f"{orch.url}{CALLBACK_PREFIX}some-task/some-call"
+    answers = [await post(url, b"{}") for _ in range(4)]
+    assert answers[0].status_code == 202
+    limited = [a for a in answers if a.status_code == 429]
+    assert limited and all(a.headers["retry-after"] == "1" for a in limited)
+    assert {a.status_code for a in answers} <= {202, 429}
+    # Other tasks share the instance's 5 per second: flooding many paths is cut too.
+    spread = [await post(f"{orch.url}{CALLBACK_PREFIX}t{i}/c", b"{}") for i in range(12)]
+    assert any(a.status_code == 429 for a in spread)
+
+
 @needs_crypto
 async def test_a_suspended_turn_survives_its_process_and_resumes_after_a_restart(
     stack: Stack,
