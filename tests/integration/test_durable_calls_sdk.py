@@ -1,7 +1,12 @@
-"""Durable calls to an official a2a-sdk 0.3.26 server (with push notifications), over real HTTP:
-its push sender calls our callback endpoint (0.3's Task body, our token), or, with its push
-off, our polls find its task ended. The SDK server runs in-process on uvicorn, its executor held
-by a gate the test opens so that our turn suspends first."""
+"""Durable calls to the official a2a-sdk servers, over real HTTP.
+
+- 0.3.26 (with push notifications): its push sender calls our callback endpoint (0.3's Task
+  body, our token), or, with its push off, our polls find its task ended. It runs in-process on
+  uvicorn, its executor held by a gate the test opens so that our turn suspends first.
+- 1.3.0 (.venv-a2a-sdk1, in a subprocess: tests/client/sdk1_agent.py), spoken to in A2A 1.0:
+  its 1.0 push notification reaches our callback. Its agent's `slow N` works N x 0.2 s, far
+  past our 0.2 s inline window, so the turn suspends first.
+"""
 
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ from tests.integration.test_durable_calls import (
     wait_state,
     wait_suspended,
 )
-from tests.support.server import free_port
+from tests.support.server import REPO, free_port, start_server
 
 pytest.importorskip("a2a.server.apps")
 
@@ -129,3 +134,37 @@ async def test_an_official_sdk_server_is_called_durably(stack: Stack, push: bool
         server.should_exit = True
         await asyncio.wait_for(task_, 10)
         await http.aclose()
+
+
+SDK1_PYTHON = REPO / ".venv-a2a-sdk1" / "bin" / "python"
+SDK1_AGENT = REPO / "tests" / "client" / "sdk1_agent.py"
+
+
+async def test_an_official_sdk_1_x_server_is_called_durably_and_calls_back(stack: Stack) -> None:
+    if not SDK1_PYTHON.exists():
+        pytest.fail("no .venv-a2a-sdk1: run scripts/interop-venv.sh to create it")
+    sdk_port = free_port()
+    sdk = start_server(
+        [str(SDK1_PYTHON), str(SDK1_AGENT), str(sdk_port)], sdk_port, {}, what="sdk1_agent.py"
+    )
+    try:
+        runs: list[int] = []
+        orchestrator = Agent(
+            name="Orchestrator",
+            description="calls",
+            executor=Orchestrator(runs),
+            remote_agents={"worker": sdk.url},
+        )
+        port = free_port()
+        orch = await stack.serve(orchestrator, settings(stack, "orchestrator", port), port)
+        client, task = await send(orch.url, "slow 10")
+        await wait_suspended(client, task.id)
+        done = await wait_state(client, task.id, TaskState.COMPLETED)
+        assert done.status.message is not None
+        assert done.status.message.parts[0].text == "worker said: echo: slow 10"  # type: ignore[union-attr]
+        assert len(runs) == 2 and texts(done).count("planning") == 1
+        op = next(iter(durable_of((await orch.record(task.id)).internal).ops.values()))  # type: ignore[union-attr]
+        # The poll is two minutes off (settings): only the SDK's push brought the turn back.
+        assert op.resumed_by == "callback"
+    finally:
+        sdk.stop()
