@@ -167,10 +167,11 @@ class Context(_MessageContent):
     # None when the deployment authenticates nobody. Contexts are per owner: an agent that
     # keeps state per context keys it on (owner, context_id).
     owner: str | None = None
-    # The turn's durable operations; None outside the worker (a context made by hand).
-    durable: DurableOps | None = field(default=None, repr=False, compare=False)
     # The remote agents configured for this agent, by name (see `remote`).
     remote_agents: Mapping[str, RemoteAgent] = field(default_factory=dict)
+    # The turn's durable operations (`call`, `sleep`, `step`); None outside the worker (a
+    # context made by hand).
+    durable: DurableOps | None = field(default=None, repr=False, compare=False)
 
     def remote(self, name: str) -> RemoteAgent:
         """The remote agent configured as `name`: `await ctx.remote("weather").ask("...")`."""

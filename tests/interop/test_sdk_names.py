@@ -171,6 +171,7 @@ def test_our_classes_are_what_the_page_says() -> None:
         "skill_id",
         "owner",
         "remote_agents",
+        "durable",
     ]
     for name in ("text", "data", "files", "history", "is_continuation"):
         assert isinstance(getattr(Context, name), property), name
