@@ -20,6 +20,7 @@ from a2a.types import (
     AgentSkill,
     Part,
 )
+from a2a.utils.errors import UnsupportedOperationError
 from starlette.applications import Starlette
 
 
@@ -36,7 +37,7 @@ class EchoExecutor(AgentExecutor):
         await updater.complete()
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-        raise NotImplementedError("the echo agent cannot cancel")
+        raise UnsupportedOperationError("the echo agent cannot cancel")
 
 
 def build_app() -> Starlette:

@@ -57,8 +57,16 @@ async def serve_sdk(gate: Gate, *, push: bool) -> tuple[str, uvicorn.Server, Any
         InMemoryTaskStore,
         TaskUpdater,
     )
-    from a2a.types import AgentCapabilities, AgentCard, AgentSkill, Part, TextPart
+    from a2a.types import (
+        AgentCapabilities,
+        AgentCard,
+        AgentSkill,
+        Part,
+        TextPart,
+        UnsupportedOperationError,
+    )
     from a2a.utils import new_task
+    from a2a.utils.errors import ServerError
 
     class GatedUpper(AgentExecutor):
         async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -73,7 +81,8 @@ async def serve_sdk(gate: Gate, *, push: bool) -> tuple[str, uvicorn.Server, Any
             await updater.complete()
 
         async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
-            raise NotImplementedError
+            # As the SDK's samples refuse a cancel they do not offer (this one is never asked).
+            raise ServerError(error=UnsupportedOperationError())
 
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
