@@ -689,6 +689,10 @@ async def test_the_example_orchestrator_combines_two_agents_answers(stack: Stack
     assert artifact_text(done) == (
         "## Planner\n\nplan for Lisbon\n\n## Second opinion\n\nasks: for how many days?"
     )
+    # Our task is over: nobody will answer the critic's question, so its task is canceled.
+    (asked,) = (await critic_served.app.runtime.store.list_tasks(_all_tasks())).records
+    critic_client = await A2AClient.connect(critic_served.url, allow_private_urls=True)
+    await wait_state(critic_client, asked.task_id, TaskState.CANCELED)
 
 
 @needs_crypto

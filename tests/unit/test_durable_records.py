@@ -148,3 +148,60 @@ def test_a_check_naming_remote_tasks_to_cancel_has_one_json_form() -> None:
         )
     )
     assert b"cancel" not in plain
+
+
+async def test_a_turns_end_names_what_it_left_behind_so_a_next_turn_cannot_hide_it() -> None:
+    """The check queued at a turn's end cancels the remote tasks it names even when the next
+    turn has replaced the record's calls before it runs (its caller answered at once)."""
+    from typing import Any
+
+    from a2a_serverless.config import Settings
+    from a2a_serverless.durable.remotes import Remotes
+    from a2a_serverless.durable.resume import Resumer
+    from a2a_serverless.durable.session import DurableCalls
+    from a2a_serverless.journal import Journal
+    from a2a_serverless.lifecycle import status_event
+    from a2a_serverless.store.bookkeeping import TurnInfo
+    from a2a_serverless.store.memory import MemoryStore
+
+    canceled: list[str] = []
+    queued: list[Any] = []
+
+    class Remote:
+        async def cancel_task(self, task_id: str) -> None:
+            canceled.append(task_id)
+
+    class FakeRemotes(Remotes):
+        async def client(self, url: str) -> Any:
+            return Remote()
+
+    class Captured:
+        async def enqueue(self, job: Any, *, delay_s: float = 0.0) -> None:
+            queued.append(job)
+
+    journal = Journal(MemoryStore())
+    settings = Settings()
+    resumer = Resumer(DurableCalls(journal, Captured(), settings, FakeRemotes(settings)))  # type: ignore[arg-type]
+    journal.commit_hooks.append(resumer.on_commit)
+
+    turn = DurableTurn(step="m-1").with_op(0, _call("rt-1"))
+    task = Task(id="t", context_id="c", status=TaskStatus(state=TaskState.WORKING))
+    await journal.create(task, owner="o", turn=TurnInfo(message_id="m-1"))
+    await journal.write("t", lambda r: Change(durable=turn))
+    asking = status_event(task, TaskState.INPUT_REQUIRED)
+    await journal.write("t", lambda r: Change(events=[asking], turn_done="m-1"))
+    (job,) = queued
+    assert [(r.position, r.task_id) for r in job.payload.cancel] == [(0, "rt-1")]
+
+    # The caller answers; the next turn records its own first call before the check runs.
+    await journal.write(
+        "t",
+        lambda r: Change(
+            turn=TurnInfo(message_id="m-2"),
+            durable=DurableTurn(step="m-2").with_op(0, _call("rt-2")),
+        ),
+    )
+    await resumer.handle(job)
+    assert canceled == ["rt-1"]
+    kept = durable_of((await journal.store.get_task("t")).internal)  # type: ignore[union-attr]
+    assert kept is not None and kept.step == "m-2" and kept.op(0) == _call("rt-2")
