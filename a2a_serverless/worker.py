@@ -73,6 +73,11 @@ class TurnSession(DurableOps, Protocol):
 
     def attach(self, updater: TaskUpdater) -> None: ...
 
+    async def end_run(self) -> None:
+        """The run is over: stop its durable operations still running (ones the agent left
+        unawaited)."""
+        ...
+
 
 class TurnSessions(Protocol):
     """Makes each turn's session (durable/session.py's `DurableCalls`)."""
@@ -196,7 +201,11 @@ class Worker:
         if session is not None:
             session.attach(updater)
             context = dataclasses.replace(context, durable=session)
-        await self._execute(context, updater)
+        try:
+            await self._execute(context, updater)
+        finally:
+            if session is not None:
+                await session.end_run()
 
     def _claim(self, record: TaskRecord, step: str) -> Change:
         if record.task.status.state.is_terminal:

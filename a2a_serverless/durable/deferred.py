@@ -108,6 +108,10 @@ class DeferredSession:
                 self._session.attach(self._updater)
         return self._session
 
+    async def end_run(self) -> None:
+        if self._session is not None:
+            await self._session.end_run()
+
     async def call(
         self,
         remote: str,

@@ -1,5 +1,5 @@
 """What brings a suspended turn back: the callback endpoint, the `durable-check` job, and the
-cancel of remote tasks when our task ends.
+cancel of remote tasks when a turn ends.
 
 **Callback** (`POST {CALLBACK_PREFIX}{taskId}/{callbackId}`, routepaths.py): a call's push
 config names this URL, unguessable (a random callback id per call) and with a random token the
@@ -23,8 +23,14 @@ an earlier suspension, of a turn that runs or is over, does nothing.
 job again: the worker claims it as any turn and the agent is replayed (session.py). Both paths
 resume only a turn that is suspended (its claim released), so at most one run replays it.
 
-**Cancel**: our task ending (canceled, failed) with remote tasks pending queues a check, which
-asks each remote agent to cancel its task (the journal's commit hook `on_commit`).
+**Cancel**: a turn that ends — our task terminal (completed, failed, canceled, rejected) or
+interrupted (input-required, auth-required: the next turn is a new message) — leaves behind the
+remote tasks no later turn can reach: `left_behind` is that one rule. The commit that ends the
+turn queues a check (the journal's commit hook `on_commit`), which asks each remote agent to
+cancel its task and marks those calls `canceled`. A call still pending is left behind by every
+end (no later turn can learn its task: the call never returned). A remote task that asked a
+question (input-required, auth-required) is not: the agent had its answer, and the next turn can
+answer it (`task_id=`); only our task's own end leaves it behind.
 """
 
 from __future__ import annotations
@@ -45,7 +51,16 @@ from ..journal import Change, Journal, TaskGone, now_ms
 from ..lifecycle import status_event
 from ..models import Task, TaskState, TaskStatusUpdateEvent
 from ..push.ratelimit import HostRateLimiter
-from ..queue.base import DurableCheckJob, Job, Queue, RetryJob, RunAgentJob, RunTurn
+from ..queue.base import (
+    DurableCheck,
+    DurableCheckJob,
+    Job,
+    Queue,
+    RemoteTaskRef,
+    RetryJob,
+    RunAgentJob,
+    RunTurn,
+)
 from ..routepaths import CALLBACK_PREFIX, JWKS_PATH
 from ..store.base import TaskEvent, TaskRecord
 from ..store.bookkeeping import DurableOp, DurableTurn, durable_of
@@ -155,14 +170,19 @@ class Resumer:
         if check.due_at_ms > now_ms():
             # Not due yet (a wait longer than the queue holds): queued again for the rest.
             raise RetryJob("not due yet", delay_s=queue_delay_s(check.due_at_ms))
+        if check.cancel:
+            # A turn's end named what it left behind: canceled whatever the record holds now.
+            await self._cancel_left_behind(job.task_id, check.turn, check.cancel)
+            return
         record = await self.journal.store.get_task(job.task_id)
         if record is None:
             return
         turn = durable_of(record.internal)
         if turn is None or turn.step != check.turn:
             return
-        if record.task.status.state.is_terminal:
-            await self._cancel_remote_tasks(record.task_id, turn)
+        if turn_over(record, turn):
+            # An earlier check of a turn that has ended since.
+            await self._cancel_left_behind(job.task_id, turn.step, left_behind(record, turn))
             return
         if not _suspended(record, turn) or turn.generation != check.generation:
             return  # resumed (and maybe suspended again) since
@@ -178,7 +198,7 @@ class Resumer:
         )
         for position, op in turn.pending_calls():
             if op.deadline_at_ms is not None and now >= op.deadline_at_ms:
-                await cancel_remote(self.calls.remotes, op)
+                await cancel_remote(self.calls.remotes, op.remote, op.remote_task_id)
                 arrived[position] = (op, None)
                 continue
             task = await self._look(op)
@@ -217,50 +237,58 @@ class Resumer:
         with contextlib.suppress(TaskGone):
             await self.journal.write(job.task_id, decide)
 
-    # --- our task ended: cancel the remote tasks it waits on -----------------------------------
+    # --- a turn ended: cancel the remote tasks it leaves behind ---------------------------------
 
     async def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
-        """The journal's commit hook: our task just ended with calls pending: queue a check
-        (which cancels their remote tasks)."""
-        if not record.task.status.state.is_terminal:
-            return
+        """The journal's commit hook: a turn just ended (a terminal or interrupted status was
+        committed and the durable turn is over) leaving remote tasks behind: queue a check, due
+        now, naming them, which cancels them."""
         if not any(
-            isinstance(e.payload, TaskStatusUpdateEvent) and e.payload.status.state.is_terminal
+            isinstance(e.payload, TaskStatusUpdateEvent)
+            and (e.payload.status.state.is_terminal or e.payload.status.state.is_interrupted)
             for e in events
         ):
             return
         turn = durable_of(record.internal)
-        if turn is None or not turn.pending_calls():
+        if turn is None or not turn_over(record, turn):
             return
-        job = check_job(record.task_id, turn, self.settings, self.settings.durable_poll_initial_s)
-        now_job = DurableCheckJob(
-            task_id=record.task_id,
-            payload=msgspec.structs.replace(job.payload, due_at_ms=now_ms()),
+        targets = left_behind(record, turn)
+        if not targets:
+            return
+        check = DurableCheck(
+            turn=turn.step,
+            generation=turn.generation,
+            due_at_ms=now_ms(),
+            poll_s=self.settings.durable_poll_initial_s,
+            cancel=tuple(targets),
         )
-        await self.queue.enqueue(now_job)
+        await self.queue.enqueue(DurableCheckJob(task_id=record.task_id, payload=check))
 
-    async def _cancel_remote_tasks(self, task_id: str, turn: DurableTurn) -> None:
-        pending = turn.pending_calls()
-        if not pending:
+    async def _cancel_left_behind(
+        self, task_id: str, step: str, targets: Sequence[RemoteTaskRef]
+    ) -> None:
+        """Ask each remote agent to cancel its task, then mark those calls of turn `step` still
+        pending `canceled` (if the record still holds that turn)."""
+        if not targets:
             return
-        for _, op in pending:
-            await cancel_remote(self.calls.remotes, op)
+        for target in targets:
+            await cancel_remote(self.calls.remotes, target.remote, target.task_id)
+        named = {(t.position, t.task_id) for t in targets}
 
         def decide(record: TaskRecord) -> Change | None:
             current = durable_of(record.internal)
-            if current is None or current.step != turn.step:
+            if current is None or current.step != step:
                 return None
+            changed = current
             for position, op in current.pending_calls():
-                current = current.with_op(
-                    position, msgspec.structs.replace(op, state="canceled", ended_at_ms=now_ms())
-                )
-            return Change(durable=current)
+                if (position, op.remote_task_id) in named:
+                    done = msgspec.structs.replace(op, state="canceled", ended_at_ms=now_ms())
+                    changed = changed.with_op(position, done)
+            return None if changed is current else Change(durable=changed)
 
-        try:
+        with contextlib.suppress(TaskGone):
             await self.journal.write(task_id, decide)
-        except TaskGone:
-            return
-        log.info("task %s ended: %d remote tasks asked to cancel", task_id, len(pending))
+        log.info("task %s: turn over: %d remote tasks asked to cancel", task_id, len(targets))
 
     async def _fail_past_deadline(self, task_id: str, turn: DurableTurn) -> None:
         limit = self.settings.durable_turn_deadline_s
@@ -346,6 +374,45 @@ class Resumer:
             log.info("remote task %s not read: %s", op.remote_task_id, exc)
             return None
         return task
+
+
+def turn_over(record: TaskRecord, turn: DurableTurn) -> bool:
+    """Whether `turn` has ended: our task is terminal, the turn's end is written, or a newer
+    turn has begun."""
+    return (
+        record.task.status.state.is_terminal
+        or record.turn_done == turn.step
+        or record.step != turn.step
+    )
+
+
+def left_behind(record: TaskRecord, turn: DurableTurn) -> list[RemoteTaskRef]:
+    """The remote tasks of `turn`, which is over, that nobody will come back for: every call
+    still pending (the agent never had its task id, so no later turn can reach it) and, once
+    our task itself has ended, every remote task whose last answer in the turn asked a question
+    (a later turn could have answered it; none will come)."""
+    found = turn.pending_calls()
+    if record.task.status.state.is_terminal:
+        last: dict[str, tuple[int, DurableOp]] = {}
+        for position, op in sorted((int(p), op) for p, op in turn.ops.items()):
+            if op.kind == "call" and op.remote_task_id:
+                last[op.remote_task_id] = (position, op)
+        found += [(p, op) for p, op in last.values() if op.state == "done" and _asked(op)]
+    return [
+        RemoteTaskRef(position=p, remote=op.remote or "", task_id=op.remote_task_id or "")
+        for p, op in sorted(found)
+        if op.remote and op.remote_task_id
+    ]
+
+
+def _asked(op: DurableOp) -> bool:
+    """Whether a finished call's recorded outcome is a remote task asking for input."""
+    if op.result is None:
+        return False
+    data: Any = json.loads(op.result)
+    if not isinstance(data, dict) or data.get("kind") == "message":
+        return False
+    return Task.model_validate(data).status.state.is_interrupted
 
 
 def _suspended(record: TaskRecord, turn: DurableTurn) -> bool:

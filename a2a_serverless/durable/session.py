@@ -69,6 +69,8 @@ MAX_QUEUE_DELAY_S = 900.0
 # How often a call looks at its remote task while it waits inline.
 INLINE_POLL_FIRST_S = 0.1
 INLINE_POLL_MAX_S = 1.0
+# How long the end of a run waits for the operations it stops to unwind.
+END_RUN_WAIT_S = 5.0
 
 
 class NonDeterministicReplay(Failed):
@@ -330,6 +332,22 @@ class DurableSession:
             sum(1 for op in turn.ops.values() if not op.finished),
         )
 
+    async def end_run(self) -> None:
+        """The run is over (the agent returned, raised or suspended): stop its operations still
+        running — a call it did not await, or one `asyncio.gather` left when another raised.
+        Their remote tasks are the journal's commit hook's to cancel (resume.py `left_behind`);
+        a run must not go on reading them, or write for a turn that has ended."""
+        current = asyncio.current_task()
+        left = [task for task in self._running if task is not current and not task.done()]
+        for task in left:
+            task.cancel()
+        if left:
+            # Bounded: agent code around an operation could swallow the cancel.
+            await asyncio.wait(left, timeout=END_RUN_WAIT_S)
+            for task in left:
+                if task.done() and not task.cancelled():
+                    task.exception()  # retrieved: what a stopped operation raised is moot
+
     # --- calls ----------------------------------------------------------------------------------
 
     def _outgoing(self, message: str | Message, task_id: str | None, position: int) -> Message:
@@ -441,7 +459,7 @@ class DurableSession:
         return task
 
     async def _past_deadline(self, position: int, op: DurableOp) -> DurableOp:
-        await cancel_remote(self._calls.remotes, op)
+        await cancel_remote(self._calls.remotes, op.remote, op.remote_task_id)
         op = msgspec.structs.replace(op, state="deadline", ended_at_ms=now_ms())
         await self._record(position, op)
         return op
@@ -508,18 +526,18 @@ class DurableSession:
         return self._updater.renewed_claim(record)
 
 
-async def cancel_remote(remotes: Remotes, op: DurableOp) -> None:
-    """Ask the remote agent to cancel `op`'s task; a failure is logged, not raised (the remote
-    may have ended it already)."""
-    if op.remote is None or op.remote_task_id is None:
+async def cancel_remote(remotes: Remotes, remote: str | None, task_id: str | None) -> None:
+    """Ask the remote agent at `remote` to cancel its task `task_id`; a failure is logged, not
+    raised (the remote may have ended it already)."""
+    if remote is None or task_id is None:
         return
     from ..client import ClientError
 
     try:
-        client = await remotes.client(op.remote)
-        await client.cancel_task(op.remote_task_id)
+        client = await remotes.client(remote)
+        await client.cancel_task(task_id)
     except (ClientError, A2AError, CallError) as exc:
-        log.info("remote task %s not canceled: %s", op.remote_task_id, exc)
+        log.info("remote task %s not canceled: %s", task_id, exc)
 
 
 def _call_outcome(op: DurableOp, settings: Settings) -> CallResult:

@@ -114,16 +114,28 @@ class WebhookJob(Job, frozen=True, tag=WEBHOOK_JOB, tag_field="kind"):
     payload: Notification
 
 
-class DurableCheck(Struct, frozen=True, rename="camel"):
+class RemoteTaskRef(Struct, frozen=True, rename="camel"):
+    """A remote task a durable call made: the call's position in its turn, the remote agent's
+    URL and its task id."""
+
+    position: int
+    remote: str
+    task_id: str
+
+
+class DurableCheck(Struct, frozen=True, rename="camel", omit_defaults=True):
     """What a `durable-check` job checks: the suspended turn `turn` (as suspended the
     `generation`-th time; a check of an earlier suspension is stale), not before `due_at_ms`
     (a longer delay than a queue holds is chained), polling its calls; the next poll waits
-    twice `poll_s` (durable/resume.py)."""
+    twice `poll_s` (durable/resume.py). With `cancel`: the turn is over, and these are the
+    remote tasks it left behind, to cancel (named here, as the turn's end found them: a next
+    turn may replace the record before the check runs)."""
 
     turn: str
     generation: int
     due_at_ms: int
     poll_s: float
+    cancel: tuple[RemoteTaskRef, ...] = ()
 
 
 class DurableCheckJob(Job, frozen=True, tag=DURABLE_CHECK, tag_field="kind"):

@@ -32,7 +32,7 @@ from a2a_serverless.durable import (
     UnknownRemote,
 )
 from a2a_serverless.extras import crypto_available
-from a2a_serverless.models import Task, TaskState, TextPart
+from a2a_serverless.models import Message, Task, TaskState, TextPart
 from a2a_serverless.store.bookkeeping import durable_of
 from a2a_serverless.turn import Failed, InputRequired, Rejected
 from tests.support.server import free_port
@@ -689,6 +689,10 @@ async def test_the_example_orchestrator_combines_two_agents_answers(stack: Stack
     assert artifact_text(done) == (
         "## Planner\n\nplan for Lisbon\n\n## Second opinion\n\nasks: for how many days?"
     )
+    # Our task is over: nobody will answer the critic's question, so its task is canceled.
+    (asked,) = (await critic_served.app.runtime.store.list_tasks(_all_tasks())).records
+    critic_client = await A2AClient.connect(critic_served.url, allow_private_urls=True)
+    await wait_state(critic_client, asked.task_id, TaskState.CANCELED)
 
 
 @needs_crypto
@@ -858,3 +862,159 @@ async def test_a_remote_task_canceled_by_someone_else_raises_remote_canceled(
     await worker_client.cancel_task(op.remote_task_id or "")
     done = await wait_state(client, task.id, TaskState.COMPLETED)
     assert artifact_text(done) == "canceled: canceled"
+
+
+# --- a turn's end cancels the remote tasks it leaves behind ------------------------------------
+
+
+def picky_worker(gate: Gate) -> Agent:
+    """Asks which day for a booking, takes the answer, fails at once, or works until let
+    through."""
+
+    @agent(name="Worker", description="books, fails or works slowly")
+    async def work(text: str) -> str:
+        if text == "book a table":
+            raise InputRequired("which day?")
+        if text == "fail":
+            raise Failed("cannot do that")
+        if text == "slow":
+            await gate.wait()
+            return "SLOW"
+        return f"booked for {text}"
+
+    return work
+
+
+async def calls_sent(served: dict[str, Served], task_id: str, count: int) -> None:
+    """Until `count` calls of the task's turn have their remote task recorded (an agent that
+    leaves a call unawaited waits so, for the call to be known when its turn ends)."""
+
+    async def sent() -> bool:
+        turn = durable_of((await served["orch"].record(task_id)).internal)
+        return turn is not None and sum(1 for o in turn.ops.values() if o.remote_task_id) >= count
+
+    await until(sent, f"{count} calls sent")
+
+
+async def op_at(orch: Served, task_id: str, position: int, state: str) -> Any:
+    """The call at `position` of the task's turn, once it is in `state`."""
+
+    async def reached() -> bool:
+        turn = durable_of((await orch.record(task_id)).internal)
+        op = turn.op(position) if turn is not None else None
+        return op is not None and op.state == state
+
+    await until(reached, f"operation {position} {state}")
+    turn = durable_of((await orch.record(task_id)).internal)
+    assert turn is not None
+    return turn.op(position)
+
+
+async def call_canceled(worker: Served, orch: Served, task_id: str, position: int) -> None:
+    """Until the call at `position` is recorded canceled and its remote task is canceled."""
+    op = await op_at(orch, task_id, position, "canceled")
+    worker_client = await A2AClient.connect(worker.url, allow_private_urls=True)
+    await wait_state(worker_client, op.remote_task_id, TaskState.CANCELED)
+
+
+@needs_crypto
+async def test_a_turn_ending_input_required_cancels_its_pending_call_not_the_question_passed_up(
+    stack: Stack,
+) -> None:
+    gate = Gate()
+    served: dict[str, Served] = {}
+    background: list[asyncio.Future[Any]] = []
+
+    @agent(name="Concierge", description="books, asking its caller what the booking asks")
+    async def concierge(ctx: Context) -> str:
+        asked = [t for t in texts(ctx.task) if t.startswith("booking asks: ")]
+        if asked:
+            # The caller answered the question passed up: answer the remote task with it.
+            remote_task = asked[-1].rsplit(" ", 1)[-1]
+            answered = await ctx.call("worker", ctx.text, task_id=remote_task)
+            return answered.text
+        background.append(asyncio.ensure_future(ctx.call("worker", "slow")))
+        await calls_sent(served, ctx.task_id, 1)
+        result = await ctx.call("worker", "book a table")
+        assert result.input_required
+        raise InputRequired(f"booking asks: {result.text} task {result.task_id}")
+
+    worker, orch = await two_agents(stack, concierge, gate, worker=picky_worker(gate))
+    served["orch"] = orch
+    client, task = await send(orch.url, "dinner")
+    asking = await wait_state(client, task.id, TaskState.INPUT_REQUIRED)
+    assert asking.status.message is not None
+    assert asking.status.message.parts[0].text.startswith("booking asks: which day?")  # type: ignore[union-attr]
+
+    # The call the turn still waited on: its remote task canceled, the call recorded so.
+    await call_canceled(worker, orch, task.id, 0)
+    worker_client = await A2AClient.connect(worker.url, allow_private_urls=True)
+    # The remote task that asked is left for the next turn to answer.
+    booking = await op_at(orch, task.id, 1, "done")
+    still = await worker_client.get_task(booking.remote_task_id)
+    assert still.status.state == TaskState.INPUT_REQUIRED
+
+    reply = await client.send(
+        Message(
+            message_id="answer-1",
+            role="user",
+            parts=[TextPart(text="tuesday")],
+            task_id=task.id,
+            context_id=task.context_id,
+        ),
+        blocking=False,
+    )
+    assert isinstance(reply, Task)
+    done = await wait_state(client, task.id, TaskState.COMPLETED)
+    assert artifact_text(done) == "booked for tuesday"
+    finished = await worker_client.get_task(booking.remote_task_id)
+    assert finished.status.state == TaskState.COMPLETED
+    gate.event.set()
+
+
+@needs_crypto
+async def test_a_turn_completing_with_an_unawaited_call_cancels_its_remote_task(
+    stack: Stack,
+) -> None:
+    gate = Gate()
+    served: dict[str, Served] = {}
+    background: list[asyncio.Future[Any]] = []
+
+    @agent(name="Careless", description="starts a call and does not wait for it")
+    async def careless(ctx: Context) -> str:
+        background.append(asyncio.ensure_future(ctx.call("worker", "slow")))
+        await calls_sent(served, ctx.task_id, 1)
+        return "did not wait"
+
+    worker, orch = await two_agents(stack, careless, gate, worker=picky_worker(gate))
+    served["orch"] = orch
+    client, task = await send(orch.url, "go")
+    done = await wait_state(client, task.id, TaskState.COMPLETED)
+    assert artifact_text(done) == "did not wait"
+    await call_canceled(worker, orch, task.id, 0)
+    gate.event.set()
+
+
+@needs_crypto
+async def test_a_gather_left_by_a_failing_call_cancels_the_other_remote_task(
+    stack: Stack,
+) -> None:
+    gate = Gate()
+    served: dict[str, Served] = {}
+
+    @agent(name="Hasty", description="gives up when one of two calls fails")
+    async def hasty(ctx: Context) -> str:
+        try:
+            await asyncio.gather(ctx.call("worker", "slow"), ctx.call("worker", "fail"))
+        except RemoteFailed as failed:
+            await calls_sent(served, ctx.task_id, 2)
+            return f"gave up: {failed.result.text}"
+        return "both answered"
+
+    worker, orch = await two_agents(stack, hasty, gate, worker=picky_worker(gate))
+    served["orch"] = orch
+    client, task = await send(orch.url, "go")
+    done = await wait_state(client, task.id, TaskState.COMPLETED)
+    assert artifact_text(done) == "gave up: cannot do that"
+    await call_canceled(worker, orch, task.id, 0)
+    gate.event.set()
