@@ -343,6 +343,14 @@ def assert_worker_reads_its_queue(emulator: Emulator, worker: Deployed) -> None:
     assert queue_name(worker.environment["A2A_SQS_QUEUE_URL"]) in sources
 
 
+def assert_worker_calls_back_to_the_http_api(emulator: Emulator, worker: Deployed) -> None:
+    """Durable calls' callbacks are addressed to the agent's own HTTP API (the worker's
+    A2A_PUBLIC_URL), set by the deploy itself: the only API in the emulator."""
+    (api,) = emulator.client("apigatewayv2").get_apis()["Items"]
+    assert api["ApiEndpoint"] == f"https://{api['ApiId']}.execute-api.{REGION}.amazonaws.com"
+    assert worker.environment["A2A_PUBLIC_URL"] == api["ApiEndpoint"]
+
+
 def test_the_docs_give_the_readmes_commands(project: Path) -> None:
     """docs/quickstart.md §5 and docs/deploy-aws.md show the commands the tests below run."""
     paths = readme_paths(project)
@@ -379,6 +387,7 @@ def test_serverless_deploy_of_a_generated_project_serves_a_message(
     worker = deployed(emulator, f"{PROJECT}-prod-worker")
     assert http.environment["A2A_AUTH_API_KEYS"] == f"ssm:/{PROJECT}/prod/api-keys"
     assert_worker_reads_its_queue(emulator, worker)
+    assert_worker_calls_back_to_the_http_api(emulator, worker)
     seen = serve_a_message(
         emulator, http, worker, work / "build" / "lambda.zip", documented.curl(), api_key, tmp_path
     )
@@ -408,6 +417,7 @@ def test_terraform_apply_of_a_generated_project_serves_a_message(
     worker = deployed(emulator, f"{PROJECT}-worker")
     assert http.environment["A2A_AUTH_API_KEYS"] == f"ssm:/{PROJECT}/prod/api-keys"
     assert_worker_reads_its_queue(emulator, worker)
+    assert_worker_calls_back_to_the_http_api(emulator, worker)
     seen = serve_a_message(
         emulator, http, worker, work / "build" / "lambda.zip", documented.curl(), api_key, tmp_path
     )
@@ -443,6 +453,7 @@ def test_serverless_deploy_of_the_repository_serves_a_message(
     worker = deployed(emulator, "a2a-trip-planner-prod-worker")
     assert http.environment["A2A_AUTH_API_KEYS"] == "ssm:/a2a-serverless/prod/api-keys"
     assert_worker_reads_its_queue(emulator, worker)
+    assert_worker_calls_back_to_the_http_api(emulator, worker)
     zip_path = repo / ".serverless" / "a2a-trip-planner.zip"
     seen = serve_a_message(emulator, http, worker, zip_path, documented.curl(), api_key, tmp_path)
     assert_served(seen, agent="Trip Planner")
