@@ -477,8 +477,23 @@ def test_serverless_yml_packages_and_its_timings_hold(
     )
     assert not any("SnapStart" in f for f in functions.values())
 
-    # One parameter turns SnapStart on: versions, an alias, the API and the trigger on it.
-    resources = package("--param=snapStart=true")
+    # Durable calls' callbacks: the worker sends the calls, to be called back at the stack's own
+    # HTTP API (the other functions find their URL in each request).
+    public_urls = {
+        n: f["Environment"]["Variables"].get("A2A_PUBLIC_URL") for n, f in functions.items()
+    }
+    assert public_urls == {
+        "Http": None,
+        "Worker": {"Fn::GetAtt": ["HttpApi", "ApiEndpoint"]},
+        "DeadLetters": None,
+    }
+
+    # One parameter turns SnapStart on: versions, an alias, the API and the trigger on it. And
+    # a custom domain in front of the API takes the callbacks instead.
+    domain = "https://agent.example.com"
+    resources = package("--param=snapStart=true", f"--param=publicUrl={domain}")
+    worker_env = resources["WorkerLambdaFunction"]["Properties"]["Environment"]["Variables"]
+    assert worker_env["A2A_PUBLIC_URL"] == domain
     for name in ("Http", "Worker"):
         function = resources[f"{name}LambdaFunction"]["Properties"]
         assert function["SnapStart"] == {"ApplyOn": "PublishedVersions"}
