@@ -5,7 +5,7 @@ Each test takes the shell commands of a deploy path from the document a user fol
 generated project's README.md, rendered for `weather-agent`: the same commands as
 docs/quickstart.md's §5 and docs/deploy-aws.md, which the first test holds them to) and runs
 them with bash against a moto server on loopback (`AWS_ENDPOINT_URL`, dummy credentials; see
-moto_deploy_server.py for the two gaps of moto it fills). The user's default region here is
+moto_deploy_server.py for the gaps of moto it fills). The user's default region here is
 us-east-1 and the documents deploy to eu-west-1: a command that forgot its region would leave a
 parameter where the functions do not look. Then it reads each deployed function back from the
 emulator (handler, environment, code hash), checks that the code is the zip the commands built,
@@ -18,8 +18,9 @@ What the emulator cannot do, and what stands in for it:
   both package.json) is linked into the project.
 - `terraform init` resolves hashicorp/aws from the local plugin directory (a CLI configuration
   in `TF_CLI_CONFIG_FILE`), and `TF_CLI_ARGS_apply=-auto-approve` answers apply's prompt.
-- moto's CloudFormation creates no API Gateway v2 resources (so no `AgentUrl` output) and moto
-  never runs a Lambda function without Docker: the `curl` lines are not run; the test serves
+- moto's CloudFormation creates no API Gateway v2 routes, stages or integrations (the server
+  adds only the HTTP API itself, whose URL the worker is given for durable calls' callbacks) and
+  moto never runs a Lambda function without Docker: the `curl` lines are not run; the test serves
   their request (their body and headers, parsed from the document) as an API Gateway payload 2.0
   event through the deployed handler, and hands the worker the queue's job as the event source
   mapping would. That mapping is checked to exist, and so are Terraform's HTTP API, its
