@@ -3,8 +3,8 @@
     a2a-serverless dev [module[:attribute]] [--reload]
                                             serve an agent on http://127.0.0.1:8000
     a2a-serverless keys generate [...]      make a webhook signing key (see `keys -h`)
-    a2a-serverless new NAME [--cloud aws|gcp|none] [--fastapi] [--output-dir DIR]
-                       [--kit-path PATH] [--no-input]
+    a2a-serverless new NAME [--kind echo|orchestrator] [--cloud aws|gcp|none] [--fastapi]
+                       [--output-dir DIR] [--kit-path PATH] [--no-input]
                                             create an agent project from the template
     a2a-serverless tasks list|show|tail     look at the tasks in a store (see ops.py)
     a2a-serverless dead-letters list|redrive  push notifications given up on, sent again
@@ -35,6 +35,8 @@ from importlib import metadata
 from pathlib import Path
 
 CLOUDS = ("aws", "gcp", "none")
+# The template's kinds of agent (its cookiecutter.json), each the name of the agent it makes.
+KINDS = ("echo", "orchestrator")
 # The project template: inside the package in a wheel, at templates/agent in a checkout.
 TEMPLATE_PATHS = (
     Path(__file__).resolve().parent / "templates" / "agent",
@@ -71,6 +73,12 @@ def main(argv: list[str] | None = None) -> int:
 
     new = commands.add_parser("new", help="create an agent project (cookiecutter template)")
     new.add_argument("name", help="the project's name, e.g. weather-agent")
+    new.add_argument(
+        "--kind",
+        choices=KINDS,
+        help="echo: says back what it is told; orchestrator: asks two remote agents at once "
+        "with durable calls and combines their answers (asked if not given)",
+    )
     new.add_argument("--cloud", choices=CLOUDS, help="where it deploys (asked if not given)")
     new.add_argument(
         "--fastapi",
@@ -261,6 +269,8 @@ def _new(args: argparse.Namespace) -> int:
         print("a2a-serverless new: this install has no project template", file=sys.stderr)
         return 1
     context: dict[str, str] = {"project_name": args.name}
+    if args.kind is not None:
+        context["kind"] = args.kind
     if args.cloud is not None:
         context["cloud"] = args.cloud
     if args.fastapi:
@@ -339,16 +349,21 @@ def _source_checkout() -> Path | None:
 
 def _print_next_steps(project: Path, context: dict[str, str]) -> None:
     cloud, kit, module = context["cloud"], context["kit_path"], context["module_name"]
+    kind = context.get("kind", "echo")
     adapter = f" -e {kit}/adapters/{cloud}" if cloud != "none" else ""
-    print(f"Created {project} (cloud: {cloud}). Next:")
+    print(f"Created {project} (kind: {kind}, cloud: {cloud}). Next:")
     print(f"  cd {project}")
     print("  python -m venv .venv && . .venv/bin/activate")
     print(f"  pip install -e {kit}{adapter} -e '.[dev]'")
     print("  pytest")
-    if context.get("fastapi") == "yes":
-        print(f"  a2a-serverless dev {module}.api:api")
+    target = f"{module}.api:api" if context.get("fastapi") == "yes" else f"{module}.agent:{kind}"
+    if kind == "orchestrator":
+        remotes = '{"planner": "http://127.0.0.1:8001", "second_opinion": "http://127.0.0.1:8002"}'
+        print(f"  A2A_REMOTE_AGENTS='{remotes}' \\")
+        print(f"  A2A_PUBLIC_URL=http://127.0.0.1:8000 a2a-serverless dev {target}")
+        print('(the two agents it calls, on ports 8001 and 8002: README.md, "The remote agents")')
     else:
-        print(f"  a2a-serverless dev {module}.agent:echo")
+        print(f"  a2a-serverless dev {target}")
     if cloud != "none":
         print("Deploying: see README.md.")
 

@@ -5,7 +5,7 @@ Each test takes the shell commands of a deploy path from the document a user fol
 generated project's README.md, rendered for `weather-agent`: the same commands as
 docs/quickstart.md's §5 and docs/deploy-aws.md, which the first test holds them to) and runs
 them with bash against a moto server on loopback (`AWS_ENDPOINT_URL`, dummy credentials; see
-moto_deploy_server.py for the two gaps of moto it fills). The user's default region here is
+moto_deploy_server.py for the gaps of moto it fills). The user's default region here is
 us-east-1 and the documents deploy to eu-west-1: a command that forgot its region would leave a
 parameter where the functions do not look. Then it reads each deployed function back from the
 emulator (handler, environment, code hash), checks that the code is the zip the commands built,
@@ -18,8 +18,9 @@ What the emulator cannot do, and what stands in for it:
   both package.json) is linked into the project.
 - `terraform init` resolves hashicorp/aws from the local plugin directory (a CLI configuration
   in `TF_CLI_CONFIG_FILE`), and `TF_CLI_ARGS_apply=-auto-approve` answers apply's prompt.
-- moto's CloudFormation creates no API Gateway v2 resources (so no `AgentUrl` output) and moto
-  never runs a Lambda function without Docker: the `curl` lines are not run; the test serves
+- moto's CloudFormation creates no API Gateway v2 routes, stages or integrations (the server
+  adds only the HTTP API itself, whose URL the worker is given for durable calls' callbacks) and
+  moto never runs a Lambda function without Docker: the `curl` lines are not run; the test serves
   their request (their body and headers, parsed from the document) as an API Gateway payload 2.0
   event through the deployed handler, and hands the worker the queue's job as the event source
   mapping would. That mapping is checked to exist, and so are Terraform's HTTP API, its
@@ -343,6 +344,14 @@ def assert_worker_reads_its_queue(emulator: Emulator, worker: Deployed) -> None:
     assert queue_name(worker.environment["A2A_SQS_QUEUE_URL"]) in sources
 
 
+def assert_worker_calls_back_to_the_http_api(emulator: Emulator, worker: Deployed) -> None:
+    """Durable calls' callbacks are addressed to the agent's own HTTP API (the worker's
+    A2A_PUBLIC_URL), set by the deploy itself: the only API in the emulator."""
+    (api,) = emulator.client("apigatewayv2").get_apis()["Items"]
+    assert api["ApiEndpoint"] == f"https://{api['ApiId']}.execute-api.{REGION}.amazonaws.com"
+    assert worker.environment["A2A_PUBLIC_URL"] == api["ApiEndpoint"]
+
+
 def test_the_docs_give_the_readmes_commands(project: Path) -> None:
     """docs/quickstart.md §5 and docs/deploy-aws.md show the commands the tests below run."""
     paths = readme_paths(project)
@@ -379,6 +388,7 @@ def test_serverless_deploy_of_a_generated_project_serves_a_message(
     worker = deployed(emulator, f"{PROJECT}-prod-worker")
     assert http.environment["A2A_AUTH_API_KEYS"] == f"ssm:/{PROJECT}/prod/api-keys"
     assert_worker_reads_its_queue(emulator, worker)
+    assert_worker_calls_back_to_the_http_api(emulator, worker)
     seen = serve_a_message(
         emulator, http, worker, work / "build" / "lambda.zip", documented.curl(), api_key, tmp_path
     )
@@ -408,6 +418,7 @@ def test_terraform_apply_of_a_generated_project_serves_a_message(
     worker = deployed(emulator, f"{PROJECT}-worker")
     assert http.environment["A2A_AUTH_API_KEYS"] == f"ssm:/{PROJECT}/prod/api-keys"
     assert_worker_reads_its_queue(emulator, worker)
+    assert_worker_calls_back_to_the_http_api(emulator, worker)
     seen = serve_a_message(
         emulator, http, worker, work / "build" / "lambda.zip", documented.curl(), api_key, tmp_path
     )
@@ -443,6 +454,7 @@ def test_serverless_deploy_of_the_repository_serves_a_message(
     worker = deployed(emulator, "a2a-trip-planner-prod-worker")
     assert http.environment["A2A_AUTH_API_KEYS"] == "ssm:/a2a-serverless/prod/api-keys"
     assert_worker_reads_its_queue(emulator, worker)
+    assert_worker_calls_back_to_the_http_api(emulator, worker)
     zip_path = repo / ".serverless" / "a2a-trip-planner.zip"
     seen = serve_a_message(emulator, http, worker, zip_path, documented.curl(), api_key, tmp_path)
     assert_served(seen, agent="Trip Planner")

@@ -310,6 +310,17 @@ def test_callers_need_an_api_key_by_default(packaged: Packaged) -> None:
         assert env["A2A_AUTH_API_KEYS"] == "ssm:/a2a-serverless/test/api-keys"
 
 
+def test_the_worker_addresses_durable_calls_callbacks_to_the_http_api(packaged: Packaged) -> None:
+    """The worker sends durable calls and serves no request: its A2A_PUBLIC_URL is the stack's
+    own HTTP API (the AgentUrl output), with no step after the deploy. The other functions find
+    their URL in each request (their cards' URLs: the HTTP API's, the function URL's)."""
+    api_endpoint = {"Fn::GetAtt": ["HttpApi", "ApiEndpoint"]}
+    assert packaged.function("Worker")["Environment"]["Variables"]["A2A_PUBLIC_URL"] == api_endpoint
+    assert packaged.template["Outputs"]["AgentUrl"]["Value"] == api_endpoint
+    for name in ("Http", "Stream"):
+        assert "A2A_PUBLIC_URL" not in packaged.function(name)["Environment"]["Variables"]
+
+
 def test_streaming_function_url_runs_the_web_adapter(packaged: Packaged) -> None:
     stream = packaged.function("Stream")
     env = stream["Environment"]["Variables"]
@@ -410,13 +421,24 @@ def test_snapstart_publishes_versions_the_api_and_the_queue_invoke_through_an_al
 
 
 def test_default_deployment_has_no_streaming_function() -> None:
+    # With a custom domain given for the callbacks (the parameter overrides the HTTP API's URL).
+    domain = "https://agent.example.com"
     result = run(
-        [serverless(), "print", "--stage", "test", "--format", "json"],
+        [
+            serverless(),
+            "print",
+            "--stage",
+            "test",
+            f"--param=publicUrl={domain}",
+            "--format",
+            "json",
+        ],
         env=tool_env(),
         timeout_s=300,
     )
     config = json.loads(result.stdout[result.stdout.index("{") :])
     assert set(config["functions"]) == {"http", "worker"}
+    assert config["functions"]["worker"]["environment"]["A2A_PUBLIC_URL"] == domain
     assert {f["snapStart"] for f in config["functions"].values()} == {False}
     assert "StreamRole" not in config["resources"]["Resources"]
     assert config["custom"]["pythonRequirements"]["fileName"] == "scripts/lambda-requirements.txt"

@@ -1,5 +1,7 @@
 """`a2a-serverless new`: the cookiecutter template (templates/agent) rendered for each cloud,
-each also "with FastAPI" (`--fastapi`: a FastAPI app with GET /hello and the agent under /agent).
+each also "with FastAPI" (`--fastapi`: a FastAPI app with GET /hello and the agent under /agent),
+with the echo agent; and the orchestrator (`--kind orchestrator`: two remote agents asked at once
+with durable calls) for each cloud, with and without FastAPI between them.
 
 - The projects hold exactly their cloud's files (and the app's), pass their own tests (run in a
   subprocess with this virtualenv's Python, where a2a-serverless and both adapters are
@@ -41,7 +43,11 @@ ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "templates" / "agent"
 CLOUDS = ("aws", "gcp", "none")
 # Each cloud alone and with FastAPI ("aws+fastapi": `new --cloud aws --fastapi`).
-VARIANTS = (*CLOUDS, *(f"{cloud}+fastapi" for cloud in CLOUDS))
+ECHO_VARIANTS = (*CLOUDS, *(f"{cloud}+fastapi" for cloud in CLOUDS))
+# The orchestrator ("none+orchestrator": `new --cloud none --kind orchestrator`): every cloud and
+# both ways of FastAPI once, not every combination (each project's tests take seconds).
+ORCHESTRATOR_VARIANTS = ("none+orchestrator", "aws+fastapi+orchestrator", "gcp+orchestrator")
+VARIANTS = (*ECHO_VARIANTS, *ORCHESTRATOR_VARIANTS)
 BIN = Path(sys.executable).parent
 TF_PLUGIN_DIR = os.environ.get("A2A_TF_PLUGIN_DIR", "/opt/tf-plugins")
 
@@ -78,13 +84,23 @@ FILES = {
     },
 }
 FASTAPI_FILES = {"{module}/api.py", "tests/test_api.py"}
-# Tests of each generated project: the agent's 3, each under A2A 0.3 and 1.0 (its conftest's
-# AgentTestClient), plus 2 of its cloud's entry points, plus the FastAPI app's 1.
-TEST_COUNTS = {"none": 6, "aws": 8, "gcp": 8}
+# Tests of each generated project: the agent's (the echo's 3, the orchestrator's 4), each under
+# A2A 0.3 and 1.0 (its conftest's AgentTestClient), plus 2 of its cloud's entry points, plus the
+# FastAPI app's 1.
+AGENT_TEST_COUNTS = {"echo": 6, "orchestrator": 8}
+CLOUD_TEST_COUNTS = {"none": 0, "aws": 2, "gcp": 2}
 
 
 def cloud_of(variant: str) -> str:
-    return variant.removesuffix("+fastapi")
+    return variant.split("+")[0]
+
+
+def kind_of(variant: str) -> str:
+    return "orchestrator" if variant.endswith("+orchestrator") else "echo"
+
+
+def has_fastapi(variant: str) -> bool:
+    return "+fastapi" in variant
 
 
 def module_of(variant: str) -> str:
@@ -168,7 +184,8 @@ def projects(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("new")
     for variant in VARIANTS:
         options = ["--cloud", cloud_of(variant), "--output-dir", str(out), "--kit-path", str(ROOT)]
-        if variant.endswith("+fastapi"):
+        options += ["--kind", kind_of(variant)] if kind_of(variant) != "echo" else []
+        if has_fastapi(variant):
             options.append("--fastapi")
         assert new(f"Echo {variant.replace('+', ' ')}", *options, "--no-input") == 0
     return {v: out / module_of(v).replace("_", "-") for v in VARIANTS}
@@ -180,7 +197,7 @@ def projects(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_each_cloud_gets_its_own_files(projects: dict[str, Path], variant: str) -> None:
     project, cloud = projects[variant], cloud_of(variant)
-    names = FILES[cloud] | (FASTAPI_FILES if variant != cloud else set())
+    names = FILES[cloud] | (FASTAPI_FILES if has_fastapi(variant) else set())
     assert rendered_files(project) == {name.format(module=module_of(variant)) for name in names}
     assert os.access(project / "package.py", os.X_OK) or cloud == "none"
 
@@ -194,7 +211,11 @@ def test_generated_project_passes_its_own_tests(projects: dict[str, Path], varia
         # A process that does not end (a thread left waiting) fails here, not later.
         timeout_s=120,
     )
-    expected = TEST_COUNTS[cloud_of(variant)] + (variant != cloud_of(variant))
+    expected = (
+        AGENT_TEST_COUNTS[kind_of(variant)]
+        + CLOUD_TEST_COUNTS[cloud_of(variant)]
+        + has_fastapi(variant)
+    )
     assert f"{expected} passed" in out, out
 
 
@@ -259,6 +280,38 @@ def test_the_readme_names_only_what_the_terraform_reads(
         # Terraform never reads the parameter: the README must not say it does.
         assert "reads the signing keys' parameter when it plans" not in readme
         assert "does not check that the parameter exists" in readme
+
+
+def test_the_orchestrator_is_configured_by_the_names_it_calls(projects: dict[str, Path]) -> None:
+    """Its agent calls two remotes by name; the entry points serve it; the README and
+    serverless.yml say where their URLs go (A2A_REMOTE_AGENTS), and only the orchestrator's."""
+    variant = "aws+fastapi+orchestrator"
+    project, module = projects[variant], module_of(variant)
+    agent = (project / module / "agent.py").read_text()
+    assert 'REMOTES = {"planner": "Planner", "second_opinion": "Second opinion"}' in agent
+    assert "async def orchestrator(ctx: Context) -> str:" in agent
+    handlers = (project / module / "aws_lambda.py").read_text()
+    assert f'entry_points(__name__, orchestrator, app="{module}.api:api")' in handlers
+    assert "mount_agent(api, orchestrator, " in (project / module / "api.py").read_text()
+    gcp = projects["gcp+orchestrator"]
+    assert "entry_points(__name__, orchestrator)\n" in (gcp / "main.py").read_text()
+    readme = (project / "README.md").read_text()
+    assert "## The remote agents" in readme
+    assert "--param='remoteAgents={" in readme
+    assert "A2A_REMOTE_AGENTS: ${param:remoteAgents}" in (project / "serverless.yml").read_text()
+    assert "A2A_REMOTE_AGENTS" not in (projects["aws"] / "serverless.yml").read_text()
+    assert "## The remote agents" not in (projects["aws"] / "README.md").read_text()
+
+
+def test_new_prints_how_to_run_the_orchestrator(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    options = ["--kind", "orchestrator", "--cloud", "none", "--output-dir", str(tmp_path)]
+    assert new("relay", *options, "--kit-path", str(ROOT), "--no-input") == 0
+    out = capsys.readouterr().out
+    assert "(kind: orchestrator, cloud: none)" in out
+    assert '  A2A_REMOTE_AGENTS=\'{"planner": "http://127.0.0.1:8001"' in out
+    assert "a2a-serverless dev relay.agent:orchestrator\n" in out
 
 
 def test_every_setting_the_projects_name_exists(projects: dict[str, Path]) -> None:
@@ -476,9 +529,23 @@ def test_serverless_yml_packages_and_its_timings_hold(
         == functions["Worker"]["Environment"]["Variables"]["A2A_SQS_MAX_RECEIVE_COUNT"]
     )
     assert not any("SnapStart" in f for f in functions.values())
+    # Durable calls' callbacks: the worker sends the calls, to be called back at the stack's own
+    # HTTP API (the other functions find their URL in each request).
+    public_urls = {
+        n: f["Environment"]["Variables"].get("A2A_PUBLIC_URL") for n, f in functions.items()
+    }
+    assert public_urls == {
+        "Http": None,
+        "Worker": {"Fn::GetAtt": ["HttpApi", "ApiEndpoint"]},
+        "DeadLetters": None,
+    }
 
-    # One parameter turns SnapStart on: versions, an alias, the API and the trigger on it.
-    resources = package("--param=snapStart=true")
+    # One parameter turns SnapStart on: versions, an alias, the API and the trigger on it. And
+    # a custom domain in front of the API takes the callbacks instead.
+    domain = "https://agent.example.com"
+    resources = package("--param=snapStart=true", f"--param=publicUrl={domain}")
+    worker_env = resources["WorkerLambdaFunction"]["Properties"]["Environment"]["Variables"]
+    assert worker_env["A2A_PUBLIC_URL"] == domain
     for name in ("Http", "Worker"):
         function = resources[f"{name}LambdaFunction"]["Properties"]
         assert function["SnapStart"] == {"ApplyOn": "PublishedVersions"}
@@ -494,6 +561,35 @@ def test_serverless_yml_packages_and_its_timings_hold(
     assert worker_mappings == [
         {"Fn::Join": [":", [{"Fn::GetAtt": ["WorkerLambdaFunction", "Arn"]}, "snapstart"]]}
     ]
+
+
+@pytest.mark.deploy
+def test_the_orchestrators_serverless_yml_requires_its_remote_agents(
+    projects: dict[str, Path], tmp_path: Path
+) -> None:
+    """serverless.yml gives every function A2A_REMOTE_AGENTS from the remoteAgents parameter,
+    which a deploy without it is refused for (an orchestrator that could call nobody)."""
+    project = tmp_path / "orchestrator"
+    shutil.copytree(projects["aws+fastapi+orchestrator"], project)
+    remotes = '{"planner": "https://p.example.com", "second_opinion": "https://s.example.com"}'
+    printed = run(
+        [serverless(), "print", "--stage=test", f"--param=remoteAgents={remotes}", "--format=json"],
+        project,
+        tool_env(),
+    )
+    config = json.loads(printed[printed.index("{") :])
+    assert config["provider"]["environment"]["A2A_REMOTE_AGENTS"] == remotes
+    refused = subprocess.run(
+        [serverless(), "print", "--stage", "test"],
+        cwd=project,
+        env=tool_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert refused.returncode != 0
+    missing = 'Cannot resolve variable at "provider.environment.A2A_REMOTE_AGENTS": Value not found'
+    assert missing in refused.stdout + refused.stderr
 
 
 @pytest.mark.deploy

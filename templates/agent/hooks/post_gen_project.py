@@ -1,5 +1,5 @@
-"""Keep only the files of the chosen cloud (infra/<cloud>/ becomes infra/), and the FastAPI app
-only when it was asked for."""
+"""Keep only the files of the chosen cloud (infra/<cloud>/ becomes infra/), the FastAPI app
+only when it was asked for, and the chosen kind of agent (with its tests) as agent.py."""
 
 import shutil
 from pathlib import Path
@@ -7,6 +7,7 @@ from pathlib import Path
 CLOUD = "{{ cookiecutter.cloud }}"
 MODULE = "{{ cookiecutter.module_name }}"
 FASTAPI = "{{ cookiecutter.fastapi }}" == "yes"
+KIND = "{{ cookiecutter.kind }}"
 
 FILES = {
     "aws": [
@@ -28,6 +29,17 @@ for cloud, files in FILES.items():
 if not FASTAPI:
     for name in (f"{MODULE}/api.py", "tests/test_api.py"):
         (project / name).unlink()
+
+# The echo agent is agent.py; another kind replaces it, and its tests test_agent.py.
+for kind in ("orchestrator",):
+    agent = project / MODULE / f"agent_{kind}.py"
+    tests = project / "tests" / f"test_agent_{kind}.py"
+    if kind == KIND:
+        agent.replace(project / MODULE / "agent.py")
+        tests.replace(project / "tests" / "test_agent.py")
+    else:
+        agent.unlink()
+        tests.unlink()
 
 infra = project / "infra"
 chosen = infra / CLOUD

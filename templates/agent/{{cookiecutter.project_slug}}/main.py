@@ -10,9 +10,9 @@ functions-framework asks for its target, so each needs only its own settings.
 
 from a2a_serverless_gcp import entry_points
 
-from {{ cookiecutter.module_name }}.agent import echo
+from {{ cookiecutter.module_name }}.agent import {{ cookiecutter.__agent }}
 {% if cookiecutter.fastapi == "yes" %}
-entry_points(__name__, echo, app="{{ cookiecutter.module_name }}.api:api")
+entry_points(__name__, {{ cookiecutter.__agent }}, app="{{ cookiecutter.module_name }}.api:api")
 {%- else %}
-entry_points(__name__, echo)
+entry_points(__name__, {{ cookiecutter.__agent }})
 {%- endif %}

@@ -13,7 +13,7 @@ from a2a_serverless import Settings
 from a2a_serverless.fastapi import mount_agent
 from fastapi import FastAPI
 
-from .agent import echo
+from .agent import {{ cookiecutter.__agent }}
 
 
 def create_api(settings: Settings | None = None) -> FastAPI:
@@ -25,7 +25,7 @@ def create_api(settings: Settings | None = None) -> FastAPI:
     def hello() -> dict[str, str]:
         return {"hello": "world"}
 
-    mount_agent(api, echo, prefix="/agent", settings=settings)
+    mount_agent(api, {{ cookiecutter.__agent }}, prefix="/agent", settings=settings)
     return api
 
 

@@ -10,9 +10,9 @@ its own handler and reads only its own settings (A2A_LAMBDA_TIMEOUT_S differs be
 
 from a2a_serverless_aws import entry_points
 
-from .agent import echo
+from .agent import {{ cookiecutter.__agent }}
 {% if cookiecutter.fastapi == "yes" %}
-entry_points(__name__, echo, app="{{ cookiecutter.module_name }}.api:api")
+entry_points(__name__, {{ cookiecutter.__agent }}, app="{{ cookiecutter.module_name }}.api:api")
 {%- else %}
-entry_points(__name__, echo)
+entry_points(__name__, {{ cookiecutter.__agent }})
 {%- endif %}
