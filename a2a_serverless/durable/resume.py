@@ -23,8 +23,8 @@ an earlier suspension, of a turn that runs or is over, does nothing.
 job again: the worker claims it as any turn and the agent is replayed (session.py). Both paths
 resume only a turn that is suspended (its claim released), so at most one run replays it.
 
-**Cancel**: our task ending (canceled, failed) with remote tasks pending queues a check, which
-asks each remote agent to cancel its task (the journal's commit hook `on_commit`).
+**Cancel**: our task ending (canceled, failed) with remote tasks pending queues a check (the
+journal's commit hook, ending.py), which asks each remote agent to cancel its task.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ import contextlib
 import hmac
 import json
 import logging
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -43,11 +42,11 @@ from ..extras import crypto_available
 from ..http import BodyTooLarge, Request, Response
 from ..journal import Change, Journal, TaskGone, now_ms
 from ..lifecycle import status_event
-from ..models import Task, TaskState, TaskStatusUpdateEvent
+from ..models import Task, TaskState
 from ..push.ratelimit import HostRateLimiter
 from ..queue.base import DurableCheckJob, Job, Queue, RetryJob, RunAgentJob, RunTurn
 from ..routepaths import CALLBACK_PREFIX, JWKS_PATH
-from ..store.base import TaskEvent, TaskRecord
+from ..store.base import TaskRecord
 from ..store.bookkeeping import DurableOp, DurableTurn, durable_of
 from ..turn import agent_message
 from .session import (
@@ -218,26 +217,6 @@ class Resumer:
             await self.journal.write(job.task_id, decide)
 
     # --- our task ended: cancel the remote tasks it waits on -----------------------------------
-
-    async def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
-        """The journal's commit hook: our task just ended with calls pending: queue a check
-        (which cancels their remote tasks)."""
-        if not record.task.status.state.is_terminal:
-            return
-        if not any(
-            isinstance(e.payload, TaskStatusUpdateEvent) and e.payload.status.state.is_terminal
-            for e in events
-        ):
-            return
-        turn = durable_of(record.internal)
-        if turn is None or not turn.pending_calls():
-            return
-        job = check_job(record.task_id, turn, self.settings, self.settings.durable_poll_initial_s)
-        now_job = DurableCheckJob(
-            task_id=record.task_id,
-            payload=msgspec.structs.replace(job.payload, due_at_ms=now_ms()),
-        )
-        await self.queue.enqueue(now_job)
 
     async def _cancel_remote_tasks(self, task_id: str, turn: DurableTurn) -> None:
         pending = turn.pending_calls()
