@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict, Unpack, overload
 
 from .executor import AgentExecutor
-from .function_agent import FunctionExecutor
+from .function_agent import function_executor
 from .models import AgentExtension, AgentProvider, AgentSkill
 
 # The vocabulary of a turn lives in turn.py; these names stay importable from here.
@@ -212,7 +212,7 @@ def agent(
         return Agent(
             name=name or fn.__name__.replace("_", " ").title(),
             description=description or _first_paragraph(fn.__doc__) or fn.__name__,
-            executor=FunctionExecutor(fn),
+            executor=function_executor(fn),
             time_budget_s=time_budget_s,
             func=fn,
             direct=direct,
