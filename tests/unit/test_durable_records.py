@@ -64,3 +64,39 @@ async def test_a_url_from_data_passes_the_ssrf_guard_and_a_configured_one_is_tru
         await remotes.resolve("http://169.254.169.254/latest/")
     with pytest.raises(UnknownRemote, match="local"):
         await remotes.resolve("nobody")
+
+
+async def test_the_remote_cancel_hook_queues_a_check_when_a_task_ends_with_calls_pending() -> None:
+    from a2a_serverless.config import Settings
+    from a2a_serverless.durable.ending import RemoteCancels
+    from a2a_serverless.journal import Journal
+    from a2a_serverless.lifecycle import status_event
+    from a2a_serverless.queue.base import Job
+    from a2a_serverless.queue.inprocess import InProcessQueue
+    from a2a_serverless.store.memory import MemoryStore
+
+    queued: list[Job] = []
+
+    async def record(job: Job) -> None:
+        queued.append(job)
+
+    queue = InProcessQueue(record)
+    remote_cancels = RemoteCancels(queue, Settings())
+    # Handed to the journal when it is made, as every commit hook is (runtime.py).
+    journal = Journal(MemoryStore(), commit_hooks=[remote_cancels.on_commit])
+    pending = DurableTurn(step="m-1").with_op(
+        0, DurableOp(kind="call", key="call u h", remote="u", remote_task_id="r-1")
+    )
+    for task_id, turn in (("with-call", pending), ("without", None)):
+        task = Task(id=task_id, context_id="c", status=TaskStatus(state=TaskState.WORKING))
+        await journal.create(task, owner="o")
+        if turn is not None:
+            await journal.write(task_id, lambda r, t=turn: Change(durable=t))
+        await journal.write(
+            task_id,
+            lambda r: Change(events=[status_event(r.task, TaskState.CANCELED)], claim=None),
+        )
+    await queue.drain()
+    [job] = queued
+    assert isinstance(job, DurableCheckJob)
+    assert (job.task_id, job.payload.turn) == ("with-call", "m-1")
