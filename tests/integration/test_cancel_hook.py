@@ -10,6 +10,7 @@ worker goes on running turns.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import threading
@@ -148,6 +149,55 @@ async def test_a_cancel_made_by_another_instance_reaches_the_hook(tmp_path: Path
         assert executor.stopped == [task.id]
         assert len(executor.hook_calls) == 1
     finally:
+        await queue_here.drain()
+        await here.aclose()
+        await there.aclose()
+
+
+class Stubborn(Holding):
+    """Swallows the refusal of its write after the cancel and would wait on forever."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.let_go = asyncio.Event()
+
+    async def execute(self, context: Context, updater: TaskUpdater) -> None:
+        await updater.start_work("holding")
+        try:
+            await self.gates.arrive_and_wait(context.task_id)
+            with contextlib.suppress(TaskEnded):
+                await updater.add_artifact("after the cancel")
+            await self.let_go.wait()  # set by the test's teardown alone
+        except asyncio.CancelledError:
+            self.stopped.append(context.task_id)
+            raise
+
+
+async def test_a_refused_write_stops_the_turn_without_waiting_for_the_poll(
+    tmp_path: Path,
+) -> None:
+    # The cancel is made by another instance and the poll is an hour: the turn learns of it
+    # from its own refused write, and is stopped then, even though it swallowed the TaskEnded.
+    executor = Stubborn()
+    agent_ = dataclasses.replace(holding_agent(executor), cancel_poll_s=3600)
+    settings = Settings(store_url=f"sqlite:///{tmp_path / 'tasks.db'}")
+    queue_here, queue_there = InProcessQueue(), InProcessQueue()
+    here = Runtime(agent_, settings, queue=queue_here, push_notifications=False)
+    there = Runtime(agent_, settings, queue=queue_there, push_notifications=False)
+    queue_here.bind(there.jobs)
+    try:
+        params = MessageSendParams.model_validate(
+            {"message": user_message("hold"), "configuration": {"blocking": False}}
+        )
+        task = await here.service.send_message(params, Caller())
+        await executor.gates.wait_arrived(task.id, WAIT_S)
+        await here.service.cancel_task(TaskIdParams(id=task.id), Caller())
+        executor.gates.release(task.id)
+        await asyncio.wait_for(executor.hook_done.wait(), WAIT_S)
+        assert executor.stopped == [task.id]
+        assert len(executor.hook_calls) == 1
+    finally:
+        executor.let_go.set()  # a broken run ends here rather than hang the teardown
         await queue_here.drain()
         await here.aclose()
         await there.aclose()
