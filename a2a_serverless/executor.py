@@ -310,8 +310,7 @@ class TaskUpdater:
         return WorkerClaim(claim.step, claim.worker_id, now_ms() + self._lease_ms, claim.attempt)
 
     def _not_ours(self, record: TaskRecord) -> str | None:
-        """Why this turn may no longer write to `record`'s task, or None if it may (and notes
-        a cancel found, for `canceled_elsewhere`)."""
+        """`_refusal`, for a write of this turn's: a refusal also wakes `wait_ended`."""
         refusal = self._refusal(record)
         if refusal is not None and self._watching is not None:
             # What a write of ours found (read fresh from the store) is news to the watch.
@@ -319,6 +318,8 @@ class TaskUpdater:
         return refusal
 
     def _refusal(self, record: TaskRecord) -> str | None:
+        """Why this turn may no longer write to `record`'s task, or None if it may (and notes
+        a cancel found, for `canceled_elsewhere`)."""
         state = record.task.status.state
         if state.is_terminal:
             if state is TaskState.CANCELED:

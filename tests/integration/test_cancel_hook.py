@@ -22,7 +22,7 @@ import pytest
 
 from a2a_serverless import Agent, Context, Settings, TaskEnded, TaskUpdater, agent
 from a2a_serverless.executor import AgentExecutor, CancelableExecutor
-from a2a_serverless.models import MessageSendParams, TaskIdParams, TaskState
+from a2a_serverless.models import MessageSendParams, Task, TaskIdParams, TaskState
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless.runtime import Runtime
 from a2a_serverless.service import Caller
@@ -128,30 +128,49 @@ async def test_a_cancel_stops_the_turn_and_calls_the_hook_once(
 
 
 async def test_a_cancel_made_by_another_instance_reaches_the_hook(tmp_path: Path) -> None:
-    # Two Runtimes on one SQLite store: the cancel's write wakes nothing in the worker's
-    # process, so the worker learns it by reading the task every `cancel_poll_s`.
+    # The cancel's write wakes nothing in the worker's process, so the worker learns it by
+    # reading the task every `cancel_poll_s`.
     executor = Holding()
-    agent = holding_agent(executor)
-    settings = Settings(store_url=f"sqlite:///{tmp_path / 'tasks.db'}")
-    queue_here, queue_there = InProcessQueue(), InProcessQueue()
-    here = Runtime(agent, settings, queue=queue_here, push_notifications=False)
-    there = Runtime(agent, settings, queue=queue_there, push_notifications=False)
-    queue_here.bind(there.jobs)  # the turns of "here"'s tasks run in the other one
-    there.worker.cancel_poll_s = 0.05
-    try:
-        params = MessageSendParams.model_validate(
-            {"message": user_message("hold"), "configuration": {"blocking": False}}
-        )
-        task = await here.service.send_message(params, Caller())
+    async with two_instances(holding_agent(executor), tmp_path) as (here, there):
+        there.worker.cancel_poll_s = 0.05
+        task = await send_there(here, "hold")
         await executor.gates.wait_arrived(task.id, WAIT_S)
-        await here.service.cancel_task(TaskIdParams(id=task.id), Caller())
+        await cancel_here(here, task.id)
         await asyncio.wait_for(executor.hook_done.wait(), WAIT_S)
         assert executor.stopped == [task.id]
         assert len(executor.hook_calls) == 1
+
+
+@contextlib.asynccontextmanager
+async def two_instances(agent_: Agent, tmp_path: Path) -> AsyncIterator[tuple[Runtime, Runtime]]:
+    """Two Runtimes of `agent_` on one SQLite store, as two function instances: the turns of
+    tasks sent to the first (`here`) run in the second (`there`), whose process a write made
+    here does not wake."""
+    settings = Settings(store_url=f"sqlite:///{tmp_path / 'tasks.db'}")
+    queue_here, queue_there = InProcessQueue(), InProcessQueue()
+    here = Runtime(agent_, settings, queue=queue_here, push_notifications=False)
+    there = Runtime(agent_, settings, queue=queue_there, push_notifications=False)
+    queue_here.bind(there.jobs)
+    try:
+        yield here, there
     finally:
         await queue_here.drain()
         await here.aclose()
         await there.aclose()
+
+
+async def send_there(here: Runtime, text: str) -> Task:
+    """A message to a new task, sent to `here` without blocking (its turn runs there)."""
+    params = MessageSendParams.model_validate(
+        {"message": user_message(text), "configuration": {"blocking": False}}
+    )
+    task = await here.service.send_message(params, Caller())
+    assert isinstance(task, Task)
+    return task
+
+
+async def cancel_here(here: Runtime, task_id: str) -> None:
+    await here.service.cancel_task(TaskIdParams(id=task_id), Caller())
 
 
 class Stubborn(Holding):
@@ -180,27 +199,17 @@ async def test_a_refused_write_stops_the_turn_without_waiting_for_the_poll(
     # from its own refused write, and is stopped then, even though it swallowed the TaskEnded.
     executor = Stubborn()
     agent_ = dataclasses.replace(holding_agent(executor), cancel_poll_s=3600)
-    settings = Settings(store_url=f"sqlite:///{tmp_path / 'tasks.db'}")
-    queue_here, queue_there = InProcessQueue(), InProcessQueue()
-    here = Runtime(agent_, settings, queue=queue_here, push_notifications=False)
-    there = Runtime(agent_, settings, queue=queue_there, push_notifications=False)
-    queue_here.bind(there.jobs)
-    try:
-        params = MessageSendParams.model_validate(
-            {"message": user_message("hold"), "configuration": {"blocking": False}}
-        )
-        task = await here.service.send_message(params, Caller())
-        await executor.gates.wait_arrived(task.id, WAIT_S)
-        await here.service.cancel_task(TaskIdParams(id=task.id), Caller())
-        executor.gates.release(task.id)
-        await asyncio.wait_for(executor.hook_done.wait(), WAIT_S)
-        assert executor.stopped == [task.id]
-        assert len(executor.hook_calls) == 1
-    finally:
-        executor.let_go.set()  # a broken run ends here rather than hang the teardown
-        await queue_here.drain()
-        await here.aclose()
-        await there.aclose()
+    async with two_instances(agent_, tmp_path) as (here, _):
+        try:
+            task = await send_there(here, "hold")
+            await executor.gates.wait_arrived(task.id, WAIT_S)
+            await cancel_here(here, task.id)
+            executor.gates.release(task.id)
+            await asyncio.wait_for(executor.hook_done.wait(), WAIT_S)
+            assert executor.stopped == [task.id]
+            assert len(executor.hook_calls) == 1
+        finally:
+            executor.let_go.set()  # a broken run ends here rather than hang the teardown
 
 
 async def test_no_hook_when_the_turn_ends_by_itself() -> None:
@@ -353,30 +362,17 @@ async def test_a_cancel_stops_an_async_function_at_its_await(
 
 
 async def test_a_cancel_from_another_instance_stops_an_async_function(tmp_path: Path) -> None:
-    # Two Runtimes on one SQLite store: the worker learns of the cancel within the agent's
-    # `cancel_poll_s`, reading its task.
+    # The worker learns of the cancel within the agent's `cancel_poll_s`, reading its task.
     waiting = Waiting()
     sleeper = dataclasses.replace(async_function_agent(waiting), cancel_poll_s=0.05)
-    settings = Settings(store_url=f"sqlite:///{tmp_path / 'tasks.db'}")
-    queue_here, queue_there = InProcessQueue(), InProcessQueue()
-    here = Runtime(sleeper, settings, queue=queue_here, push_notifications=False)
-    there = Runtime(sleeper, settings, queue=queue_there, push_notifications=False)
-    queue_here.bind(there.jobs)  # the turns of "here"'s tasks run in the other one
-    try:
-        params = MessageSendParams.model_validate(
-            {"message": user_message("sleep"), "configuration": {"blocking": False}}
-        )
-        task = await here.service.send_message(params, Caller())
+    async with two_instances(sleeper, tmp_path) as (here, _):
+        task = await send_there(here, "sleep")
         await waiting.gates.wait_arrived(task.id, WAIT_S)
-        await here.service.cancel_task(TaskIdParams(id=task.id), Caller())
+        await cancel_here(here, task.id)
         await _wait_until(lambda: waiting.cleaned_up == [task.id])
         assert waiting.cancelled == [task.id]
         record = await here.store.get_task(task.id)
         assert record is not None and record.task.status.state is TaskState.CANCELED
-    finally:
-        await queue_here.drain()
-        await here.aclose()
-        await there.aclose()
 
 
 async def test_a_sync_function_runs_on_and_its_answer_is_dropped() -> None:
