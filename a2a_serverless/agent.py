@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict, Unpack, overload
 
 from .executor import AgentExecutor
-from .function_agent import FunctionExecutor
+from .function_agent import function_executor
 from .models import AgentExtension, AgentProvider, AgentSkill
 
 # The vocabulary of a turn lives in turn.py; these names stay importable from here.
@@ -65,6 +65,12 @@ class Agent:
     extended_skills: list[AgentSkill] = field(default_factory=list)
     # How long one turn may run before the task fails; keep it under the function's timeout.
     time_budget_s: float | None = None
+    # For an executor the worker stops when its task is canceled (a `CancelableExecutor`, an
+    # async function): how often a running turn reads its task to learn of a cancel made by
+    # another instance (one in this process is seen at once), and how long the executor's
+    # `cancel` may take. None: the worker's (2 s and 10 s; worker.py).
+    cancel_poll_s: float | None = None
+    cancel_timeout_s: float | None = None
     # The function behind a decorated agent, so it can still be called directly in tests.
     func: Callable[..., Any] | None = None
     # Asked first, in the request, about each new message (one without a taskId): returns the
@@ -80,6 +86,10 @@ class Agent:
     def __post_init__(self) -> None:
         if self.executor is None and self.direct is None:
             raise TypeError(f"agent {self.name!r} needs an executor, a direct hook or both")
+        for name in ("cancel_poll_s", "cancel_timeout_s"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ValueError(f"agent {self.name!r}: {name} must be positive, not {value!r}")
         if not self.skills:
             self.skills = [
                 AgentSkill(
@@ -202,7 +212,7 @@ def agent(
         return Agent(
             name=name or fn.__name__.replace("_", " ").title(),
             description=description or _first_paragraph(fn.__doc__) or fn.__name__,
-            executor=FunctionExecutor(fn),
+            executor=function_executor(fn),
             time_budget_s=time_budget_s,
             func=fn,
             direct=direct,

@@ -101,6 +101,11 @@ class Subscription:
         woken, self._woken = self._woken, False
         return woken
 
+    def wake(self, record: TaskRecord) -> None:
+        """Wake this reader with `record`, which someone in this process read from the store (a
+        write refused on it), so it need not wait for its next poll to learn what it says."""
+        self._deliver(record, ())
+
     def latest(self) -> TaskRecord | None:
         """The newest record written in this process since the last call, or None when there
         is none or a write did not say (then read the store)."""

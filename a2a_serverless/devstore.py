@@ -14,7 +14,6 @@ no telling whose it was): the start-up line says so.
 from __future__ import annotations
 
 import sqlite3
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from .exceptions import ConfigurationError
 from .holders import holder_is_dead, local_holder_id
+from .store.base import LocalFileStore
 
 if TYPE_CHECKING:
     from .asgi import A2AApplication
@@ -138,8 +138,6 @@ def claim_stores(apps: Sequence[A2AApplication]) -> str:
 
 
 def _sqlite_file(store: object) -> Path | None:
-    # Looked up, not imported: a dev server on another store never loads sqlite's module.
-    module = sys.modules.get("a2a_serverless.store.sqlite")
-    if module is None or not isinstance(store, module.SqliteStore):
-        return None
-    return None if str(store.path) == ":memory:" else store.path.resolve()
+    # Asked through the protocol: a dev server on another store never loads sqlite's module.
+    local_file = store.local_file if isinstance(store, LocalFileStore) else None
+    return None if local_file is None else Path(local_file).resolve()

@@ -30,6 +30,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from .bus import Subscription
 from .ids import url_uuid
 from .journal import Change, Journal, TaskTooLarge, now_ms
 from .lifecycle import status_event
@@ -103,6 +104,8 @@ class TaskUpdater:
         self._artifacts_named = 0
         self._skip_writes = skip_writes
         self._writes = 0
+        # `wait_ended`'s subscription while it waits: a write of ours refused wakes it at once.
+        self._watching: Subscription | None = None
 
     @property
     def task(self) -> Task:
@@ -307,6 +310,14 @@ class TaskUpdater:
         return WorkerClaim(claim.step, claim.worker_id, now_ms() + self._lease_ms, claim.attempt)
 
     def _not_ours(self, record: TaskRecord) -> str | None:
+        """`_refusal`, for a write of this turn's: a refusal also wakes `wait_ended`."""
+        refusal = self._refusal(record)
+        if refusal is not None and self._watching is not None:
+            # What a write of ours found (read fresh from the store) is news to the watch.
+            self._watching.wake(record)
+        return refusal
+
+    def _refusal(self, record: TaskRecord) -> str | None:
         """Why this turn may no longer write to `record`'s task, or None if it may (and notes
         a cancel found, for `canceled_elsewhere`)."""
         state = record.task.status.state
@@ -325,26 +336,31 @@ class TaskUpdater:
 
         For an executor that can stop early (e.g. to call an SDK's cancel) rather than learn it
         from its next write: a write in this process wakes it at once, one in another process
-        (a cancel through another function instance) within `poll_s` seconds, a store read each.
+        (a cancel through another function instance) within `poll_s` seconds, a store read each,
+        or as soon as a write of this updater is refused.
         """
         with self._journal.bus.subscribe(self.task_id) as woken:
-            record: TaskRecord | None = self._record
-            while not self._turn_over:
-                if record is not None:
-                    if record.turn_done == self._step:
-                        # This turn's end was written (by this updater, or by a give-up).
-                        return None
-                    refusal = self._not_ours(record)
-                    if refusal is not None:
-                        return refusal
-                await woken.wait(poll_s)
-                record = woken.latest()
-                if record is None:
-                    try:
-                        record = await self._journal.store.get_task(self.task_id)
-                    except StoreUnavailable:
-                        # The turn's own next write will meet the outage; keep watching.
-                        continue
+            self._watching = woken
+            try:
+                record: TaskRecord | None = self._record
+                while not self._turn_over:
+                    if record is not None:
+                        if record.turn_done == self._step:
+                            # This turn's end was written (by this updater, or by a give-up).
+                            return None
+                        refusal = self._refusal(record)
+                        if refusal is not None:
+                            return refusal
+                    await woken.wait(poll_s)
+                    record = woken.latest()
                     if record is None:
-                        return "the task is gone"
+                        try:
+                            record = await self._journal.store.get_task(self.task_id)
+                        except StoreUnavailable:
+                            # The turn's own next write will meet the outage; keep watching.
+                            continue
+                        if record is None:
+                            return "the task is gone"
+            finally:
+                self._watching = None
         return None

@@ -12,6 +12,12 @@ maps onto the task:
   `progress(...)` or a Message -> a `working` status message; a yielded Artifact -> added whole.
 
 Sync functions and generators run in a worker thread, so blocking code does not stall others.
+
+An async function (or async generator) is stopped as soon as its task is canceled, as an
+executor with a cancel hook is (worker.py): `asyncio.CancelledError` is raised at the await it
+is in, so its `try/finally` (or `async with`) is where it releases what it holds. A sync one
+runs in a thread, which cannot be stopped: it runs on, and what it returns or yields next is
+refused (`TaskEnded`) and dropped.
 """
 
 from __future__ import annotations
@@ -30,6 +36,14 @@ from .sentinel import Sentinel
 from .turn import Context, DirectContext, Progress, TurnOutcome, to_parts
 
 _EXHAUSTED = Sentinel("exhausted")  # the agent's generator ended without a value
+
+
+def function_executor(func: Callable[..., Any]) -> FunctionExecutor:
+    """The executor that runs `func`: one the worker stops on a cancel for an async function or
+    async generator (`AsyncFunctionExecutor`), else one it leaves to its next write."""
+    if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
+        return AsyncFunctionExecutor(func)
+    return FunctionExecutor(func)
 
 
 class FunctionExecutor:
@@ -112,6 +126,15 @@ class FunctionExecutor:
                 artifact_id=str(uuid.uuid4()), parts=_parts(result), name="response"
             )
             await updater.complete(artifacts=[artifact])
+
+
+class AsyncFunctionExecutor(FunctionExecutor):
+    """A `FunctionExecutor` of an async function or async generator, with the cancel hook that
+    makes it a `CancelableExecutor`: the worker stops its turn at once when the task is canceled
+    (the coroutine gets `asyncio.CancelledError` at its await)."""
+
+    async def cancel(self, context: Context, updater: TaskUpdater) -> None:
+        """Nothing more to release: the function's own `finally` ran when it was stopped."""
 
 
 def _parts(value: Any) -> list[Any]:

@@ -1,8 +1,10 @@
 """Wires one deployment together: settings -> store, queue, push's outbox, journal, notifier,
 worker, the job router, service. Each object gets what it uses when it is made (the journal its
-commit and catch-up hooks, the notifier its outbox and signals); the one loop (a queue consumed
-in this process runs its jobs through the router, whose webhook route is the notifier that
-queues on it) is closed by starting the queue with the router last (`Queue.start`).
+commit and catch-up hooks: signals, push's outbox, durable calls' remote cancels; the notifier
+its outbox and signals): nothing is hooked onto an object after it is made. The one loop (a
+queue consumed in this process runs its jobs through the router, whose webhook route is the
+notifier that queues on it) is closed by starting the queue with the router last
+(`Queue.start`).
 
 Every entry point (the dev server, a Lambda handler, a Cloud Function) builds one `Runtime` per
 process (per container) and reuses it across invocations, so connections are made once.
@@ -11,7 +13,6 @@ process (per container) and reuses it across invocations, so connections are mad
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ from .auth import Security, security_from_settings
 from .bus import TaskBus
 from .config import Settings
 from .durable.deferred import DeferredDurable
+from .durable.ending import RemoteCancels
 from .extras import crypto_available
 from .holders import local_holder_id
 from .journal import CommitHook, Journal
@@ -30,7 +32,7 @@ from .queue.router import JobRoute, JobRouter
 from .service import TaskService
 from .skills import SkillGate
 from .store import open_store
-from .store.base import Store
+from .store.base import LocalFileStore, Store
 from .turn import RemoteAgent
 from .worker import Worker
 
@@ -66,23 +68,17 @@ class Runtime:
             tracing.enable()
         # Metrics and traces: what happened, for the observers an entry point brings.
         self.signals = Signals(observers)
-        # On a SQLite file the embedded queue keeps its jobs in that file (they survive a
-        # restart), and every worker on it is on this machine: a dead one is recognised at once.
-        # (Looked up, not imported: a cold start on another store never loads sqlite3.)
-        sqlite = sys.modules.get("a2a_serverless.store.sqlite")
-        sqlite_path = str(getattr(self.store, "path", ":memory:"))
-        durable = (
-            queue is None
-            and sqlite is not None
-            and isinstance(self.store, sqlite.SqliteStore)
-            and sqlite_path != ":memory:"
-        )
+        # On a store in a file on this machine (SQLite) the embedded queue keeps its jobs in that
+        # file (they survive a restart), and every worker on it is on this machine: a dead one
+        # is recognised at once.
+        local_file = self.store.local_file if isinstance(self.store, LocalFileStore) else None
+        durable = queue is None and local_file is not None
         if queue is None:
-            if durable:
+            if local_file is not None:
                 from .queue.sqlite import SqliteQueue
 
                 # Its jobs are this agent's: another agent on the file leaves them alone.
-                queue = SqliteQueue(sqlite_path, agent=agent.name)
+                queue = SqliteQueue(local_file, agent=agent.name)
             else:
                 from .queue.inprocess import InProcessQueue
 
@@ -107,6 +103,8 @@ class Runtime:
             from .push import PushNotifier
 
             outbox = PushNotifier.make_outbox(traced, queue, self.settings)
+        # Our task ending cancels the remote tasks its durable calls wait on.
+        remote_cancels = RemoteCancels(queue, self.settings)
         self.journal = Journal(
             traced,
             TaskBus(),
@@ -114,7 +112,8 @@ class Runtime:
             max_task_bytes=self.settings.max_task_bytes,
             commit_hooks=[self.signals.on_commit]
             + ([outbox.on_commit] if outbox else [])
-            + _dev_hooks(self.settings),
+            + _dev_hooks(self.settings)
+            + [remote_cancels.on_commit],
             # A redelivered turn's job: queue again what its notifications still owe.
             catch_up_hooks=[outbox.reschedule] if outbox else [],
         )
@@ -127,8 +126,6 @@ class Runtime:
         # Durable calls (ctx.call, ctx.sleep, ctx.step): what resumes them (callbacks, checks), and
         # through it their sessions; they name the same remote agents as `ctx.remote`.
         self.durable_calls = DeferredDurable(self.journal, queue, self.settings, remotes)
-        # Our task ending cancels the remote tasks it waits on.
-        self.journal.commit_hooks.append(self.durable_calls.on_commit)
         self.notifier: PushNotifier | None = None
         if keys is not None:
             self.notifier = PushNotifier(

@@ -17,10 +17,13 @@ commit hooks (a push notification not queued): the journal's `catch_up` runs wha
 The worker knows nothing of push notifications.
 
 A client's cancel reaches a running turn as `TaskEnded` from the agent's next write. An executor
-with a cancel hook (`CancelableExecutor`) is watched instead: the turn's `execute` is stopped as
-soon as the task is canceled (at once in this process, within `cancel_poll_s` from another), as
-the SDK's server stops its executor, and its `cancel` is called once, bounded by
-`cancel_timeout_s`, what it raises only logged.
+with a cancel hook (`CancelableExecutor`: an executor class with `cancel`, an async `@agent`
+function, an a2a-sdk executor) is watched instead: the turn's `execute` is stopped as soon as the
+task is canceled (at once in this process or when a write of the turn's is refused, within
+`cancel_poll_s` from another), as the SDK's server stops its executor, and its `cancel` is called
+once, bounded by `cancel_timeout_s`, what it raises only logged. The agent may set both
+(`Agent.cancel_poll_s`, `Agent.cancel_timeout_s`); the worker's are the defaults. This is the one
+place of that rule.
 """
 
 from __future__ import annotations
@@ -335,8 +338,9 @@ class Worker:
         if not isinstance(executor, CancelableExecutor):
             await executor.execute(context, updater)
             return
+        poll_s = self.agent.cancel_poll_s or self.cancel_poll_s
         run = asyncio.ensure_future(executor.execute(context, updater))
-        watch = asyncio.ensure_future(updater.wait_ended(poll_s=self.cancel_poll_s))
+        watch = asyncio.ensure_future(updater.wait_ended(poll_s=poll_s))
         try:
             await asyncio.wait({run, watch}, return_when=asyncio.FIRST_COMPLETED)
             if run.done():
@@ -361,14 +365,13 @@ class Worker:
         executor = self.agent.executor
         if not isinstance(executor, CancelableExecutor):
             return
+        timeout_s = self.agent.cancel_timeout_s or self.cancel_timeout_s
         try:
-            async with asyncio.timeout(self.cancel_timeout_s):
+            async with asyncio.timeout(timeout_s):
                 await executor.cancel(context, updater)
         except TimeoutError:
             log.warning(
-                "task %s: the executor's cancel() took over %g s",
-                context.task_id,
-                self.cancel_timeout_s,
+                "task %s: the executor's cancel() took over %g s", context.task_id, timeout_s
             )
         except Exception:
             log.warning("task %s: the executor's cancel() raised", context.task_id, exc_info=True)

@@ -23,9 +23,11 @@ resubscription and webhook. How events map:
 
 When the turn has ended (completed, input-required, ...), later events are dropped with a
 warning. When `execute` returns without ending the turn, the task completes; when it raises, the
-task fails, as for any agent. When the task is canceled (or the turn taken over) elsewhere, the
-`execute` call is cancelled, as the SDK's own server does, and the executor's `cancel` is
-called, with a queue that drops its events (the task is canceled already), so it can clean up.
+task fails, as for any agent. `SdkAgentExecutor` is a `CancelableExecutor`: when the task is
+canceled elsewhere, the worker cancels the `execute` call, as the SDK's own server does, and
+calls the executor's `cancel`, with a queue that drops its events (the task is canceled
+already), so it can clean up (worker.py has the rule: when, how soon, how long). A turn taken
+over by another worker is stopped too, without `cancel`: the task goes on there.
 
 a2a-sdk is imported on first use, never by `import a2a_serverless`; which of its lines is
 installed is found out then (`sdk_version`).
@@ -33,9 +35,9 @@ installed is found out then (`sdk_version`).
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
+import warnings
 from collections.abc import Awaitable, Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Protocol
@@ -56,12 +58,6 @@ log = logging.getLogger("a2a_serverless.a2a_sdk")
 
 SdkEvent = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 Sink = Callable[[SdkEvent], Awaitable[None]]
-
-# How often a running executor's task is read to learn of a cancel made by another instance
-# (one made in this process is seen at once): one store read per interval per running turn.
-DEFAULT_CANCEL_POLL_S = 2.0
-# How long the executor's `cancel` may take to clean up once the task has ended.
-DEFAULT_CANCEL_TIMEOUT_S = 10.0
 
 
 class Dialect(Protocol):
@@ -109,80 +105,56 @@ def dialect() -> Dialect:
 
 
 class SdkAgentExecutor:
-    """Our executor around an a2a-sdk AgentExecutor (see the module's docstring)."""
+    """Our executor around an a2a-sdk AgentExecutor (see the module's docstring). A
+    `CancelableExecutor`: the worker stops its turn when the task is canceled and calls `cancel`,
+    which calls the SDK executor's."""
 
     def __init__(
         self,
         executor: Any,
         *,
-        cancel_poll_s: float = DEFAULT_CANCEL_POLL_S,
-        cancel_timeout_s: float = DEFAULT_CANCEL_TIMEOUT_S,
+        cancel_poll_s: float | None = None,
+        cancel_timeout_s: float | None = None,
     ) -> None:
+        """`cancel_poll_s` and `cancel_timeout_s` are deprecated here and ignored (the worker
+        watches the turn): give them to `from_a2a_sdk` or `Agent`."""
         for method in ("execute", "cancel"):
             if not callable(getattr(executor, method, None)):
                 raise TypeError(f"{executor!r} is not an a2a-sdk AgentExecutor: no {method}()")
         sdk_line()  # a missing or unsupported a2a-sdk fails here, at start-up
-        if cancel_poll_s <= 0:
-            raise ValueError("cancel_poll_s must be positive")
+        if cancel_poll_s is not None or cancel_timeout_s is not None:
+            warnings.warn(
+                "SdkAgentExecutor's cancel_poll_s and cancel_timeout_s are ignored (the worker "
+                "watches every turn that can be canceled): give them to from_a2a_sdk() or "
+                "Agent(cancel_poll_s=..., cancel_timeout_s=...)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
         self.executor = executor
-        self.cancel_poll_s = cancel_poll_s
-        self.cancel_timeout_s = cancel_timeout_s
 
     async def execute(self, context: Context, updater: TaskUpdater) -> None:
         sdk = dialect()
         # The SDK's server gives no current task on a task's first message; samples make one.
         current = context.task if context.is_continuation else None
-        request_context = sdk.request_context(context, current)
         turn = _Turn(updater)
-        run = asyncio.create_task(self.executor.execute(request_context, sdk.event_queue(turn)))
-        watch = asyncio.create_task(self._watch(updater, turn))
-        try:
-            await asyncio.wait({run, watch}, return_when=asyncio.FIRST_COMPLETED)
-            if run.done() and turn.ended_elsewhere is None:
-                # Finished (or raised) by itself: its result is the turn's.
-                run.result()
-                return
-            reason = turn.ended_elsewhere or watch.result() or "the turn ended"
-        finally:
-            for task in (run, watch):
-                task.cancel()
-            # Let both unwind (the executor's finally blocks run) before the turn is over.
-            await asyncio.gather(run, watch, return_exceptions=True)
-        await self._cancel(sdk, updater.task, context.owner)
-        raise TaskEnded(reason)
+        await self.executor.execute(sdk.request_context(context, current), sdk.event_queue(turn))
+        if turn.ended_elsewhere is not None:
+            # The executor caught the refusal of one of its events and returned: the turn is
+            # over all the same.
+            raise TaskEnded(turn.ended_elsewhere)
 
-    async def _watch(self, updater: TaskUpdater, turn: _Turn) -> str | None:
-        """Returns why the task ended elsewhere, when it does; never returns otherwise."""
-        watcher = asyncio.ensure_future(updater.wait_ended(poll_s=self.cancel_poll_s))
-        stopped = asyncio.ensure_future(turn.stopped.wait())
+    async def cancel(self, context: Context, updater: TaskUpdater) -> None:
+        """The task was canceled while the turn ran (its `execute` is stopped): the SDK
+        executor's `cancel`, with the SDK's RequestContext for a cancel (`current_task` as the
+        turn last saw it) and a queue that drops what it enqueues (the task is canceled
+        already). What it raises is logged (many refuse: UnsupportedOperationError); the worker
+        bounds how long it takes."""
+        sdk = dialect()
+        request_context = sdk.cancel_context(updater.task, context.owner)
         try:
-            await asyncio.wait({watcher, stopped}, return_when=asyncio.FIRST_COMPLETED)
-            if stopped.done():
-                return turn.ended_elsewhere
-            reason = watcher.result()
-            if reason is None:
-                # This turn ended itself: nothing to watch for; the executor finishes.
-                await asyncio.Event().wait()
-            turn.ended_elsewhere = reason
-            return reason
-        finally:
-            watcher.cancel()
-            stopped.cancel()
-
-    async def _cancel(self, sdk: Dialect, task: Task, owner: str | None) -> None:
-        """Give the executor its `cancel`, to clean up; what it enqueues there is dropped."""
-        try:
-            async with asyncio.timeout(self.cancel_timeout_s):
-                context = sdk.cancel_context(task, owner)
-                await self.executor.cancel(context, sdk.event_queue(_drop))
-        except TimeoutError:
-            log.warning(
-                "task %s: the executor's cancel() took over %g s", task.id, self.cancel_timeout_s
-            )
+            await self.executor.cancel(request_context, sdk.event_queue(_drop))
         except Exception as exc:
-            # Many executors refuse cancel (UnsupportedOperationError): the task is canceled
-            # here regardless.
-            log.info("task %s: the executor's cancel() raised %r", task.id, exc)
+            log.info("task %s: the executor's cancel() raised %r", updater.task_id, exc)
 
 
 async def _drop(event: SdkEvent) -> None:
@@ -194,9 +166,8 @@ class _Turn:
 
     def __init__(self, updater: TaskUpdater) -> None:
         self.updater = updater
-        # Why the task ended elsewhere, once a write found out (or the watcher did).
+        # Why the task ended elsewhere, once a write found out.
         self.ended_elsewhere: str | None = None
-        self.stopped = asyncio.Event()
 
     async def __call__(self, event: SdkEvent) -> None:
         updater = self.updater
@@ -212,7 +183,6 @@ class _Turn:
         except TaskEnded as ended:
             if not updater.turn_over:
                 self.ended_elsewhere = str(ended)
-                self.stopped.set()
             raise
 
     async def _apply(self, event: SdkEvent) -> None:
@@ -275,22 +245,26 @@ def from_a2a_sdk(
     *,
     name: str,
     description: str,
-    cancel_poll_s: float = DEFAULT_CANCEL_POLL_S,
-    cancel_timeout_s: float = DEFAULT_CANCEL_TIMEOUT_S,
+    cancel_poll_s: float | None = None,
+    cancel_timeout_s: float | None = None,
     **card: Any,
 ) -> Agent:
     """An `Agent` whose turns an a2a-sdk `AgentExecutor` (0.3.x or 1.x) runs.
 
     `card`: the rest of `Agent`'s fields (`skills`, `input_modes`, `extensions`,
     `time_budget_s`, ...), passed to it as they are, so there is one list of them.
-    `cancel_poll_s`: how often a running turn reads its task to learn of a cancel made by
-    another instance (one in this process is seen at once); `cancel_timeout_s`: how long the
-    executor's `cancel()` may clean up.
+    `cancel_poll_s` and `cancel_timeout_s` are the Agent's (None: the worker's, 2 s and 10 s):
+    how often a running turn reads its task to learn of a cancel made by another instance (one
+    in this process is seen at once), and how long the executor's `cancel()` may clean up.
     """
-    sdk_executor = SdkAgentExecutor(
-        executor, cancel_poll_s=cancel_poll_s, cancel_timeout_s=cancel_timeout_s
+    return Agent(
+        name=name,
+        description=description,
+        executor=SdkAgentExecutor(executor),
+        cancel_poll_s=cancel_poll_s,
+        cancel_timeout_s=cancel_timeout_s,
+        **card,
     )
-    return Agent(name=name, description=description, executor=sdk_executor, **card)
 
 
 __all__ = ["SdkAgentExecutor", "dialect", "from_a2a_sdk", "sdk_line", "sdk_version"]

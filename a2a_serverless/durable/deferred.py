@@ -3,16 +3,16 @@
 Most agents never call `ctx.call`, `ctx.sleep` or `ctx.step`, and a Lambda cold start pays for
 every module it imports (the session, the resumer and the remote agents are about 8 ms on a
 warm disk). `DeferredDurable` stands where the Runtime needs durable calls — the worker's
-`TurnSessions`, the `durable-check` job route, the journal's commit hook, the callback route —
-and builds the real `Resumer` (durable/resume.py, durable/session.py) on the first use that
-needs it: a turn that makes a durable operation or replays recorded ones, a check job, a
-callback, or a commit of a task that has calls pending. A turn that makes none never imports
-them.
+`TurnSessions`, the `durable-check` job route, the callback route — and builds the real
+`Resumer` (durable/resume.py, durable/session.py) on the first use that needs it: a turn that
+makes a durable operation or replays recorded ones, a check job or a callback. A turn that makes
+none never imports them. (The journal's commit hook, which cancels remote tasks when our task
+ends, is ending.py's: it is made before the journal, this after.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..journal import now_ms
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..journal import Journal
     from ..models import Message
     from ..queue.base import Job, Queue
-    from ..store.base import TaskEvent, TaskRecord
+    from ..store.base import TaskRecord
     from ..turn import RemoteAgent
     from .outcomes import CallResult
     from .resume import Resumer
@@ -65,7 +65,7 @@ class DeferredDurable:
             return self.resumer.calls.begin(record, step)
         return DeferredSession(self, record, step)
 
-    # --- the job route, the callback route, the commit hook ------------------------------------
+    # --- the job route, the callback route -----------------------------------------------------
 
     async def handle(self, job: Job) -> None:
         await self.resumer.handle(job)
@@ -75,11 +75,6 @@ class DeferredDurable:
 
     async def callback(self, request: Request) -> Response:
         return await self.resumer.callback(request)
-
-    async def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
-        if self._resumer is None and durable_of(record.internal) is None:
-            return  # no durable operation was ever recorded for this task
-        await self.resumer.on_commit(record, events)
 
 
 class DeferredSession:

@@ -26,7 +26,7 @@ resume only a turn that is suspended (its claim released), so at most one run re
 **Cancel**: a turn that ends — our task terminal (completed, failed, canceled, rejected) or
 interrupted (input-required, auth-required: the next turn is a new message) — leaves behind the
 remote tasks no later turn can reach: `left_behind` is that one rule. The commit that ends the
-turn queues a check (the journal's commit hook `on_commit`), which asks each remote agent to
+turn queues a check (the journal's commit hook, ending.py), which asks each remote agent to
 cancel its task and marks those calls `canceled`. A call still pending is left behind by every
 end (no later turn can learn its task: the call never returned). A remote task that asked a
 question (input-required, auth-required) is not: the agent had its answer, and the next turn can
@@ -49,10 +49,9 @@ from ..extras import crypto_available
 from ..http import BodyTooLarge, Request, Response
 from ..journal import Change, Journal, TaskGone, now_ms
 from ..lifecycle import status_event
-from ..models import Task, TaskState, TaskStatusUpdateEvent
+from ..models import Task, TaskState
 from ..push.ratelimit import HostRateLimiter
 from ..queue.base import (
-    DurableCheck,
     DurableCheckJob,
     Job,
     Queue,
@@ -62,9 +61,10 @@ from ..queue.base import (
     RunTurn,
 )
 from ..routepaths import CALLBACK_PREFIX, JWKS_PATH
-from ..store.base import TaskEvent, TaskRecord
+from ..store.base import TaskRecord
 from ..store.bookkeeping import DurableOp, DurableTurn, durable_of
 from ..turn import agent_message
+from .ending import left_behind, turn_over
 from .session import (
     DurableCalls,
     cancel_remote,
@@ -239,31 +239,6 @@ class Resumer:
 
     # --- a turn ended: cancel the remote tasks it leaves behind ---------------------------------
 
-    async def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
-        """The journal's commit hook: a turn just ended (a terminal or interrupted status was
-        committed and the durable turn is over) leaving remote tasks behind: queue a check, due
-        now, naming them, which cancels them."""
-        if not any(
-            isinstance(e.payload, TaskStatusUpdateEvent)
-            and (e.payload.status.state.is_terminal or e.payload.status.state.is_interrupted)
-            for e in events
-        ):
-            return
-        turn = durable_of(record.internal)
-        if turn is None or not turn_over(record, turn):
-            return
-        targets = left_behind(record, turn)
-        if not targets:
-            return
-        check = DurableCheck(
-            turn=turn.step,
-            generation=turn.generation,
-            due_at_ms=now_ms(),
-            poll_s=self.settings.durable_poll_initial_s,
-            cancel=tuple(targets),
-        )
-        await self.queue.enqueue(DurableCheckJob(task_id=record.task_id, payload=check))
-
     async def _cancel_left_behind(
         self, task_id: str, step: str, targets: Sequence[RemoteTaskRef]
     ) -> None:
@@ -374,45 +349,6 @@ class Resumer:
             log.info("remote task %s not read: %s", op.remote_task_id, exc)
             return None
         return task
-
-
-def turn_over(record: TaskRecord, turn: DurableTurn) -> bool:
-    """Whether `turn` has ended: our task is terminal, the turn's end is written, or a newer
-    turn has begun."""
-    return (
-        record.task.status.state.is_terminal
-        or record.turn_done == turn.step
-        or record.step != turn.step
-    )
-
-
-def left_behind(record: TaskRecord, turn: DurableTurn) -> list[RemoteTaskRef]:
-    """The remote tasks of `turn`, which is over, that nobody will come back for: every call
-    still pending (the agent never had its task id, so no later turn can reach it) and, once
-    our task itself has ended, every remote task whose last answer in the turn asked a question
-    (a later turn could have answered it; none will come)."""
-    found = turn.pending_calls()
-    if record.task.status.state.is_terminal:
-        last: dict[str, tuple[int, DurableOp]] = {}
-        for position, op in sorted((int(p), op) for p, op in turn.ops.items()):
-            if op.kind == "call" and op.remote_task_id:
-                last[op.remote_task_id] = (position, op)
-        found += [(p, op) for p, op in last.values() if op.state == "done" and _asked(op)]
-    return [
-        RemoteTaskRef(position=p, remote=op.remote or "", task_id=op.remote_task_id or "")
-        for p, op in sorted(found)
-        if op.remote and op.remote_task_id
-    ]
-
-
-def _asked(op: DurableOp) -> bool:
-    """Whether a finished call's recorded outcome is a remote task asking for input."""
-    if op.result is None:
-        return False
-    data: Any = json.loads(op.result)
-    if not isinstance(data, dict) or data.get("kind") == "message":
-        return False
-    return Task.model_validate(data).status.state.is_interrupted
 
 
 def _suspended(record: TaskRecord, turn: DurableTurn) -> bool:

@@ -370,6 +370,16 @@ class DeadLetterScan(Protocol):
         ...
 
 
+@runtime_checkable
+class LocalFileStore(Protocol):
+    """What a store may offer besides `Store`: the file on this machine it keeps its tasks in
+    (SqliteStore; None for one in memory). The Runtime then keeps its queue's jobs in the same
+    file (they survive a restart) and knows every worker on it is on this machine."""
+
+    @property
+    def local_file(self) -> str | None: ...
+
+
 # --- the stored shapes, shared by every adapter -------------------------------------------------
 
 

@@ -183,6 +183,12 @@ class SqliteStore:
             self._conn.close()
             raise
 
+    @property
+    def local_file(self) -> str | None:
+        """The store's file (`LocalFileStore`); None in memory."""
+        path = str(self.path)
+        return None if path == ":memory:" else path
+
     def _check_schema(self) -> None:
         """Refuse a database without a store's schema (empty, or another program's) rather
         than write one into it."""

@@ -15,6 +15,7 @@ from a2a.types import Artifact, Part, Task, TaskState, TaskStatus, TextPart
 from a2a.utils import new_agent_text_message
 
 from a2a_serverless.a2a_sdk import SdkAgentExecutor, from_a2a_sdk
+from a2a_serverless.executor import CancelableExecutor
 from tests.integration.agent_fixtures import FAST, events_of, send
 
 
@@ -104,7 +105,18 @@ def test_what_is_not_an_executor_is_refused() -> None:
     with pytest.raises(TypeError, match="not an a2a-sdk AgentExecutor"):
         SdkAgentExecutor(object())
     with pytest.raises(ValueError, match="cancel_poll_s"):
-        SdkAgentExecutor(Scripted(None), cancel_poll_s=0)
+        from_a2a_sdk(Scripted(None), name="S", description="s", cancel_poll_s=0)
+
+
+def test_the_cancel_settings_are_the_agents() -> None:
+    agent = from_a2a_sdk(
+        Scripted(None), name="S", description="s", cancel_poll_s=0.5, cancel_timeout_s=3
+    )
+    assert (agent.cancel_poll_s, agent.cancel_timeout_s) == (0.5, 3)
+    # The bridge has no watch of its own: the worker's stops it, and calls its cancel.
+    assert isinstance(agent.executor, CancelableExecutor)
+    with pytest.warns(DeprecationWarning, match="ignored"):
+        SdkAgentExecutor(Scripted(None), cancel_poll_s=1.0)
 
 
 def test_the_core_does_not_import_a2a_sdk() -> None:

@@ -1,4 +1,5 @@
-"""An executor's cancel hook (`CancelableExecutor.cancel`) and the updater's SDK-named verbs.
+"""An executor's cancel hook (`CancelableExecutor.cancel`), the cancel of `@agent` functions, and
+the updater's SDK-named verbs.
 
 A client's cancel, in either protocol version and binding, stops a running turn of an executor
 with a hook and calls the hook once; a turn that ends by itself, or a task canceled between
@@ -9,15 +10,19 @@ worker goes on running turns.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import logging
+import threading
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from a2a_serverless import Agent, Context, Settings, TaskEnded, TaskUpdater
+from a2a_serverless import Agent, Context, Settings, TaskEnded, TaskUpdater, agent
 from a2a_serverless.executor import AgentExecutor, CancelableExecutor
-from a2a_serverless.models import MessageSendParams, TaskIdParams, TaskState
+from a2a_serverless.models import MessageSendParams, Task, TaskIdParams, TaskState
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless.runtime import Runtime
 from a2a_serverless.service import Caller
@@ -123,30 +128,88 @@ async def test_a_cancel_stops_the_turn_and_calls_the_hook_once(
 
 
 async def test_a_cancel_made_by_another_instance_reaches_the_hook(tmp_path: Path) -> None:
-    # Two Runtimes on one SQLite store: the cancel's write wakes nothing in the worker's
-    # process, so the worker learns it by reading the task every `cancel_poll_s`.
+    # The cancel's write wakes nothing in the worker's process, so the worker learns it by
+    # reading the task every `cancel_poll_s`.
     executor = Holding()
-    agent = holding_agent(executor)
-    settings = Settings(store_url=f"sqlite:///{tmp_path / 'tasks.db'}")
-    queue_here, queue_there = InProcessQueue(), InProcessQueue()
-    here = Runtime(agent, settings, queue=queue_here, push_notifications=False)
-    there = Runtime(agent, settings, queue=queue_there, push_notifications=False)
-    queue_here.bind(there.jobs)  # the turns of "here"'s tasks run in the other one
-    there.worker.cancel_poll_s = 0.05
-    try:
-        params = MessageSendParams.model_validate(
-            {"message": user_message("hold"), "configuration": {"blocking": False}}
-        )
-        task = await here.service.send_message(params, Caller())
+    async with two_instances(holding_agent(executor), tmp_path) as (here, there):
+        there.worker.cancel_poll_s = 0.05
+        task = await send_there(here, "hold")
         await executor.gates.wait_arrived(task.id, WAIT_S)
-        await here.service.cancel_task(TaskIdParams(id=task.id), Caller())
+        await cancel_here(here, task.id)
         await asyncio.wait_for(executor.hook_done.wait(), WAIT_S)
         assert executor.stopped == [task.id]
         assert len(executor.hook_calls) == 1
+
+
+@contextlib.asynccontextmanager
+async def two_instances(agent_: Agent, tmp_path: Path) -> AsyncIterator[tuple[Runtime, Runtime]]:
+    """Two Runtimes of `agent_` on one SQLite store, as two function instances: the turns of
+    tasks sent to the first (`here`) run in the second (`there`), whose process a write made
+    here does not wake."""
+    settings = Settings(store_url=f"sqlite:///{tmp_path / 'tasks.db'}")
+    queue_here, queue_there = InProcessQueue(), InProcessQueue()
+    here = Runtime(agent_, settings, queue=queue_here, push_notifications=False)
+    there = Runtime(agent_, settings, queue=queue_there, push_notifications=False)
+    queue_here.bind(there.jobs)
+    try:
+        yield here, there
     finally:
         await queue_here.drain()
         await here.aclose()
         await there.aclose()
+
+
+async def send_there(here: Runtime, text: str) -> Task:
+    """A message to a new task, sent to `here` without blocking (its turn runs there)."""
+    params = MessageSendParams.model_validate(
+        {"message": user_message(text), "configuration": {"blocking": False}}
+    )
+    task = await here.service.send_message(params, Caller())
+    assert isinstance(task, Task)
+    return task
+
+
+async def cancel_here(here: Runtime, task_id: str) -> None:
+    await here.service.cancel_task(TaskIdParams(id=task_id), Caller())
+
+
+class Stubborn(Holding):
+    """Swallows the refusal of its write after the cancel and would wait on forever."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.let_go = asyncio.Event()
+
+    async def execute(self, context: Context, updater: TaskUpdater) -> None:
+        await updater.start_work("holding")
+        try:
+            await self.gates.arrive_and_wait(context.task_id)
+            with contextlib.suppress(TaskEnded):
+                await updater.add_artifact("after the cancel")
+            await self.let_go.wait()  # set by the test's teardown alone
+        except asyncio.CancelledError:
+            self.stopped.append(context.task_id)
+            raise
+
+
+async def test_a_refused_write_stops_the_turn_without_waiting_for_the_poll(
+    tmp_path: Path,
+) -> None:
+    # The cancel is made by another instance and the poll is an hour: the turn learns of it
+    # from its own refused write, and is stopped then, even though it swallowed the TaskEnded.
+    executor = Stubborn()
+    agent_ = dataclasses.replace(holding_agent(executor), cancel_poll_s=3600)
+    async with two_instances(agent_, tmp_path) as (here, _):
+        try:
+            task = await send_there(here, "hold")
+            await executor.gates.wait_arrived(task.id, WAIT_S)
+            await cancel_here(here, task.id)
+            executor.gates.release(task.id)
+            await asyncio.wait_for(executor.hook_done.wait(), WAIT_S)
+            assert executor.stopped == [task.id]
+            assert len(executor.hook_calls) == 1
+        finally:
+            executor.let_go.set()  # a broken run ends here rather than hang the teardown
 
 
 async def test_no_hook_when_the_turn_ends_by_itself() -> None:
@@ -230,6 +293,119 @@ async def test_a_hook_that_fails_does_not_break_the_cancel(
     assert any(expected in r.getMessage() for r in caplog.records), caplog.text
     if hook == "hang":
         assert executor.hook_cut_short
+
+
+# --- @agent functions: an async one is stopped, a sync one runs on -------------------------------
+
+
+class Waiting:
+    """What an agent function waits on, and what befalls it: arrived, stopped, its finally."""
+
+    def __init__(self) -> None:
+        self.gates = Gates()
+        self.cancelled: list[str] = []
+        self.cleaned_up: list[str] = []
+        self.finished = threading.Event()
+
+
+def async_function_agent(waiting: Waiting) -> Agent:
+    @agent(name="Sleeper", description="Awaits a long wait, cleaning up after.")
+    async def sleeper(ctx: Context) -> str:
+        try:
+            # Nothing but an await: no updater write would tell it of a cancel.
+            await waiting.gates.arrive_and_wait(ctx.task_id)
+        except asyncio.CancelledError:
+            waiting.cancelled.append(ctx.task_id)
+            raise
+        finally:
+            waiting.cleaned_up.append(ctx.task_id)
+        return "woke up"
+
+    return sleeper
+
+
+def async_generator_agent(waiting: Waiting) -> Agent:
+    @agent(name="Streamer", description="Streams a chunk, then awaits.")
+    async def streamer(ctx: Context) -> AsyncIterator[str]:
+        yield "first"
+        try:
+            await waiting.gates.arrive_and_wait(ctx.task_id)
+        finally:
+            waiting.cleaned_up.append(ctx.task_id)
+        yield "second"
+
+    return streamer
+
+
+@pytest.mark.parametrize("make_agent", [async_function_agent, async_generator_agent])
+@pytest.mark.parametrize(("version", "binding"), [("1.0", "jsonrpc"), ("0.3", "rest")])
+async def test_a_cancel_stops_an_async_function_at_its_await(
+    make_agent: Any, version: Version, binding: Binding
+) -> None:
+    waiting = Waiting()
+    sleeper = make_agent(waiting)
+    assert isinstance(sleeper.executor, CancelableExecutor)
+    async with AgentTestClient(sleeper, version=version, binding=binding) as client:
+        task = await client.send("sleep", blocking=False)
+        await waiting.gates.wait_arrived(task.id, WAIT_S)
+
+        canceled = await client.cancel_task(task.id)
+        assert canceled.status.state is TaskState.CANCELED
+        # Stopped at once: its finally runs without its wait ever being released.
+        await _wait_until(lambda: waiting.cleaned_up == [task.id])
+        assert (await client.get_task(task.id)).status.state is TaskState.CANCELED
+        # The worker is free: the next task runs to its end.
+        second = await client.send("again", blocking=False)
+        await waiting.gates.wait_arrived(second.id, WAIT_S)
+        waiting.gates.release(second.id)
+        await _wait_for_state(client, second.id, TaskState.COMPLETED)
+
+
+async def test_a_cancel_from_another_instance_stops_an_async_function(tmp_path: Path) -> None:
+    # The worker learns of the cancel within the agent's `cancel_poll_s`, reading its task.
+    waiting = Waiting()
+    sleeper = dataclasses.replace(async_function_agent(waiting), cancel_poll_s=0.05)
+    async with two_instances(sleeper, tmp_path) as (here, _):
+        task = await send_there(here, "sleep")
+        await waiting.gates.wait_arrived(task.id, WAIT_S)
+        await cancel_here(here, task.id)
+        await _wait_until(lambda: waiting.cleaned_up == [task.id])
+        assert waiting.cancelled == [task.id]
+        record = await here.store.get_task(task.id)
+        assert record is not None and record.task.status.state is TaskState.CANCELED
+
+
+async def test_a_sync_function_runs_on_and_its_answer_is_dropped() -> None:
+    waiting = Waiting()
+    release = threading.Event()
+
+    @agent(name="Blocking", description="Blocks its thread until let go.")
+    def blocking(text: str) -> str:
+        waiting.gates.arrived[text].set()  # read by the test's loop once set: a flag, no wake-up
+        release.wait(WAIT_S)
+        waiting.finished.set()
+        return "too late"
+
+    assert not isinstance(blocking.executor, CancelableExecutor)
+    async with AgentTestClient(blocking) as client:
+        task = await client.send("block", blocking=False)
+        await _wait_until(lambda: waiting.gates.arrived["block"].is_set())
+        canceled = await client.cancel_task(task.id)
+        assert canceled.status.state is TaskState.CANCELED
+        release.set()
+        await _wait_until(waiting.finished.is_set)
+        queue = client.app.runtime.queue
+        assert isinstance(queue, InProcessQueue)
+        await queue.drain()  # the turn is over: what the function returned was refused
+        done = await client.get_task(task.id)
+    assert done.status.state is TaskState.CANCELED
+    assert not done.artifacts
+
+
+async def _wait_until(check: Callable[[], bool]) -> None:
+    async with asyncio.timeout(WAIT_S):
+        while not check():  # noqa: ASYNC110
+            await asyncio.sleep(0.01)
 
 
 # --- the updater's verbs as the SDK names them ----------------------------------------------------

@@ -369,6 +369,43 @@ async def test_canceling_our_task_cancels_the_remote_task(stack: Stack) -> None:
     await until(marked, "the call marked canceled")
 
 
+async def test_a_cancel_during_an_inline_call_stops_the_agent_and_cancels_the_remote_task(
+    stack: Stack,
+) -> None:
+    gate, cleaned_up = Gate(), asyncio.Event()
+
+    @agent(name="Patient", description="waits for the worker inline")
+    async def patient(ctx: Context) -> str:
+        try:
+            result = await ctx.call("worker", "slowly")
+        finally:
+            cleaned_up.set()
+        return result.text
+
+    # A long inline window: the turn is running (awaiting the call), not suspended, when the
+    # cancel comes.
+    worker, orch = await two_agents(
+        stack, patient, gate, orchestrator_settings={"durable_inline_wait_s": 120.0}
+    )
+    client, task = await send(orch.url, "go")
+
+    async def called() -> bool:
+        kept = durable_of((await orch.record(task.id)).internal)
+        return kept is not None and any(o.remote_task_id for o in kept.ops.values())
+
+    await until(called, "the remote task recorded")
+    await asyncio.wait_for(gate.arrived.wait(), WAIT_S)
+    op = next(iter(durable_of((await orch.record(task.id)).internal).ops.values()))  # type: ignore[union-attr]
+    assert op.remote_task_id is not None
+
+    await client.cancel_task(task.id)
+    # Stopped at its await, not when the call's inline window ends.
+    await asyncio.wait_for(cleaned_up.wait(), WAIT_S)
+    worker_client = await A2AClient.connect(worker.url, allow_private_urls=True)
+    await wait_state(worker_client, op.remote_task_id, TaskState.CANCELED)
+    assert (await client.get_task(task.id)).status.state is TaskState.CANCELED
+
+
 async def test_past_its_deadline_a_call_cancels_the_remote_task_and_raises(stack: Stack) -> None:
     gate = Gate()
     seen: list[str] = []

@@ -97,7 +97,7 @@ def _record(state: TaskState, turn: DurableTurn, *, done: bool = False) -> TaskR
 
 
 def test_a_turn_over_leaves_behind_its_pending_calls_and_at_the_tasks_end_its_questions() -> None:
-    from a2a_serverless.durable.resume import left_behind, turn_over
+    from a2a_serverless.durable.ending import left_behind, turn_over
 
     turn = DurableTurn(step="m-1")
     for position, op in enumerate(
@@ -156,6 +156,7 @@ async def test_a_turns_end_names_what_it_left_behind_so_a_next_turn_cannot_hide_
     from typing import Any
 
     from a2a_serverless.config import Settings
+    from a2a_serverless.durable.ending import RemoteCancels
     from a2a_serverless.durable.remotes import Remotes
     from a2a_serverless.durable.resume import Resumer
     from a2a_serverless.durable.session import DurableCalls
@@ -179,10 +180,10 @@ async def test_a_turns_end_names_what_it_left_behind_so_a_next_turn_cannot_hide_
         async def enqueue(self, job: Any, *, delay_s: float = 0.0) -> None:
             queued.append(job)
 
-    journal = Journal(MemoryStore())
     settings = Settings()
+    ending = RemoteCancels(Captured(), settings)  # type: ignore[arg-type]
+    journal = Journal(MemoryStore(), commit_hooks=[ending.on_commit])
     resumer = Resumer(DurableCalls(journal, Captured(), settings, FakeRemotes(settings)))  # type: ignore[arg-type]
-    journal.commit_hooks.append(resumer.on_commit)
 
     turn = DurableTurn(step="m-1").with_op(0, _call("rt-1"))
     task = Task(id="t", context_id="c", status=TaskStatus(state=TaskState.WORKING))
@@ -205,3 +206,39 @@ async def test_a_turns_end_names_what_it_left_behind_so_a_next_turn_cannot_hide_
     assert canceled == ["rt-1"]
     kept = durable_of((await journal.store.get_task("t")).internal)  # type: ignore[union-attr]
     assert kept is not None and kept.step == "m-2" and kept.op(0) == _call("rt-2")
+
+
+async def test_the_remote_cancel_hook_queues_a_check_when_a_task_ends_with_calls_pending() -> None:
+    from a2a_serverless.config import Settings
+    from a2a_serverless.durable.ending import RemoteCancels
+    from a2a_serverless.journal import Journal
+    from a2a_serverless.lifecycle import status_event
+    from a2a_serverless.queue.base import Job
+    from a2a_serverless.queue.inprocess import InProcessQueue
+    from a2a_serverless.store.memory import MemoryStore
+
+    queued: list[Job] = []
+
+    async def record(job: Job) -> None:
+        queued.append(job)
+
+    queue = InProcessQueue(record)
+    remote_cancels = RemoteCancels(queue, Settings())
+    # Handed to the journal when it is made, as every commit hook is (runtime.py).
+    journal = Journal(MemoryStore(), commit_hooks=[remote_cancels.on_commit])
+    pending = DurableTurn(step="m-1").with_op(
+        0, DurableOp(kind="call", key="call u h", remote="u", remote_task_id="r-1")
+    )
+    for task_id, turn in (("with-call", pending), ("without", None)):
+        task = Task(id=task_id, context_id="c", status=TaskStatus(state=TaskState.WORKING))
+        await journal.create(task, owner="o")
+        if turn is not None:
+            await journal.write(task_id, lambda r, t=turn: Change(durable=t))
+        await journal.write(
+            task_id,
+            lambda r: Change(events=[status_event(r.task, TaskState.CANCELED)], claim=None),
+        )
+    await queue.drain()
+    [job] = queued
+    assert isinstance(job, DurableCheckJob)
+    assert (job.task_id, job.payload.turn) == ("with-call", "m-1")
