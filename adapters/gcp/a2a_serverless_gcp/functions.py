@@ -15,7 +15,9 @@ function registered with functions-framework.
 `make_http_handler(agent, app=api)` serves a FastAPI (or Starlette) app into which
 `a2a_serverless.fastapi.mount_agent` put the agent: its own routes beside the agent's, with the
 same set-up; the mount serves with the deployment's Runtime, and the app's lifespan (its
-start-up, then the agent's) runs on the first request of each process.
+start-up, then the agent's) runs on the first request of each process. The worker given the app
+too (`make_worker_handler(agent, app=...)`, which `entry_points` passes on) names its durable
+calls' callbacks under the mount's prefix (a2a_serverless/mountprefix.py).
 
 Both are registered with functions-framework's ASGI mode (`functions_framework.aio`), so they
 run under uvicorn and SSE streams go out as they are written (Cloud Run and Cloud Functions gen2
