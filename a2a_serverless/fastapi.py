@@ -23,8 +23,10 @@ with the same URLs; `well_known=False` leaves that path to the app.
 
 The agent's Runtime (store, queue, signing keys) is built on first use, from the A2A_*
 environment; an entry point (`a2a-serverless dev`, the AWS HTTP handler, the GCP HTTP function)
-binds its own first, so the app runs with the platform's set-up. `mount_agent` wires the
-Runtime's start and close into the app's lifespan, around the app's own.
+binds its own first, so the app runs with the platform's set-up. Either is built with the
+prefix (`Runtime(..., public_prefix=prefix)`, mountprefix.py), so durable calls name their
+callbacks under it (A2A_PUBLIC_URL + the prefix), where the mount answers them. `mount_agent`
+wires the Runtime's start and close into the app's lifespan, around the app's own.
 
 Imported only by users who ask for it: `import a2a_serverless` never loads FastAPI or Starlette.
 """
@@ -43,7 +45,7 @@ from .agent import Agent
 from .asgi import A2AApplication
 from .config import Settings
 from .http import Receive, Request, Scope, Send
-from .publicurl import from_trusted_proxy, join_url, request_base_url
+from .publicurl import clean_prefix, from_trusted_proxy, join_url, request_base_url
 from .routepaths import CARD_PATHS
 from .runtime import Runtime
 
@@ -105,7 +107,9 @@ class AgentMount:
         self.agent = agent
         self.prefix = prefix
         self.settings = settings
-        self.runtime_options = dict(runtime_options)
+        # What a Runtime serving this mount is built with (the mount's own, `a2a-serverless
+        # dev`'s): the prefix, under which durable calls name their callbacks, among them.
+        self.runtime_options = {**runtime_options, "public_prefix": prefix}
         self._app: MountedApplication | None = None
         # Whether this mount's lifespan closes the runtime: not when an entry point that owns
         # the runtime (a Lambda container, a function's deployment) bound it.
@@ -122,9 +126,16 @@ class AgentMount:
 
     def bind(self, runtime: Runtime, *, owned: bool = False) -> MountedApplication:
         """Serve the agent with `runtime` (an entry point's); `owned`: the app's lifespan
-        closes it. Refused once the mount serves with another runtime."""
+        closes it. Refused once the mount serves with another runtime, and for a runtime not
+        built with the mount's prefix (`Runtime(..., public_prefix=mount.prefix)`): its durable
+        calls would name callbacks outside the mount, which no route answers."""
         if runtime.agent is not self.agent:
             raise ValueError(f"this mount serves {self.agent.name!r}, not {runtime.agent.name!r}")
+        if runtime.public_prefix != self.prefix:
+            raise ValueError(
+                f"the runtime's public_prefix is {runtime.public_prefix!r}, not this mount's "
+                f"{self.prefix!r}: build it with Runtime(..., public_prefix={self.prefix!r})"
+            )
         if self._app is not None and self._app.runtime is not runtime:
             raise RuntimeError(
                 f"the agent mounted at {self.prefix!r} already serves with another runtime: "
@@ -181,8 +192,10 @@ def mount_agent(
     `well_known`: also serve the card at the app's root `/.well-known/agent-card.json` (and
     the older `agent.json`); an app can do so for one agent only.
     """
-    prefix = "/" + prefix.strip("/")
-    if prefix == "/":
+    if "public_prefix" in runtime_options:
+        raise ValueError("the runtime's public_prefix is the mount's prefix: pass prefix= alone")
+    prefix = clean_prefix(prefix)
+    if not prefix:
         raise ValueError(
             "mount the agent under a prefix such as '/agent': at the root it would answer "
             "every path of the app (serve it alone with create_app instead)"

@@ -15,17 +15,22 @@ from:
    is then served `Cache-Control: private` with `Vary` on those headers (asgi.py).
 
 Never from the wildcard address a server happens to be bound to. Like `origins.py`, this is
-about HTTP and the platforms, and knows nothing of A2A.
+about HTTP and the platforms, and knows nothing of A2A. An agent served under a path of the app
+(a FastAPI mount) is at that prefix under the base: `clean_prefix`, `PublicPrefix`.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 _WILDCARD_HOSTS = {"0.0.0.0", "[::]", "::"}
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+# Where an agent is served under the configured public URL (a FastAPI mount's prefix, given to
+# its Runtime: mountprefix.py), or what finds it on first use (a worker's app named by
+# reference).
+PublicPrefix = str | Callable[[], str]
 
 
 def request_base_url(
@@ -50,7 +55,7 @@ def request_base_url(
         host = name if port is None else f"{name}:{port}"
     host = _not_wildcard(host or "localhost")
     prefix = _first(forwarded.get("x-forwarded-prefix")) or root_path
-    return f"{proto}://{host}{_clean_prefix(prefix)}"
+    return f"{proto}://{host}{clean_prefix(prefix)}"
 
 
 def platform_base_url(event: Mapping[str, Any] | None) -> str | None:
@@ -117,11 +122,17 @@ def _not_wildcard(host: str) -> str:
     return host
 
 
-def _clean_prefix(prefix: str | None) -> str:
+def clean_prefix(prefix: str | None) -> str:
+    """`prefix` as a path to append to a base URL: "" for none, else "/a/b" (no trailing /)."""
     if not prefix:
         return ""
     prefix = "/" + prefix.strip("/")
     return "" if prefix == "/" else prefix
+
+
+def resolved_prefix(prefix: PublicPrefix) -> str:
+    """A public path prefix (see `PublicPrefix`), found now if it is found on first use."""
+    return clean_prefix(prefix() if callable(prefix) else prefix)
 
 
 def join_url(base: str, path: str) -> str:

@@ -27,6 +27,7 @@ from .extras import crypto_available
 from .holders import local_holder_id
 from .journal import CommitHook, Journal
 from .observability import Observer, Signals
+from .publicurl import PublicPrefix, clean_prefix
 from .queue.base import DURABLE_CHECK, RUN_AGENT, WEBHOOK_JOB, Queue
 from .queue.router import JobRoute, JobRouter
 from .service import TaskService
@@ -55,8 +56,15 @@ class Runtime:
         push_notifications: bool = True,
         security: Security | None = None,
         observers: Sequence[Observer] = (),
+        public_prefix: PublicPrefix = "",
     ) -> None:
+        """`public_prefix`: the path under A2A_PUBLIC_URL where the agent is served, a FastAPI
+        mount's prefix (mountprefix.py), under which its durable calls' callbacks are named; a
+        callable finds it on first use (a worker's app named by reference)."""
         self.agent = agent
+        self.public_prefix = (
+            clean_prefix(public_prefix) if isinstance(public_prefix, str) else public_prefix
+        )
         self.settings = settings or Settings.from_env()
         # Who may call: from `security`, else the A2A_AUTH_* settings, else anonymous.
         self.security = security if security is not None else security_from_settings(self.settings)
@@ -125,7 +133,9 @@ class Runtime:
             remotes = remote_agents(agent.remote_agents, self.settings.remote_agents)
         # Durable calls (ctx.call, ctx.sleep, ctx.step): what resumes them (callbacks, checks), and
         # through it their sessions; they name the same remote agents as `ctx.remote`.
-        self.durable_calls = DeferredDurable(self.journal, queue, self.settings, remotes)
+        self.durable_calls = DeferredDurable(
+            self.journal, queue, self.settings, remotes, self.public_prefix
+        )
         self.notifier: PushNotifier | None = None
         if keys is not None:
             self.notifier = PushNotifier(

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ..http import Request, Response
     from ..journal import Journal
     from ..models import Message
+    from ..publicurl import PublicPrefix
     from ..queue.base import Job, Queue
     from ..store.base import TaskRecord
     from ..turn import RemoteAgent
@@ -39,8 +40,10 @@ class DeferredDurable:
         queue: Queue,
         settings: Settings,
         remotes: Mapping[str, RemoteAgent],
+        public_prefix: PublicPrefix = "",
     ) -> None:
         self._args = (journal, queue, settings, remotes)
+        self._public_prefix = public_prefix
         self._resumer: Resumer | None = None
 
     @property
@@ -52,7 +55,9 @@ class DeferredDurable:
 
             journal, queue, settings, remotes = self._args
             self._resumer = Resumer(
-                DurableCalls(journal, queue, settings, Remotes(settings, remotes))
+                DurableCalls(
+                    journal, queue, settings, Remotes(settings, remotes), self._public_prefix
+                )
             )
         return self._resumer
 

@@ -45,6 +45,7 @@ from ..ids import url_uuid
 from ..journal import Change, Journal, now_ms
 from ..lifecycle import status_event
 from ..models import Message, PushNotificationConfig, Task, TaskState
+from ..publicurl import PublicPrefix, clean_prefix, resolved_prefix
 from ..queue.base import DurableCheck, DurableCheckJob, Queue, RunAgentJob, RunTurn
 from ..routepaths import CALLBACK_PREFIX
 from ..store.base import TaskRecord
@@ -147,20 +148,32 @@ class DurableCalls:
     remote agents and the settings; `begin` makes a turn's session."""
 
     def __init__(
-        self, journal: Journal, queue: Queue, settings: Settings, remotes: Remotes
+        self,
+        journal: Journal,
+        queue: Queue,
+        settings: Settings,
+        remotes: Remotes,
+        public_prefix: PublicPrefix = "",
     ) -> None:
         self.journal = journal
         self.queue = queue
         self.settings = settings
         self.remotes = remotes
+        self._public_prefix = (
+            clean_prefix(public_prefix) if isinstance(public_prefix, str) else public_prefix
+        )
 
     def callback_url(self, task_id: str, callback_id: str) -> str | None:
         """Our callback URL for one call, or None when this deployment's public URL is not
-        configured (A2A_PUBLIC_URL): its calls are then resumed by polls alone."""
+        configured (A2A_PUBLIC_URL): its calls are then resumed by polls alone. The route is
+        under the agent's public prefix (a FastAPI mount's: mountprefix.py), found on first
+        use."""
         base = self.settings.public_url
         if not base:
             return None
-        return base.rstrip("/") + callback_path(task_id, callback_id)
+        if callable(self._public_prefix):
+            self._public_prefix = resolved_prefix(self._public_prefix)
+        return base.rstrip("/") + self._public_prefix + callback_path(task_id, callback_id)
 
     def begin(
         self, record: TaskRecord, step: str, started_at_ms: int | None = None

@@ -61,8 +61,12 @@ class Stack:
     ) -> Served:
         """`agent_` on uvicorn; `wrap` (an ASGI app taking ours) sees its requests first."""
         app = create_app(agent_, settings)
+        return await self.serve_asgi(wrap(app) if wrap else app, app, port)
+
+    async def serve_asgi(self, asgi: Any, app: A2AApplication, port: int, path: str = "") -> Served:
+        """`asgi` on uvicorn, in which `app` serves an agent at `path` (a FastAPI app's mount)."""
         config = uvicorn.Config(
-            wrap(app) if wrap else app,
+            asgi,
             host="127.0.0.1",
             port=port,
             log_level="warning",
@@ -74,7 +78,7 @@ class Stack:
             if task.done():
                 task.result()
             await asyncio.sleep(0.01)
-        served = Served(f"http://127.0.0.1:{port}", app, server, task)
+        served = Served(f"http://127.0.0.1:{port}{path}", app, server, task)
         self.served.append(served)
         return served
 

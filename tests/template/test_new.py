@@ -297,6 +297,10 @@ def test_the_orchestrator_is_configured_by_the_names_it_calls(projects: dict[str
     assert "entry_points(__name__, orchestrator)\n" in (gcp / "main.py").read_text()
     readme = (project / "README.md").read_text()
     assert "## The remote agents" in readme
+    # Under the app, callbacks reach the mount: the worker is given the app for its prefix.
+    assert "(`A2A_PUBLIC_URL` + `/agent/_a2a/callbacks/...`)" in readme
+    assert "`aws_lambda.py`\ngives it the app (`app=`)" in readme
+    assert "resumed by polls" not in readme
     assert "--param='remoteAgents={" in readme
     assert "A2A_REMOTE_AGENTS: ${param:remoteAgents}" in (project / "serverless.yml").read_text()
     assert "A2A_REMOTE_AGENTS" not in (projects["aws"] / "serverless.yml").read_text()

@@ -37,8 +37,9 @@ def entry_points(
     `http` (`make_http_handler`), `worker` (`make_worker_handler`) and `dead_letters`
     (`make_dead_letter_handler`). The names are what the functions' `handler` settings end
     with. `app` is the FastAPI (or Starlette) app holding the agent, if the HTTP function
-    serves one, or its "package.module:attribute", imported only when the HTTP handler is
-    made (so the other functions do not import FastAPI)."""
+    serves one, or its "package.module:attribute", imported when the HTTP handler is made;
+    the worker imports it only when its first durable call names its callback, under the
+    mount's prefix (so the other functions do not import FastAPI otherwise)."""
 
     def http_handler() -> object:
         from .lambda_http import make_http_handler
@@ -48,7 +49,7 @@ def entry_points(
     def worker_handler() -> object:
         from .lambda_worker import make_worker_handler
 
-        return make_worker_handler(agent)
+        return make_worker_handler(agent, app=app)
 
     def dead_letter_handler() -> object:
         from .lambda_worker import make_dead_letter_handler

@@ -89,6 +89,7 @@ class HttpHandler:
             from a2a_serverless.fastapi import mounted
 
             mount = mounted(app, agent)  # before anything is built: a deployment error
+            runtime_options["public_prefix"] = mount.prefix
         self.aws = aws if aws is not None else AwsSettings.from_env()
         settings = settings if settings is not None else Settings.from_env()
         # Mangum cannot hold a response open: the card must not promise streaming.

@@ -78,6 +78,7 @@ from .sqs import MESSAGING_SYSTEM, not_before_ms, queue_name
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+    from starlette.applications import Starlette
 
 log = logging.getLogger("a2a_serverless_aws.worker")
 
@@ -301,13 +302,22 @@ def make_worker_handler(
     agent: Agent,
     settings: Settings | None = None,
     aws: AwsSettings | None = None,
+    *,
+    app: Starlette | str | None = None,
     **runtime_options: Any,
 ) -> WorkerHandler:
     """The SQS-triggered Lambda handler running `agent`'s turns and the webhook deliveries.
 
     Settings default to the `A2A_*` environment variables; `runtime_options` go to `Runtime`
-    (e.g. `store=`, `observers=`).
+    (e.g. `store=`, `observers=`). `app`: the FastAPI (or Starlette) app the HTTP function
+    serves the agent in, or its "package.module:attribute" (imported when the first durable
+    call names its callback): the worker sends the calls, whose callbacks are under the
+    mount's prefix (mountprefix.py).
     """
+    if app is not None:
+        from a2a_serverless.mountprefix import mount_prefix
+
+        runtime_options["public_prefix"] = mount_prefix(app, agent)
     return WorkerHandler(agent, settings, aws, **runtime_options)
 
 

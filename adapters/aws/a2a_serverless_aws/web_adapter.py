@@ -168,6 +168,7 @@ def create_web_app(
         from a2a_serverless.fastapi import mounted
 
         mount = mounted(app, agent)  # before anything is built: a deployment error
+        runtime_options["public_prefix"] = mount.prefix
     environ = os.environ if environ is None else environ
     aws = aws if aws is not None else AwsSettings.from_env(environ)
     settings = settings if settings is not None else Settings.from_env(environ)

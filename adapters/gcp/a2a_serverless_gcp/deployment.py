@@ -101,6 +101,7 @@ class Deployment:
 
             # Now, at start-up: an app without the agent is a deployment error.
             self._mount = mounted(asgi, agent)
+            runtime_options["public_prefix"] = self._mount.prefix
         self.settings = settings if settings is not None else Settings.from_env()
         self.config = config if config is not None else GcpSettings.from_env()
         if configure_logging:

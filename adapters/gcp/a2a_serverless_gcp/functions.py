@@ -15,7 +15,9 @@ function registered with functions-framework.
 `make_http_handler(agent, app=api)` serves a FastAPI (or Starlette) app into which
 `a2a_serverless.fastapi.mount_agent` put the agent: its own routes beside the agent's, with the
 same set-up; the mount serves with the deployment's Runtime, and the app's lifespan (its
-start-up, then the agent's) runs on the first request of each process.
+start-up, then the agent's) runs on the first request of each process. The worker given the app
+too (`make_worker_handler(agent, app=...)`, which `entry_points` passes on) names its durable
+calls' callbacks under the mount's prefix (a2a_serverless/mountprefix.py).
 
 Both are registered with functions-framework's ASGI mode (`functions_framework.aio`), so they
 run under uvicorn and SSE streams go out as they are written (Cloud Run and Cloud Functions gen2
@@ -104,6 +106,7 @@ def make_worker_handler(
     agent: Agent,
     *,
     name: str = "worker",
+    app: Starlette | str | None = None,
     settings: Settings | None = None,
     gcp: GcpSettings | None = None,
     observers: Sequence[Observer] = (),
@@ -114,10 +117,18 @@ def make_worker_handler(
     """The worker function: runs the jobs Pub/Sub pushes and Cloud Tasks sends (delivery.py),
     registered with functions-framework as the ASGI HTTP function `name`.
 
+    `app`: the FastAPI (or Starlette) app the HTTP function serves the agent in, or its
+    "package.module:attribute" (imported when the first durable call names its callback): the
+    worker sends the calls, whose callbacks are under the mount's prefix (mountprefix.py).
+
     Callers are checked as A2A_WORKER_AUTH says (`worker_auth.py`); with nothing configured
     this raises ConfigurationError rather than run jobs for anyone (unless functions-framework
     is serving another target of the module, which then needs no worker settings).
     """
+    if app is not None:
+        from a2a_serverless.mountprefix import mount_prefix
+
+        runtime_options["public_prefix"] = mount_prefix(app, agent)
     deployment = Deployment(
         agent,
         settings,
@@ -169,8 +180,9 @@ def entry_points(
     function) and `worker`, each made when functions-framework asks for its target: a process
     builds only the function it serves and reads only that function's settings. The names are
     the `--target`s. `app` is the FastAPI (or Starlette) app holding the agent, if the HTTP
-    function serves one, or its "package.module:attribute", imported only when the HTTP
-    function is made (so the worker does not import FastAPI)."""
+    function serves one, or its "package.module:attribute", imported when the HTTP function
+    is made; the worker imports it only when its first durable call names its callback, under
+    the mount's prefix (so a worker that makes no call does not import FastAPI)."""
 
     def http_handler() -> HttpFunction:
         served = imported(app) if isinstance(app, str) else app
@@ -178,7 +190,7 @@ def entry_points(
 
     build_on_first_use(
         module,
-        {http: http_handler, worker: lambda: make_worker_handler(agent, name=worker)},
+        {http: http_handler, worker: lambda: make_worker_handler(agent, name=worker, app=app)},
     )
 
 

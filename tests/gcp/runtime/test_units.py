@@ -411,3 +411,41 @@ def test_a_cloud_tasks_request_of_a_job_the_previous_version_queued(shape: str) 
     headers = {"x-cloudtasks-taskname": "t", "x-cloudtasks-taskretrycount": "0"}
     request = parse_task_request(PREVIOUS[shape].encode(), headers)
     assert request.job == decode_job(PREVIOUS[shape])
+
+
+def test_the_worker_given_the_app_names_callbacks_under_its_prefix(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker sends durable calls, whose callbacks are under A2A_PUBLIC_URL + the mount's
+    prefix (the HTTP function's route): given the app by reference, as entry_points does, it
+    imports it when its first call names its callback."""
+    import sys
+
+    from a2a_serverless import Settings
+    from a2a_serverless.queue.inprocess import InProcessQueue
+    from a2a_serverless_gcp import functions
+    from tests.support.fastapi_apps import app_by_reference
+
+    built: list[functions.Deployment] = []
+
+    class Kept(functions.Deployment):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            built.append(self)
+
+    monkeypatch.setattr(functions, "Deployment", Kept)
+    monkeypatch.setenv("FUNCTION_TARGET", "a2a")  # no worker auth to set up: never invoked
+    lazy, reference = app_by_reference(tmp_path, monkeypatch)
+    public = "https://agent-abc-ew.a.run.app"
+    functions.make_worker_handler(
+        lazy,
+        app=reference,
+        settings=Settings(store_url="memory://", public_url=public),
+        gcp=GcpConfig(pubsub_topic=TOPIC),
+        configure_logging=False,
+        queue=InProcessQueue(),
+    )
+    (deployment,) = built
+    assert "lazy_mounted_api" not in sys.modules
+    calls = deployment.runtime().durable_calls.resumer.calls
+    assert calls.callback_url("task-1", "cb-1") == f"{public}/lazy/_a2a/callbacks/task-1/cb-1"
