@@ -10,6 +10,9 @@
 - The template agrees with the code it deploys: the table with the DynamoDB store's model, the
   timeouts and queue settings with the adapter's timing rules, the handlers with the files in
   the artifact, and each function's role allows only what that function does.
+- The guide's public agent without push (`serverless print` with `--param="apiKeys=none"` and
+  `--param="pushSigningKeys=none"`): both settings empty, the example agent's card without
+  push notifications nor security schemes, a message served without X-API-Key.
 - The guide's `serverless offline` recipe, run by bash exactly as written (on free ports): the
   HTTP function serves the example agent's card and a message/send; the job it queues on a moto
   SQS queue reaches the worker function through serverless-offline-sqs, and the task completes.
@@ -301,13 +304,57 @@ def test_signing_keys_are_read_from_ssm_at_start_up(packaged: Packaged) -> None:
 
 def test_callers_need_an_api_key_by_default(packaged: Packaged) -> None:
     # Authentication is the default: the API keys come from a SecureString parameter, resolved
-    # at start-up; a public agent takes --param="apiKeys=" (docs/security.md).
+    # at start-up; a public agent takes --param="apiKeys=none" (docs/security.md).
     from a2a_serverless_aws.secrets import SECRET_FIELDS
 
     assert "auth_api_keys" in SECRET_FIELDS
     for name in ("Http", "Worker", "Stream"):
         env = packaged.function(name)["Environment"]["Variables"]
         assert env["A2A_AUTH_API_KEYS"] == "ssm:/a2a-serverless/test/api-keys"
+
+
+# Where the guide gives the parameters of a public agent and of one without push.
+PUBLIC_PARAM = re.compile(r'`--param="(apiKeys=[^"]*)"` deploys a public agent')
+NO_PUSH_PARAM = re.compile(r'without push notifications, pass `--param="(pushSigningKeys=[^"]*)"`')
+
+
+async def test_the_documented_public_agent_without_push_needs_no_key_and_offers_no_push() -> None:
+    """The guide's `--param="apiKeys=none"` and `--param="pushSigningKeys=none"` (osls refuses an
+    empty `--param` value, which the guide once gave): both settings empty, which the kit reads
+    as unset; the example agent then answers a caller without X-API-Key and its card offers no
+    push notifications."""
+    from a2a_serverless.config import Settings
+    from a2a_serverless.testing.client import AgentTestClient
+    from examples.trip_planner import trip_planner
+
+    guide = GUIDE.read_text()
+    params = [
+        f"--param={m[1]}" for m in (PUBLIC_PARAM.search(guide), NO_PUSH_PARAM.search(guide)) if m
+    ]
+    assert params == ["--param=apiKeys=none", "--param=pushSigningKeys=none"]
+    command = [serverless(), "print", "--stage", "test", *params, "--format", "json"]
+    printed = run(command, env=tool_env(), timeout_s=300).stdout
+    config = json.loads(printed[printed.index("{") :])
+    env = config["provider"]["environment"]
+    assert env["A2A_AUTH_API_KEYS"] == "" and env["A2A_PUSH_SIGNING_KEYS"] == ""
+    for function in config["functions"].values():
+        assert not {"A2A_AUTH_API_KEYS", "A2A_PUSH_SIGNING_KEYS"} & set(function["environment"])
+
+    deployed = {k: v for k, v in env.items() if isinstance(v, str)}
+    settings = Settings.from_env({**deployed, "A2A_STORE_URL": "memory://"})
+    assert settings.auth_api_keys is None and settings.push_signing_keys is None
+    async with AgentTestClient(trip_planner, settings=settings) as client:
+        card = await client.card()
+        assert card["capabilities"]["pushNotifications"] is False
+        assert not card.get("securitySchemes")
+        task = await client.send("Plan a trip")  # no X-API-Key
+        assert task.status.state == "input-required"
+
+    empty = run(
+        [serverless(), "print", "--stage", "test", "--param=apiKeys="], env=tool_env(), check=False
+    )
+    assert empty.returncode != 0
+    assert 'invalid "--param" CLI option value: "apiKeys="' in empty.stdout + empty.stderr
 
 
 def test_the_worker_addresses_durable_calls_callbacks_to_the_http_api(packaged: Packaged) -> None:

@@ -12,8 +12,10 @@ with durable calls) for each cloud, with and without FastAPI between them.
 - Deployment files, with the real tools (marker `deploy`): `terraform fmt -check` of both
   Terraform root modules; the AWS one through `init -plugin-dir`, `validate` and an offline
   `plan` against this repository's infra/aws; `serverless package` of serverless.yml, cfn-lint,
-  and the adapter's timing rules on each function's settings; package.py building the Lambda
-  zip and the Cloud Functions bundle (needs PyPI); with FastAPI, the Lambda zip unpacked and run
+  and the adapter's timing rules on each function's settings; `serverless print` of the
+  README's public agent without push (`apiKeys=none`, `pushSigningKeys=none`: no keys);
+  package.py building the Lambda zip and the Cloud Functions bundle (needs PyPI); with FastAPI,
+  the Lambda zip unpacked and run
   alone by a Python 3.12 (the runtime's) serves the app's route and the agent's card through
   the HTTP handler, and the GCP bundle's project wheel asks for the kit's fastapi extra.
 
@@ -594,6 +596,34 @@ def test_the_orchestrators_serverless_yml_requires_its_remote_agents(
     assert refused.returncode != 0
     missing = 'Cannot resolve variable at "provider.environment.A2A_REMOTE_AGENTS": Value not found'
     assert missing in refused.stdout + refused.stderr
+
+
+@pytest.mark.deploy
+def test_the_readmes_public_agent_without_push_has_no_keys(
+    projects: dict[str, Path], tmp_path: Path
+) -> None:
+    """The README's `--param="apiKeys=none"` (a public agent) and `--param="pushSigningKeys=none"`
+    (no push) deploy: osls takes them (it refuses an empty value) and every function gets both
+    settings empty, which the kit reads as unset; without them, the SSM references."""
+    project = tmp_path / "echo-aws"
+    shutil.copytree(projects["aws"], project)
+    readme = (project / "README.md").read_text()
+    documented = re.findall(r'`--param="((?:apiKeys|pushSigningKeys)=[^"]*)"`', readme)
+    assert sorted(documented) == ["apiKeys=none", "pushSigningKeys=none"]
+
+    def environment(*params: str) -> dict[str, Any]:
+        command = [serverless(), "print", "--stage=test", *params, "--format=json"]
+        printed = run(command, project, tool_env())
+        found: dict[str, Any] = json.loads(printed[printed.index("{") :])["provider"]["environment"]
+        return found
+
+    env = environment(*(f"--param={param}" for param in documented))
+    assert env["A2A_AUTH_API_KEYS"] == "" and env["A2A_PUSH_SIGNING_KEYS"] == ""
+    settings = Settings.from_env({k: v for k, v in env.items() if isinstance(v, str)})
+    assert settings.auth_api_keys is None and settings.push_signing_keys is None
+    env = environment()
+    assert env["A2A_AUTH_API_KEYS"] == "ssm:/echo-aws/test/api-keys"
+    assert env["A2A_PUSH_SIGNING_KEYS"] == "ssm:/echo-aws/test/push-signing-keys"
 
 
 @pytest.mark.deploy
