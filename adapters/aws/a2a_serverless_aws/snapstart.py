@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 import os
-import random
+import sys
 from typing import TYPE_CHECKING, Protocol
 
 from .priming import prime
@@ -81,7 +81,11 @@ def before_snapshot(container: Container) -> None:
 
 
 def after_restore(container: Container) -> None:
-    random.seed()
+    # Only a generator the snapshot holds repeats: one imported after the restore seeds itself
+    # (and a cold start that never needs `random` does not import it for this).
+    random = sys.modules.get("random")
+    if random is not None:
+        random.seed()
     _drop_connections(container)
     runtime = container.runtime
     for authenticator in runtime.security.authenticators.values():
