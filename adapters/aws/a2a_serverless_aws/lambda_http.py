@@ -19,8 +19,8 @@ notification (live SSE needs the Lambda Web Adapter, see web_adapter.py). Turns 
 
 Built once per container, at init: the Runtime (store, queue, signing keys), the powertools
 Logger and our EMF metrics. Mangum is imported and built on the first event that goes through
-it (at init with `app=`): a payload v2 function never loads it. A named API Gateway stage is the scope's root path
-(http_api.py's `staged`) for every event, however it is translated.
+it (at init with `app=`): a payload v2 function never loads it. A named API Gateway stage is
+the scope's root path (http_api.py's `staged`) for every event, however it is translated.
 
 With `app=` (a FastAPI or Starlette app into which `a2a_serverless.fastapi.mount_agent` put the
 agent), the handler serves that whole app: the same set-up (secrets, settings and timing checks,
