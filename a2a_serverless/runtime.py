@@ -21,7 +21,7 @@ from .auth import Security, security_from_settings
 from .bus import TaskBus
 from .config import Settings
 from .durable.deferred import DeferredDurable
-from .extras import crypto_available
+from .extras import crypto_available, require_client
 from .holders import local_holder_id
 from .journal import CommitHook, Journal
 from .observability import Observer, Signals
@@ -120,7 +120,8 @@ class Runtime:
         )
         remotes: dict[str, RemoteAgent] = {}
         if agent.remote_agents or self.settings.remote_agents:
-            # Only then: an agent that calls no other never imports the client.
+            # Only then: an agent that calls no other never imports the client (nor needs it).
+            require_client("calling other agents (remote_agents, ctx.call)")
             from .client.remote import remote_agents
 
             remotes = remote_agents(agent.remote_agents, self.settings.remote_agents)
