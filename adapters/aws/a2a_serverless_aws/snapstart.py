@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
+import random
 from typing import TYPE_CHECKING, Protocol
 
 from .priming import prime
@@ -81,11 +81,7 @@ def before_snapshot(container: Container) -> None:
 
 
 def after_restore(container: Container) -> None:
-    # Only a generator the snapshot holds repeats: one imported after the restore seeds itself
-    # (and a cold start that never needs `random` does not import it for this).
-    random = sys.modules.get("random")
-    if random is not None:
-        random.seed()
+    random.seed()
     _drop_connections(container)
     runtime = container.runtime
     for authenticator in runtime.security.authenticators.values():
