@@ -1,5 +1,6 @@
-"""The `crypto` extra (cryptography) is optional: the features that need it say so at start-up,
-and everything else works, and imports no cryptography, without it (extras.py).
+"""The `crypto` extra (cryptography, httpx) is optional: the features that need it say so at
+start-up, and everything else works, and imports no cryptography, without it (extras.py). So is
+the `client` extra (httpx): the client, the CLI's calls and remote agents name it when missing.
 
 "Not installed" is simulated the way Python itself sees a missing package: `sys.modules` maps
 the name to None, so both `importlib.util.find_spec` and `import` fail for it.
