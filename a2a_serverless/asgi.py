@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from . import jsonrpc_transport, tracing
 from .auth import AuthError, RequestView
@@ -100,8 +101,7 @@ PRIVATE_CARD_CACHE = [
 ANONYMOUS = Caller()
 
 
-@dataclass(frozen=True, slots=True)
-class _ServedCard:
+class _ServedCard(msgspec.Struct, frozen=True):
     """A card's body as served, with its validators: the ETag is a hash of the body (so every
     instance serving the same card gives the same one), Last-Modified when this instance built
     it."""

@@ -27,8 +27,9 @@ import inspect
 import typing
 import uuid
 from collections.abc import AsyncIterator, Callable, Generator
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from .executor import TaskUpdater
 from .models import Artifact, Message
@@ -206,8 +207,7 @@ def _check_callable_with_one_argument(
         )
 
 
-@dataclass(frozen=True, slots=True)
-class _Returned:
+class _Returned(msgspec.Struct, frozen=True):
     value: Any
 
 

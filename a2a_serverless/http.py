@@ -14,8 +14,9 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from .codec import ENCODER
 from .exceptions import LimitError
@@ -112,8 +113,7 @@ class Request:
         return b"".join(chunks)
 
 
-@dataclass(slots=True)
-class Response:
+class Response(msgspec.Struct):
     """What the app answers: a whole body, or (`events` set) an SSE stream of frames.
 
     `headers` carry no content-length: the ASGI path adds it, platforms compute their own.

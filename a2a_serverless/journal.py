@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from .bus import TaskBus
 from .codec import ENCODER
@@ -72,8 +73,7 @@ class TaskTooLarge(LimitError):
         self.actual = actual
 
 
-@dataclass
-class Change:
+class Change(msgspec.Struct):
     """What one write does: messages join the history, then events apply in order; the rest
     is bookkeeping the client never sees (store/bookkeeping.py)."""
 
@@ -92,7 +92,7 @@ class Change:
     durable: DurableTurn | None = None
     # Stored entries merged as they are: keys no typed field above covers (the kit's own
     # bookkeeping goes through those).
-    internal: dict[str, Any] = field(default_factory=dict)
+    internal: dict[str, Any] = msgspec.field(default_factory=dict)
     # Held to the journal's `max_task_bytes`; False only for the kit's own short messages that
     # end a task (a failure saying why), which must be written even at the bound.
     bounded: bool = True

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from . import limits, tracing
 from .errors import A2AError, InternalError, InvalidRequestError
@@ -37,10 +38,7 @@ log = logging.getLogger("a2a_serverless.jsonrpc")
 RequestId = str | int | None
 
 
-# Not frozen: a frozen dataclass's __init__ goes through object.__setattr__ per field, and these
-# are built on every request.
-@dataclass(slots=True)
-class RpcReply:
+class RpcReply(msgspec.Struct):
     """A JSON-RPC response object; None for a notification (no body is sent).
 
     `as_sse` is set for errors of v0.3's streaming methods: clients of those expect an event
@@ -56,8 +54,7 @@ class RpcReply:
     headers: tuple[tuple[bytes, bytes], ...] = ()
 
 
-@dataclass(slots=True)
-class RpcStreamReply:
+class RpcStreamReply(msgspec.Struct):
     request_id: RequestId
     events: AsyncIterator[StreamItem]
     extensions: tuple[str, ...] = ()
@@ -65,8 +62,7 @@ class RpcStreamReply:
     event_result: Callable[[StreamEvent], Any] = lambda event: event.payload.model_dump()
 
 
-@dataclass(frozen=True, slots=True)
-class Protocol:
+class Protocol(msgspec.Struct, frozen=True):
     """One protocol version's JSON-RPC: its methods and how it writes errors and stream events.
 
     v0.3's is `v03.jsonrpc.V03`; v1.0's is `v10.jsonrpc.V10`, imported only for v1.0 requests.

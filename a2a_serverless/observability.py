@@ -24,8 +24,9 @@ import contextlib
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
+
+import msgspec
 
 from . import tracing
 from .models import TaskStatusUpdateEvent
@@ -89,12 +90,11 @@ def set_task_id(task_id: str) -> None:
         tracing.annotate({"a2a.task.id": task_id})
 
 
-@dataclass(frozen=True, slots=True)
-class Signal:
+class Signal(msgspec.Struct, frozen=True):
     name: str
     task_id: str
     duration_s: float | None = None
-    attributes: Mapping[str, str] = field(default_factory=dict)
+    attributes: Mapping[str, str] = msgspec.field(default_factory=dict)
 
 
 @runtime_checkable

@@ -36,7 +36,7 @@ the task `x`, never the list of tenant `tasks`. A tenant named `v1` cannot be gi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 CARD_PATH = "/.well-known/agent-card.json"
 CARD_PATHS = (CARD_PATH, "/.well-known/agent.json")
@@ -65,8 +65,7 @@ def is_inspector_path(path: str) -> bool:
     return path == INSPECTOR_PREFIX or path.startswith(INSPECTOR_PREFIX + "/")
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
+class Route(msgspec.Struct, frozen=True):
     """An HTTP+JSON route a path names: its name (the key of a version's route table) and the
     fields the path gives."""
 
@@ -75,7 +74,7 @@ class Route:
     name: str
     # The path's fields, under the version's json names (1.0: "id", "taskId"; 0.3: "id",
     # "configId").
-    params: dict[str, str] = field(default_factory=dict)
+    params: dict[str, str] = msgspec.field(default_factory=dict)
     tenant: str | None = None
 
 

@@ -23,7 +23,7 @@ from .bus import TaskBus
 from .config import Settings
 from .durable.deferred import DeferredDurable
 from .durable.ending import RemoteCancels
-from .extras import crypto_available
+from .extras import crypto_available, require_client
 from .holders import local_holder_id
 from .journal import CommitHook, Journal
 from .observability import Observer, Signals
@@ -127,7 +127,8 @@ class Runtime:
         )
         remotes: dict[str, RemoteAgent] = {}
         if agent.remote_agents or self.settings.remote_agents:
-            # Only then: an agent that calls no other never imports the client.
+            # Only then: an agent that calls no other never imports the client (nor needs it).
+            require_client("calling other agents (remote_agents, ctx.call)")
             from .client.remote import remote_agents
 
             remotes = remote_agents(agent.remote_agents, self.settings.remote_agents)

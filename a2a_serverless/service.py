@@ -23,8 +23,10 @@ import hashlib
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Sequence
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
+
+import msgspec
+from msgspec.structs import replace
 
 from . import limits
 from .codec import ENCODER
@@ -94,8 +96,7 @@ if TYPE_CHECKING:
 DEFAULT_PAGE_SIZE = 50
 
 
-@dataclass(frozen=True, slots=True)
-class Caller:
+class Caller(msgspec.Struct, frozen=True):
     """Who is calling. Tasks and push configs belong to their creator's `owner`."""
 
     owner: str = "anonymous"
@@ -105,8 +106,7 @@ class Caller:
     extensions: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class StreamEvent:
+class StreamEvent(msgspec.Struct, frozen=True):
     """One SSE event: `seq` is the event log position it reflects (the SSE `id`); None for a
     direct reply, which no log holds."""
 

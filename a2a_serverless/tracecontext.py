@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Protocol, Self
+
+import msgspec
 
 TRACEPARENT = "traceparent"
 TRACESTATE = "tracestate"
@@ -46,8 +47,7 @@ def bounded(value: str, limit: int = MAX_ATTRIBUTE_CHARS) -> str:
     return shown
 
 
-@dataclass(frozen=True, slots=True)
-class TraceContext:
+class TraceContext(msgspec.Struct, frozen=True):
     """A W3C trace context: the trace, the parent span in it, the flags and vendors' state."""
 
     trace_id: str  # 32 lower-case hex digits, not all zero

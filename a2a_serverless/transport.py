@@ -19,8 +19,9 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+
+import msgspec
 
 from . import limits
 from .codec import ValidationError
@@ -75,8 +76,7 @@ def a2a_error(error: A2AError | StoreUnavailable) -> A2AError:
 # --- a method call --------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class Call:
+class Call(msgspec.Struct):
     """What a method handler gets besides its params."""
 
     service: TaskService
@@ -89,8 +89,7 @@ class Call:
 Handler = Callable[[Any, Call], Awaitable[Any]]
 
 
-@dataclass(frozen=True, slots=True)
-class Method:
+class Method(msgspec.Struct, frozen=True):
     params: type[A2AModel] | None
     handler: Handler
     streaming: bool = False

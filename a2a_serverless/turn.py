@@ -16,6 +16,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import msgspec
+
 from .durable.outcomes import CallResult, DurableUnavailable
 from .ids import random_uuid
 from .models import (
@@ -69,8 +71,7 @@ class Failed(TurnOutcome):
     state = "failed"
 
 
-@dataclass(frozen=True, slots=True)
-class Progress:
+class Progress(msgspec.Struct, frozen=True):
     """Yield this from a generator agent to report progress as a `working` status message."""
 
     message: str | Message

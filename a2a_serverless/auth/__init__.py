@@ -41,7 +41,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..lazyface import lazy_face
-from .apikey import ApiKey, ApiKeyAuthenticator
 from .base import (
     ANONYMOUS,
     JSONRPC_AUTH_ERROR,
@@ -60,6 +59,7 @@ from .policy import Requirement, Security
 
 if TYPE_CHECKING:
     from ..jwks import KeySet, VerificationKey
+    from .apikey import ApiKey, ApiKeyAuthenticator
     from .bearer import BearerJWTAuthenticator, bearer_token, scopes_from_claims
     from .oidc import OpenIdConnectAuthenticator
     from .upstream import UpstreamIdentityAuthenticator
@@ -90,11 +90,14 @@ __all__ = [
     "security_from_settings",
 ]
 
-# The schemes a deployment may not use (JWTs, OpenID Connect, upstream identities) and the key
-# sets behind them load when first named: a cold start with API keys or no auth skips them.
+# The schemes a deployment may not use (API keys, JWTs, OpenID Connect, upstream identities) and
+# the key sets behind them load when first named: a cold start skips those it is not configured
+# with.
 __getattr__, __dir__ = lazy_face(
     __name__,
     {
+        "ApiKey": ".apikey",
+        "ApiKeyAuthenticator": ".apikey",
         "KeySet": "..jwks",
         "VerificationKey": "..jwks",
         "BearerJWTAuthenticator": ".bearer",

@@ -34,12 +34,14 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings, env_name, fields_from_env
-from .apikey import ApiKey, ApiKeyAuthenticator
 from .base import Authenticator
 from .policy import Security
+
+if TYPE_CHECKING:
+    from .apikey import ApiKey
 
 # The `auth_*` fields are declared (with their types) once, on `Settings`; variables in a
 # mapping are parsed by the same loader as the rest of the settings.
@@ -69,6 +71,8 @@ def security_from_settings(source: Mapping[str, Any] | object | None = None) -> 
 
     authenticators: list[Authenticator] = []
     if "auth_api_keys" in values:
+        from .apikey import ApiKeyAuthenticator
+
         location = values.get("auth_api_key_in", "header")
         if location not in ("header", "query", "cookie"):
             raise ValueError(f"A2A_AUTH_API_KEY_IN={location!r}: header, query or cookie")
@@ -173,6 +177,8 @@ def _json(value: Any, name: str) -> Any:
 
 def _api_keys(value: Any) -> dict[str, str | ApiKey]:
     """Parse A2A_AUTH_API_KEYS; errors never repeat the value (it holds secrets)."""
+    from .apikey import ApiKey
+
     if isinstance(value, str) and value.startswith("{"):
         value = _json(value, "A2A_AUTH_API_KEYS")
     keys: dict[str, str | ApiKey] = {}

@@ -30,6 +30,7 @@ from urllib.parse import urlencode
 from .. import models as m
 from .. import tracing
 from ..errors import A2AError, AuthorizationError, InvalidAgentResponseError
+from ..extras import require_client
 from ..ids import random_uuid
 from .auth import Credential, CredentialOptions, OutgoingRequest, credential_for
 from .discovery import Interface, card_url, check_data_url, choose, fetch_card
@@ -48,6 +49,8 @@ from .wire import VERSION_HEADER, Binding, Call, Operation, Version, WireRequest
 if TYPE_CHECKING:
     import httpx
 
+# What a MissingExtra names when httpx (the `client` extra) is not installed.
+CLIENT_FEATURE = "the A2A client (a2a_serverless.client)"
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 # Resending these cannot do a thing twice.
 SAFE_TO_RESEND: frozenset[str] = frozenset(
@@ -88,6 +91,7 @@ class A2AClient:
         credential: Credential | None = None,
         limits: ClientLimits | None = None,
     ) -> None:
+        require_client(CLIENT_FEATURE)
         self.card = card
         self.interface = interface
         self.credential = credential
@@ -115,6 +119,7 @@ class A2AClient:
         `allow_private_urls` lets a card's interface URLs on another origin than `url` be
         loopback or private addresses (development).
         """
+        require_client(CLIENT_FEATURE)
         limits = limits or ClientLimits()
         if card is None:
             card = await load_card(url, credentials, limits=limits)

@@ -31,6 +31,7 @@ from typing import IO, Any
 
 from .. import errors as e
 from .. import models as m
+from ..extras import MissingExtra, require_client
 from ..safetext import escape_controls, escape_json_text
 from ..secretrefs import SecretUnavailable
 from .auth import CredentialOptions
@@ -134,8 +135,9 @@ def run(args: argparse.Namespace, out: IO[str] | None = None, err: IO[str] | Non
     err = err or sys.stderr
     command = {"call": _call, "card": _card, "check": _check}[args.command]
     try:
+        require_client(f"a2a-serverless {args.command}")
         return asyncio.run(command(args, out))
-    except (e.A2AError, ClientError, SecretUnavailable, OSError) as exc:
+    except (e.A2AError, ClientError, SecretUnavailable, OSError, MissingExtra) as exc:
         name = type(exc).__name__
         code = f" ({exc.code})" if isinstance(exc, e.A2AError) else ""
         print(f"a2a-serverless {args.command}: {name}{code}: {escape_controls(str(exc))}", file=err)

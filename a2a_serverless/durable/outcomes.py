@@ -7,15 +7,15 @@ the worker can catch `TurnSuspended` without importing the machinery behind them
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from ..exceptions import A2AServerlessError, UnavailableError
 from ..models import Artifact, Message, Task, TaskState, TextPart
 
 
-@dataclass(frozen=True, slots=True)
-class CallResult:
+class CallResult(msgspec.Struct, frozen=True):
     """How a remote agent's task ended (or stopped to ask): what `ctx.call` returns.
 
     `state` is `completed`, or `input-required` / `auth-required` when the remote asks its
@@ -25,7 +25,7 @@ class CallResult:
     state: TaskState
     task_id: str
     context_id: str
-    artifacts: list[Artifact] = field(default_factory=list)
+    artifacts: list[Artifact] = msgspec.field(default_factory=list)
     # The remote's final (or asking) status message, if it gave one.
     message: Message | None = None
     # The remote answered the message directly (no task): that reply is `message`.

@@ -8,10 +8,11 @@ again once (`PushNotifier.redrive`) and records the outcome on the letter, which
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
+
+import msgspec
 
 from ..journal import Change, Journal, TaskGone
 from ..observability import Signal, Signals
@@ -95,7 +96,7 @@ async def record_redrive(
         for index, current in enumerate(letters):
             if current.notification_id != notification_id or current.redriven_at:
                 continue
-            letters[index] = dataclasses.replace(
+            letters[index] = msgspec.structs.replace(
                 current,
                 redriven_at=at if delivered else None,
                 redrive_attempts=current.redrive_attempts + 1,

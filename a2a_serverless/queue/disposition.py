@@ -25,7 +25,8 @@ adapter's worker function):
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+
+import msgspec
 
 from .. import tracing
 from ..store.base import StoreUnavailable
@@ -38,13 +39,11 @@ log = logging.getLogger("a2a_serverless.queue")
 DEAD_LETTER_QUEUE = "was moved to the dead-letter queue"
 
 
-@dataclass(frozen=True, slots=True)
-class Done:
+class Done(msgspec.Struct, frozen=True):
     """The job is done with."""
 
 
-@dataclass(frozen=True, slots=True)
-class RetryAfter:
+class RetryAfter(msgspec.Struct, frozen=True):
     """Deliver the job again, not before `delay_s` seconds."""
 
     delay_s: float
@@ -55,8 +54,7 @@ class RetryAfter:
     error: BaseException | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Abandon:
+class Abandon(msgspec.Struct, frozen=True):
     """The last delivery failed: end what the job was for, with `reason`."""
 
     reason: str
@@ -67,8 +65,7 @@ class Abandon:
 Disposition = Done | RetryAfter | Abandon
 
 
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
+class RetryPolicy(msgspec.Struct, frozen=True):
     """The back-off of failed deliveries, for a queue that chooses its own delays."""
 
     # The pause before the second delivery of a failed job; doubled after each failure.

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+
+import msgspec
 
 from .. import tracing
 from .base import WEBHOOK_JOB, Job, JobConsumer, JobHandler
@@ -35,8 +36,7 @@ from .router import AbandonHandler
 log = logging.getLogger("a2a_serverless.queue")
 
 
-@dataclass(frozen=True, slots=True)
-class DeadLetteredJob:
+class DeadLetteredJob(msgspec.Struct, frozen=True):
     job: Job
     # What failed (the exception's type and text), for the operator.
     reason: str

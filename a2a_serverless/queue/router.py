@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from ..observability import correlated
 from .base import Job, JobHandler
@@ -20,8 +21,7 @@ log = logging.getLogger("a2a_serverless.worker")
 AbandonHandler = Callable[[Job, str], Awaitable[None]]
 
 
-@dataclass(frozen=True, slots=True)
-class JobRoute:
+class JobRoute(msgspec.Struct, frozen=True):
     # Runs one delivery of the job (raises RetryJob to come again later).
     handle: JobHandler
     # A queue gave up on the job: end what it was for with the reason. Safe to call again.

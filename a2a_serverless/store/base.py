@@ -18,8 +18,9 @@ Two rules every implementation keeps, and the contract suite (`tests/contract/`)
 - tasks and direct replies share one key space: a key held by either is taken for both, until
   what holds it expires.
 
-Records cross the seam as the dataclasses below. `record_to_json` / `event_to_json` and their
-inverses are shared by every adapter so the stored shapes are the same everywhere.
+Records cross the seam as the frozen Structs below (msgspec's: `msgspec.structs.replace` copies
+one with fields changed). `record_to_json` / `event_to_json` and their inverses are shared by
+every adapter so the stored shapes are the same everywhere.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import msgspec
@@ -119,8 +119,7 @@ class IdempotencyKeyTaken(StoreError):
 _UNCHANGED: Any = Sentinel("unchanged")
 
 
-@dataclass(frozen=True, slots=True)
-class WorkerClaim:
+class WorkerClaim(msgspec.Struct, frozen=True):
     """Which step of a task a worker is running, so a redelivered job does not run it twice.
 
     `step` names the message that started the step (its messageId). A claim whose lease has
@@ -133,8 +132,7 @@ class WorkerClaim:
     attempt: int = 1
 
 
-@dataclass(frozen=True, slots=True)
-class TaskRecord:
+class TaskRecord(msgspec.Struct, frozen=True):
     task: Task
     owner: str
     version: int
@@ -147,7 +145,7 @@ class TaskRecord:
     # What the kit keeps with the task but never shows to clients, as stored (a JSON object,
     # kept as it is): read it through the typed views below, write it through the journal's
     # Change (`bookkeeping.py` knows its keys).
-    internal: dict[str, Any] = field(default_factory=dict)
+    internal: dict[str, Any] = msgspec.field(default_factory=dict)
 
     @property
     def task_id(self) -> str:
@@ -204,7 +202,7 @@ class TaskRecord:
         internal: dict[str, Any] = _UNCHANGED,
     ) -> TaskRecord:
         """A copy for the next write: version bumped, other fields as given."""
-        # The constructor, not `dataclasses.replace` (several times slower): every write makes one.
+        # The constructor, not `msgspec.structs.replace`: every write makes one.
         return TaskRecord(
             task=self.task if task is _UNCHANGED else task,
             owner=self.owner if owner is _UNCHANGED else owner,
@@ -218,8 +216,7 @@ class TaskRecord:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class TaskEvent:
+class TaskEvent(msgspec.Struct, frozen=True):
     seq: int
     payload: TaskEventPayload
 
@@ -228,8 +225,7 @@ class TaskEvent:
         return isinstance(self.payload, TaskStatusUpdateEvent) and self.payload.final
 
 
-@dataclass(frozen=True, slots=True)
-class TaskQuery:
+class TaskQuery(msgspec.Struct, frozen=True):
     """What `tasks/list` asks of a Store. Results are newest update first."""
 
     owner: str
@@ -241,15 +237,13 @@ class TaskQuery:
     after: tuple[int, str] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TaskPage:
+class TaskPage(msgspec.Struct, frozen=True):
     records: list[TaskRecord]
     total_size: int
     has_more: bool
 
 
-@dataclass(frozen=True, slots=True)
-class StoredPushConfig:
+class StoredPushConfig(msgspec.Struct, frozen=True):
     task_id: str
     owner: str
     config: PushNotificationConfig
@@ -258,8 +252,7 @@ class StoredPushConfig:
     protocol: str = "0.3"
 
 
-@dataclass(frozen=True, slots=True)
-class StoredReply:
+class StoredReply(msgspec.Struct, frozen=True):
     """A direct reply: the Message an agent answered a message with, without making a task.
 
     Kept under the message's idempotency key so a retry gets the same reply without the agent

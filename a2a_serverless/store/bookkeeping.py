@@ -29,7 +29,6 @@ those that change.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -143,8 +142,7 @@ class PushCursor(msgspec.Struct, frozen=True, gc=False):
 NO_CURSOR = PushCursor()
 
 
-@dataclass(frozen=True, slots=True)
-class DeadLetteredNotification:
+class DeadLetteredNotification(msgspec.Struct, frozen=True):
     """A notification that was given up on, and why."""
 
     notification_id: str

@@ -55,7 +55,6 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote, unquote, urlsplit
 
@@ -153,8 +152,7 @@ class SigningContentStore(ContentStore, Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class Offloaded:
+class Offloaded(msgspec.Struct, frozen=True):
     """A write as it goes to the store: references instead of large parts."""
 
     record: TaskRecord

@@ -18,7 +18,8 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from ..codec import ENCODER, deep_copy
 from .base import (

@@ -28,10 +28,10 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Any, ClassVar
 
 import pytest
+from msgspec.structs import replace
 
 from .. import codec
 from ..models import (

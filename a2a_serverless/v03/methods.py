@@ -14,8 +14,9 @@ tasks listed as TaskNotFound (`_list`), and push configs set here notify in 0.3'
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
+
+from msgspec.structs import replace
 
 from ..errors import AuthenticatedExtendedCardNotConfiguredError, TaskNotFoundError
 from ..models import (

@@ -5,10 +5,10 @@ bucket holds, and that failed writes, finished tasks and old records are handled
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from a2a_serverless.models import Artifact, DataPart, TaskState, TextPart
 from a2a_serverless.store.base import (

@@ -5,9 +5,9 @@ writes keep, task items written before it existed, and the requests a page sends
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import replace
 
 import pytest
+from msgspec.structs import replace
 
 from a2a_serverless.store.base import Store
 from a2a_serverless.store.bookkeeping import stored_updates

@@ -6,10 +6,10 @@ from __future__ import annotations
 import base64
 import logging
 import os
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 from pynamodb.exceptions import PynamoDBException
 
 from a2a_serverless.models import Message, TaskState, TextPart

@@ -10,11 +10,11 @@ import hashlib
 import hmac
 import json
 import os
-from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
 
 import pytest
+from msgspec.structs import replace
 
 from a2a_serverless import Settings, create_app
 from a2a_serverless.config import ConfigurationError

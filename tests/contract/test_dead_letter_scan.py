@@ -9,10 +9,10 @@ sees every task there) and with the clock at `NOW_MS`."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from a2a_serverless.store import MemoryStore, SqliteStore, Store
 from a2a_serverless.store.base import DeadLetterScan

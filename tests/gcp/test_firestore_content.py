@@ -5,10 +5,10 @@ records are handled (a2a_serverless.store.content, a2a_serverless_gcp.cloud_stor
 from __future__ import annotations
 
 import datetime
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from a2a_serverless.models import Artifact, TaskState, TextPart
 from a2a_serverless.store.base import (

@@ -5,10 +5,10 @@ task documents written before it existed, and pages longer than one query batch.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import replace
 
 import pytest
 from google.cloud.firestore import DELETE_FIELD
+from msgspec.structs import replace
 
 from a2a_serverless.store.base import Store
 from a2a_serverless.store.bookkeeping import stored_updates

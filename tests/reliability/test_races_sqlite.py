@@ -10,9 +10,10 @@ to show that they find them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
+
+from msgspec.structs import replace
 
 from a2a_serverless.store import SqliteStore
 from a2a_serverless.store.base import Store, TaskEvent, TaskRecord, VersionConflict

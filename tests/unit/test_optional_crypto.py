@@ -1,5 +1,6 @@
-"""The `crypto` extra (cryptography) is optional: the features that need it say so at start-up,
-and everything else works, and imports no cryptography, without it (extras.py).
+"""The `crypto` extra (cryptography, httpx) is optional: the features that need it say so at
+start-up, and everything else works, and imports no cryptography, without it (extras.py). So is
+the `client` extra (httpx): the client, the CLI's calls and remote agents name it when missing.
 
 "Not installed" is simulated the way Python itself sees a missing package: `sys.modules` maps
 the name to None, so both `importlib.util.find_spec` and `import` fail for it.
@@ -7,6 +8,8 @@ the name to None, so both `importlib.util.find_spec` and `import` fail for it.
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import json
 import logging
 import subprocess
@@ -237,3 +240,60 @@ def test_the_default_install_serves_requests() -> None:
     # As `pip install a2a-serverless` leaves it: no cryptography at all.
     loaded = serve_and_list_imports("sys.modules['cryptography'] = None")
     assert loaded["rest"] == ["a2a_serverless.rest"]
+
+
+# --- httpx: the `client` extra, and part of `crypto` ----------------------------------------------
+
+
+@pytest.fixture
+def no_httpx(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setitem(sys.modules, "httpx", None)
+    yield
+
+
+@pytest.mark.usefixtures("no_httpx")
+def test_the_client_without_httpx_names_the_client_extra() -> None:
+    from a2a_serverless.client import A2AClient
+    from a2a_serverless.extras import client_available
+
+    assert not client_available()
+    with pytest.raises(MissingExtra) as missing:
+        asyncio.run(A2AClient.connect("https://agent.example.com"))
+    error = missing.value
+    assert error.extra == "client" and error.module == "httpx"
+    assert "the A2A client" in str(error)
+    assert "pip install 'a2a-serverless[client]'" in str(error)
+
+
+@pytest.mark.usefixtures("no_httpx")
+def test_remote_agents_without_httpx_stop_the_runtime() -> None:
+    settings = Settings(
+        store_url="memory://", remote_agents='{"helper": "https://helper.example.com"}'
+    )
+    with pytest.raises(MissingExtra) as missing:
+        Runtime(echo, settings)
+    assert missing.value.extra == "client"
+    assert "calling other agents" in str(missing.value)
+
+
+@pytest.mark.usefixtures("no_httpx")
+def test_push_without_httpx_names_the_crypto_extra(signing_keys: str) -> None:
+    # Delivering webhooks needs httpx, which the crypto extra installs with cryptography.
+    assert not crypto_available()
+    settings = Settings(store_url="memory://", push_signing_keys=signing_keys)
+    with pytest.raises(MissingExtra) as missing:
+        Runtime(echo, settings)
+    assert missing.value.extra == "crypto" and missing.value.module == "httpx"
+    assert "signing push notifications" in str(missing.value)
+
+
+@pytest.mark.usefixtures("no_httpx")
+def test_the_cli_says_which_extra_a_call_needs() -> None:
+    import io
+
+    from a2a_serverless.client.commands import run
+
+    err = io.StringIO()
+    args = argparse.Namespace(command="card")
+    assert run(args, out=io.StringIO(), err=err) == 1
+    assert "pip install 'a2a-serverless[client]'" in err.getvalue()

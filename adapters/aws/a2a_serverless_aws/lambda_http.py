@@ -17,9 +17,10 @@ buffered SSE body covering `blocking_timeout_s`, and the rest reaches clients by
 notification (live SSE needs the Lambda Web Adapter, see web_adapter.py). Turns go to SQS
 (A2A_SQS_QUEUE_URL) before the response returns; the worker function runs them.
 
-Built once per container, at init: the Runtime (store, queue, signing keys), Mangum, the
-powertools Logger and our EMF metrics. A named API Gateway stage is the scope's root path
-(http_api.py's `staged`) for every event, however it is translated.
+Built once per container, at init: the Runtime (store, queue, signing keys), the powertools
+Logger and our EMF metrics. Mangum is imported and built on the first event that goes through
+it (at init with `app=`): a payload v2 function never loads it. A named API Gateway stage is
+the scope's root path (http_api.py's `staged`) for every event, however it is translated.
 
 With `app=` (a FastAPI or Starlette app into which `a2a_serverless.fastapi.mount_agent` put the
 agent), the handler serves that whole app: the same set-up (secrets, settings and timing checks,
@@ -82,8 +83,6 @@ class HttpHandler:
         observers: Sequence[Observer] = (),
         **runtime_options: Any,
     ) -> None:
-        from mangum import Mangum
-
         mount: AgentMount | None = None
         if app is not None:
             from a2a_serverless.fastapi import mounted
@@ -128,9 +127,10 @@ class HttpHandler:
             self.lifespan = AppLifespan(app)
             self._run_app(self.lifespan.start())
             served = WholeApp(app, self.lifespan)
-        # Lifespan "off": the app's own lifespan ran above, once; nothing runs around a call.
-        # Mangum's text types (0.19 to 0.22) and A2A 1.0's JSON are sent as text.
-        self.mangum = Mangum(served, lifespan="off", text_mime_types=MANGUM_TEXT_TYPES)
+        self._served = served
+        self._mangum: Callable[[dict[str, Any], Any], dict[str, Any]] | None = None
+        if app is not None:
+            self._mangum = self._make_mangum()  # every event goes through it
         entry = with_lambda_context(self.logger, self.lambda_handler)
         if self.aws.tracing:
             from .tracing import traced
@@ -174,8 +174,19 @@ class HttpHandler:
         # Mangum runs the app with `run_until_complete` on the current loop: the container's
         # (see `_run_app` on why not `Container.run`).
         asyncio.set_event_loop(self.container.loop)
-        answer: dict[str, Any] = self.mangum(event, context)
-        return answer
+        if self._mangum is None:
+            self._mangum = self._make_mangum()
+        return self._mangum(event, context)
+
+    def _make_mangum(self) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+        from mangum import Mangum
+
+        # Lifespan "off": the app's own lifespan ran at init, once; nothing runs around a call.
+        # Mangum's text types (0.19 to 0.22) and A2A 1.0's JSON are sent as text.
+        made: Callable[[dict[str, Any], Any], dict[str, Any]] = Mangum(
+            self._served, lifespan="off", text_mime_types=MANGUM_TEXT_TYPES
+        )
+        return made
 
     def _run_app(self, coroutine: Coroutine[Any, Any, None]) -> None:
         """Run the app's work on the container's loop with `run_until_complete`, not

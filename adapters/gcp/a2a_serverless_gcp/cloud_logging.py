@@ -27,8 +27,9 @@ import sys
 import traceback
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
 from datetime import UTC, datetime
+
+import msgspec
 
 from a2a_serverless import tracing
 from a2a_serverless.observability import correlation_ids
@@ -48,8 +49,7 @@ _CLOUD_TRACE = re.compile(r"^([0-9a-fA-F]{32})(?:/(\d+))?(?:;o=([01]))?$")
 _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$")
 
 
-@dataclass(frozen=True, slots=True)
-class TraceContext:
+class TraceContext(msgspec.Struct, frozen=True):
     trace_id: str  # 32 hex digits
     span_id: str | None = None  # 16 hex digits
     sampled: bool = False

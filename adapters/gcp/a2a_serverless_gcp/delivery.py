@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+
+import msgspec
 
 from a2a_serverless import tracing
 from a2a_serverless.observability import correlated
@@ -51,8 +52,7 @@ FAILED = 500
 GIVEN_UP = "was given up"
 
 
-@dataclass(frozen=True, slots=True)
-class Delivery:
+class Delivery(msgspec.Struct, frozen=True):
     """A job as one queue delivered it, with what that delivery says about retries."""
 
     job: Job

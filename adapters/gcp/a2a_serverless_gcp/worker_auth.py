@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Mapping
-from dataclasses import dataclass
 from urllib.parse import parse_qs
+
+import msgspec
 
 from a2a_serverless.auth.base import AuthError
 from a2a_serverless.exceptions import ConfigurationError
@@ -31,8 +32,7 @@ from .config import GcpSettings
 GOOGLE_ISSUERS = ("https://accounts.google.com", "accounts.google.com")
 
 
-@dataclass(frozen=True, slots=True)
-class Denied:
+class Denied(msgspec.Struct, frozen=True):
     status: int
     reason: str
 

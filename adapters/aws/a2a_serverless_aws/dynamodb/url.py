@@ -18,8 +18,9 @@ core's parser, imported then).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
+
+import msgspec
 
 SCHEME = "dynamodb"
 _TABLE_NAME = re.compile(r"[A-Za-z0-9_.-]{3,255}")
@@ -27,8 +28,7 @@ _OPTIONS = ("region", "endpoint", "content")
 _REGION = re.compile(r"[a-z0-9][a-z0-9-]{1,62}")
 
 
-@dataclass(frozen=True, slots=True)
-class DynamoDBUrl:
+class DynamoDBUrl(msgspec.Struct, frozen=True):
     table_name: str
     region: str | None = None
     endpoint_url: str | None = None

@@ -37,9 +37,9 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import msgspec
 from pynamodb.attributes import Attribute
 from pynamodb.connection import Connection
 from pynamodb.exceptions import (
@@ -113,8 +113,7 @@ class _NoRoom(Exception):
         self.stored = stored
 
 
-@dataclass(frozen=True, slots=True)
-class _Plan:
+class _Plan(msgspec.Struct, frozen=True):
     """The items of one transactional write, with where each kind sits in the request."""
 
     puts: list[tuple[TableItem, Condition | None]]

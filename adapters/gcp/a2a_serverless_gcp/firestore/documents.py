@@ -21,9 +21,10 @@ import hashlib
 import re
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+import msgspec
 
 from a2a_serverless.store import StoreLimitExceeded
 
@@ -32,8 +33,7 @@ from a2a_serverless.store import StoreLimitExceeded
 _PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
-@dataclass(frozen=True, slots=True)
-class Collections:
+class Collections(msgspec.Struct, frozen=True):
     """The collection ids (and so the collection groups) a store with this prefix uses."""
 
     prefix: str

@@ -16,8 +16,9 @@ FIRESTORE_EMULATOR_HOST is set (``host:port``), with any project id.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from urllib.parse import parse_qs, unquote, urlsplit
+
+import msgspec
 
 from .documents import Collections
 
@@ -31,8 +32,7 @@ _PROJECT = re.compile(r"[A-Za-z0-9][A-Za-z0-9.:_-]*")
 _DATABASE = re.compile(r"[a-z][a-z0-9-]{2,61}[a-z0-9]")
 
 
-@dataclass(frozen=True, slots=True)
-class FirestoreLocation:
+class FirestoreLocation(msgspec.Struct, frozen=True):
     """Where a Firestore store keeps its documents. `project` None: from the environment."""
 
     project: str | None = None

@@ -1,0 +1,105 @@
+"""The AWS HTTP handler's cold path: building the handler on the memory store, and serving its
+first message/send (A2A 0.3 over JSON-RPC, a payload v2 event), loads none of what that request
+does not need (issue 34). Run in a fresh interpreter, so nothing another test imported counts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+# What loads on first use, never at init nor for a first 0.3 message/send.
+NOT_ON_THE_COLD_PATH = (
+    # The client, push delivery and what they need (httpx: the client and webhooks only).
+    "a2a_serverless.client",
+    "a2a_serverless.push.delivery",
+    "httpx",
+    "httpcore",
+    # Spans (A2A_TRACING off) and the operator's tools.
+    "a2a_serverless.otel",
+    "opentelemetry",
+    "a2a_serverless.inspector",
+    "a2a_serverless.cli",
+    "a2a_serverless.ops",
+    "a2a_serverless.devserver",
+    # The a2a-sdk bridge, FastAPI and friends.
+    "a2a_serverless.a2a_sdk",
+    "a2a",
+    "a2a_serverless.fastapi",
+    "fastapi",
+    "starlette",
+    "pydantic",
+    # The other protocol version and the HTTP+JSON bindings: no request has asked for them.
+    "a2a_serverless.v10",
+    "a2a_serverless.rest",
+    # Authentication schemes that are not configured, and what they verify with.
+    "a2a_serverless.auth.apikey",
+    "a2a_serverless.auth.bearer",
+    "a2a_serverless.auth.oidc",
+    "a2a_serverless.auth.upstream",
+    "a2a_serverless.jwks",
+    "jwt",
+    "cryptography",
+    # Durable calls' machinery (no turn has called), the AWS SDK (no AWS store or queue), and
+    # Mangum (a payload v2 event is translated without it).
+    "a2a_serverless.durable.session",
+    "boto3",
+    "a2a_serverless_aws.dynamodb",
+    "mangum",
+)
+
+PROGRAM = """
+import json, sys
+from a2a_serverless import Settings, agent
+from a2a_serverless.queue.inprocess import InProcessQueue
+from a2a_serverless_aws import make_http_handler
+from a2a_serverless_aws.config import AwsSettings
+
+@agent(name="Echo", description="Says back what it is told.")
+async def echo(text: str) -> str:
+    return text
+
+handler = make_http_handler(
+    echo, Settings(store_url="memory://"), AwsSettings(), queue=InProcessQueue()
+)
+at_init = sorted(sys.modules)
+# The bench's probe events: the standard library only, so they load nothing of their own.
+sys.path.insert(0, "bench/function")
+from events import LambdaContext, http_api_event, send_body
+
+answer = handler(http_api_event(send_body("hi", request_id=1)), LambdaContext())
+print(json.dumps({"init": at_init, "served": sorted(sys.modules), "answer": answer}))
+"""
+
+
+def loaded(modules: list[str], prefix: str) -> list[str]:
+    return [m for m in modules if m == prefix or m.startswith(prefix + ".")]
+
+
+def test_the_handler_loads_only_what_its_first_request_needs() -> None:
+    env = {**os.environ, "AWS_REGION": "us-east-1", "POWERTOOLS_LOG_LEVEL": "ERROR"}
+    env.pop("A2A_TRACING", None)
+    result = subprocess.run(
+        [sys.executable, "-c", PROGRAM],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        cwd=REPO,
+        env=env,
+    )
+    # The handler's JSON logs go to stdout too: the program's answer is its last line.
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    answer = found["answer"]
+    assert answer["statusCode"] == 200, answer
+    assert json.loads(answer["body"])["result"]["status"]["state"] == "completed"
+    for when in ("init", "served"):
+        modules = found[when]
+        assert "a2a_serverless.store.memory" in modules
+        unexpected = {name: loaded(modules, name) for name in NOT_ON_THE_COLD_PATH}
+        assert {k: v for k, v in unexpected.items() if v} == {}, when
