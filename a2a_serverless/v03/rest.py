@@ -100,20 +100,18 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .. import limits
+from .. import httpjson, limits
 from ..codec import ValidationError
 from ..errors import (
     A2AError,
-    InternalError,
     InvalidParamsError,
-    MethodNotAllowedError,
     invalid_params_from_validation,
 )
 from ..extensions import HEADER as EXTENSIONS_HEADER
-from ..extensions import echo_headers
 from ..httpjson import (
     Headers,
     HttpRequest,
+    RestBinding,
     RestReply,
     RestStreamReply,
     json_body,
@@ -134,11 +132,9 @@ from ..models import (
     TaskPushNotificationConfig,
     TaskQueryParams,
 )
-from ..observability import correlated
 from ..routepaths import Route
 from ..service import Caller, StreamEvent, TaskService
-from ..store.base import StoreUnavailable
-from ..transport import Call, ExtendedCard, a2a_error, parse_last_event_id, render
+from ..transport import ExtendedCard, Method, render
 from . import proto_json
 from .methods import METHODS
 
@@ -193,10 +189,6 @@ class RouteCall:
     settings: Settings
 
 
-def _unchanged(result: Any) -> Any:
-    return result
-
-
 @dataclass(frozen=True, slots=True)
 class Operation:
     """One verb on one route: the 0.3 method it is, and how HTTP+JSON carries it."""
@@ -205,11 +197,24 @@ class Operation:
     method: str
     # Its params, read from the path, the query and the body (validated).
     params: Callable[[RouteCall], Any]
-    # Its result's JSON (the internal model's) as proto JSON (unused for a stream).
-    result: Callable[[Any], Any] = _unchanged
+    # Its result as the reply's body: the internal model's JSON, in proto JSON where a2a.proto
+    # has a message for it (unused for a stream).
+    result: Callable[[Any], Any] = render
     # The query parameters it takes (json names; proto field names are accepted too).
     query: tuple[str, ...] = ()
     headers: Headers = field(default_factory=list)
+
+
+def _proto(to_proto_json: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A result written by `to_proto_json` from the internal model's JSON."""
+    return lambda result: to_proto_json(render(result))
+
+
+def _read_params(
+    request: HttpRequest, route: Route, operation: Operation, method: Method, service: TaskService
+) -> Any:
+    query = parse_query(request.query_string, operation.query)
+    return operation.params(RouteCall(request, route.params, query, service.settings))
 
 
 async def handle(
@@ -220,33 +225,9 @@ async def handle(
     *,
     extended_card: ExtendedCard | None = None,
 ) -> RestReply | RestStreamReply:
-    operations = ROUTES[route.name]
-    try:
-        operation = operations.get(request.method)
-        if operation is None:
-            raise MethodNotAllowedError(request.method, request.path, list(operations))
-        method = METHODS[operation.method]
-        query = parse_query(request.query_string, operation.query)
-        caller = service.activate_extensions(caller, request.headers.get(EXTENSIONS_HEADER))
-        with correlated():
-            params = operation.params(RouteCall(request, route.params, query, service.settings))
-            # Read only where it means something: a stream resumes after that event.
-            last_event_id = None
-            if method.streaming:
-                last_event_id = parse_last_event_id(request.headers.get("last-event-id"))
-            call = Call(service, caller, last_event_id, extended_card)
-            result = await method.handler(params, call)
-    except MethodNotAllowedError as error:
-        return error_reply(error, [(b"allow", ", ".join(error.allowed).encode())])
-    except (A2AError, StoreUnavailable) as error:
-        return error_reply(a2a_error(error))
-    except Exception:
-        log.exception("unexpected error serving %s %s", request.method, request.path)
-        return error_reply(InternalError())
-    echo = echo_headers(caller.extensions)
-    if method.streaming:
-        return RestStreamReply(result, echo)
-    return RestReply(200, operation.result(render(result)), [*operation.headers, *echo])
+    return await httpjson.handle(
+        BINDING, request, route, service, caller, extended_card=extended_card
+    )
 
 
 # --- request parts ------------------------------------------------------------------------------
@@ -451,34 +432,40 @@ def _empty(result: Any) -> dict[str, Any]:
 _SUBSCRIBE = Operation("tasks/resubscribe", _subscribe_params)
 
 ROUTES: dict[str, dict[str, Operation]] = {
-    "message:send": {"POST": Operation("message/send", _send_params, proto_json.to_send_response)},
+    "message:send": {
+        "POST": Operation("message/send", _send_params, _proto(proto_json.to_send_response))
+    },
     "message:stream": {"POST": Operation("message/stream", _send_params)},
     "tasks": {
         "GET": Operation(
-            "tasks/list", _list_params, proto_json.to_list_tasks_result, query=_LIST_QUERY
+            "tasks/list", _list_params, _proto(proto_json.to_list_tasks_result), query=_LIST_QUERY
         )
     },
     "task": {
-        "GET": Operation("tasks/get", _get_params, proto_json.to_task, query=("historyLength",))
+        "GET": Operation(
+            "tasks/get", _get_params, _proto(proto_json.to_task), query=("historyLength",)
+        )
     },
-    "task:cancel": {"POST": Operation("tasks/cancel", _cancel_params, proto_json.to_task)},
+    "task:cancel": {"POST": Operation("tasks/cancel", _cancel_params, _proto(proto_json.to_task))},
     "task:subscribe": {"GET": _SUBSCRIBE, "POST": _SUBSCRIBE},
     "pushConfigs": {
         "GET": Operation(
             "tasks/pushNotificationConfig/list",
             _push_list_params,
-            proto_json.to_push_config_list,
+            _proto(proto_json.to_push_config_list),
         ),
         "POST": Operation(
             "tasks/pushNotificationConfig/set",
             _push_set_params,
-            proto_json.to_task_push_config,
+            _proto(proto_json.to_task_push_config),
             query=("configId",),
         ),
     },
     "pushConfig": {
         "GET": Operation(
-            "tasks/pushNotificationConfig/get", _push_get_params, proto_json.to_task_push_config
+            "tasks/pushNotificationConfig/get",
+            _push_get_params,
+            _proto(proto_json.to_task_push_config),
         ),
         "DELETE": Operation("tasks/pushNotificationConfig/delete", _push_delete_params, _empty),
     },
@@ -494,3 +481,12 @@ ROUTES: dict[str, dict[str, Operation]] = {
         )
     },
 }
+
+BINDING = RestBinding(
+    routes=ROUTES,
+    methods=METHODS,
+    params=_read_params,
+    error_reply=error_reply,
+    extensions_headers=(EXTENSIONS_HEADER,),
+    log=log,
+)
