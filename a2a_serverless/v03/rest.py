@@ -9,7 +9,7 @@ raises: every failure becomes an error reply, and unexpected ones are logged and
 One table (`ROUTES`) says, per route and verb, which 0.3 method it is (`methods.py`, the
 method table JSON-RPC serves by name: the same service call, limits and results), how the
 method's params are read from the path, query and body, and how its result is written in
-proto JSON (`proto_json.py`).
+proto JSON (its bodies read into `models.py`'s Structs, translated by `convert.py`).
 
 Routes (the `google.api.http` options of a2a.proto):
 
@@ -131,11 +131,13 @@ from ..models import (
     TaskIdParams,
     TaskPushNotificationConfig,
     TaskQueryParams,
+    TaskState,
 )
 from ..routepaths import Route
 from ..service import Caller, StreamEvent, TaskService
 from ..transport import ExtendedCard, Method, render
-from . import proto_json
+from . import convert
+from . import models as wire
 from .methods import METHODS
 
 if TYPE_CHECKING:
@@ -166,7 +168,7 @@ def error_reply(error: A2AError, headers: Headers | None = None) -> RestReply:
 
 def stream_event_body(event: StreamEvent) -> dict[str, Any]:
     """The data of one SSE event: a StreamResponse."""
-    return proto_json.to_stream_response(event.payload.model_dump())
+    return convert.stream_response(event.payload)
 
 
 def _reason(status: int) -> str:
@@ -203,11 +205,6 @@ class Operation:
     # The query parameters it takes (json names; proto field names are accepted too).
     query: tuple[str, ...] = ()
     headers: Headers = field(default_factory=list)
-
-
-def _proto(to_proto_json: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """A result written by `to_proto_json` from the internal model's JSON."""
-    return lambda result: to_proto_json(render(result))
 
 
 def _read_params(
@@ -248,10 +245,10 @@ def _check_task_name(body: dict[str, Any] | None, task_id: str) -> None:
     """A CancelTaskRequest / TaskSubscriptionRequest body names the task of the URL, if any."""
     if body is None:
         return
-    name = body.get("name")
-    if name in (None, ""):
+    name = wire.read(wire.TaskRequest, body, "").name
+    if not name:
         return
-    if not isinstance(name, str) or proto_json.parse_task_name(name, "name") != task_id:
+    if convert.parse_task_name(name, "name") != task_id:
         raise InvalidParamsError(
             data={"errors": [{"field": "name", "message": f"must be tasks/{task_id} or absent"}]}
         )
@@ -266,7 +263,7 @@ def _send_params(call: RouteCall) -> MessageSendParams:
     # Before the conversion and validation, which would otherwise build every part first.
     message = body.get("message", body.get("request"))
     limits.check_parts_count(limits.raw_parts_count(message, "content", "parts"), call.settings)
-    params = _validate(MessageSendParams, proto_json.from_send_params(body))
+    params = convert.send_params_in(wire.read(wire.SendMessageRequest, body, ""))
     # proto3 defaults (see the module docstring): blocking left out is false, historyLength 0
     # (or left out) is the whole history.
     config = params.configuration or MessageSendConfiguration()
@@ -335,12 +332,12 @@ def _list_params(call: RouteCall) -> ListTasksParams:
 def _list_status(value: str) -> str | None:
     """A status filter: proto enum name or number, or our name; None for "unspecified"."""
     try:
-        state = proto_json.state_from_proto(value, "status")
+        state = convert.state_in(value, "status")
     except InvalidParamsError:
         # Our JSON-RPC names ("working"), or a bad value that validation will report
         # exactly as it does over JSON-RPC.
         return value
-    return None if state == "unknown" else state
+    return None if state is TaskState.UNKNOWN else state.value
 
 
 def _cancel_params(call: RouteCall) -> TaskIdParams:
@@ -363,38 +360,31 @@ def _push_set_params(call: RouteCall) -> TaskPushNotificationConfig:
     task_id = call.params["id"]
     config_id = query_value(call.query, "configId")
     _check_config_id(config_id, "configId")
+    config: wire.TaskPushNotificationConfig | None
+    at = ""
     if any(key in body for key in ("config", "parent", "configId", "config_id")):
         # The SDK's CreateTaskPushNotificationConfigRequest.
-        parent = body.get("parent")
-        if parent not in (None, "") and (
-            not isinstance(parent, str) or proto_json.parse_task_name(parent, "parent") != task_id
-        ):
+        request = wire.read(wire.CreateTaskPushNotificationConfigRequest, body, "")
+        if request.parent and convert.parse_task_name(request.parent, "parent") != task_id:
             raise InvalidParamsError(
                 data={"errors": [{"field": "parent", "message": f"must be tasks/{task_id}"}]}
             )
-        if "configId" in body and "config_id" in body:
-            raise InvalidParamsError(
-                data={"errors": [{"field": "configId", "message": "give configId or config_id"}]}
-            )
-        body_config_id = body.get("configId", body.get("config_id"))
-        if isinstance(body_config_id, str) and body_config_id:
-            _check_config_id(body_config_id, "configId")
-            config_id = body_config_id
-        elif body_config_id not in (None, ""):
-            raise InvalidParamsError(
-                data={"errors": [{"field": "configId", "message": "must be a string"}]}
-            )
-        raw = proto_json.from_task_push_config(body.get("config") or {}, "config", task_id=task_id)
+        if request.config_id:
+            _check_config_id(request.config_id, "configId")
+            config_id = request.config_id
+        config, at = request.config, "config"
     else:
-        raw = proto_json.from_task_push_config(body, "", task_id=task_id)
-    inner = raw.get("pushNotificationConfig")
-    if inner is None:
+        config = wire.read(wire.TaskPushNotificationConfig, body, "")
+    if config is None or config.push_notification_config is None:
         raise InvalidParamsError(
             data={"errors": [{"field": "pushNotificationConfig", "message": "Field required"}]}
         )
-    if config_id and "id" not in inner:
-        inner["id"] = config_id
-    return _validate(TaskPushNotificationConfig, raw)
+    result = convert.task_push_config_in(config, at, task_id=task_id)
+    inner = result.push_notification_config
+    if config_id and inner.id is None:
+        inner = inner.model_copy(update={"id": config_id})
+        result = result.model_copy(update={"push_notification_config": inner})
+    return result
 
 
 def _check_config_id(config_id: str | None, field: str) -> None:
@@ -432,32 +422,26 @@ def _empty(result: Any) -> dict[str, Any]:
 _SUBSCRIBE = Operation("tasks/resubscribe", _subscribe_params)
 
 ROUTES: dict[str, dict[str, Operation]] = {
-    "message:send": {
-        "POST": Operation("message/send", _send_params, _proto(proto_json.to_send_response))
-    },
+    "message:send": {"POST": Operation("message/send", _send_params, convert.send_result_out)},
     "message:stream": {"POST": Operation("message/stream", _send_params)},
     "tasks": {
-        "GET": Operation(
-            "tasks/list", _list_params, _proto(proto_json.to_list_tasks_result), query=_LIST_QUERY
-        )
+        "GET": Operation("tasks/list", _list_params, convert.list_result_out, query=_LIST_QUERY)
     },
     "task": {
-        "GET": Operation(
-            "tasks/get", _get_params, _proto(proto_json.to_task), query=("historyLength",)
-        )
+        "GET": Operation("tasks/get", _get_params, convert.task_out, query=("historyLength",))
     },
-    "task:cancel": {"POST": Operation("tasks/cancel", _cancel_params, _proto(proto_json.to_task))},
+    "task:cancel": {"POST": Operation("tasks/cancel", _cancel_params, convert.task_out)},
     "task:subscribe": {"GET": _SUBSCRIBE, "POST": _SUBSCRIBE},
     "pushConfigs": {
         "GET": Operation(
             "tasks/pushNotificationConfig/list",
             _push_list_params,
-            _proto(proto_json.to_push_config_list),
+            convert.push_config_list_out,
         ),
         "POST": Operation(
             "tasks/pushNotificationConfig/set",
             _push_set_params,
-            _proto(proto_json.to_task_push_config),
+            convert.task_push_config_out,
             query=("configId",),
         ),
     },
@@ -465,7 +449,7 @@ ROUTES: dict[str, dict[str, Operation]] = {
         "GET": Operation(
             "tasks/pushNotificationConfig/get",
             _push_get_params,
-            _proto(proto_json.to_task_push_config),
+            convert.task_push_config_out,
         ),
         "DELETE": Operation("tasks/pushNotificationConfig/delete", _push_delete_params, _empty),
     },
