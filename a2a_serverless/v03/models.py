@@ -256,7 +256,9 @@ def read(tp: type[T], value: Any, at: str) -> T:
     """A client's proto JSON `value` as `tp`; an `InvalidParamsError` naming the field (under
     `at`, the path of `value` itself) if it cannot be read."""
     try:
-        # The common case first: json names only, and nothing unknown (one pass, in C).
+        # The common case first, in one pass in C: json names only, nothing unknown (what the
+        # SDK's clients send). A body with proto names or unknown fields, or one that does not
+        # fit, is read again below: renamed, then converted and refused with its field named.
         return msgspec.convert(value, _strict(tp))  # type: ignore[return-value]
     except msgspec.ValidationError:
         pass
