@@ -1,29 +1,47 @@
 """What the two HTTP+JSON bindings share (A2A 0.3's under /v1/, rest/; A2A 1.0's, v10/rest.py).
 
 The request as they read it (`HttpRequest`: method, path, query, headers, body), their replies
-(`RestReply`, `RestStreamReply`) and a streamed one as SSE, and the strict readers of query
-parameters and JSON bodies.
+(`RestReply`, `RestStreamReply`) and a streamed one as SSE, the strict readers of query
+parameters and JSON bodies, and the one request handler (`handle`): a request on a route is
+answered through its version's `RestBinding` (the route table onto the method table, how a
+call's params are read, the error reply, the extensions headers). It never raises: every
+failure becomes the version's error reply, unexpected ones logged and answered with 500
+without internals.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 from urllib.parse import parse_qs
 
 from . import limits
-from .errors import A2AError, InvalidParamsError, UnsupportedMediaTypeError
+from .errors import (
+    A2AError,
+    InternalError,
+    InvalidParamsError,
+    MethodNotAllowedError,
+    UnsupportedMediaTypeError,
+)
+from .extensions import echo_headers
 from .http import SSE_HEADERS, Headers, Request, Response, query_string, sse_frame
-from .service import StreamEvent, StreamItem
-from .transport import sse_frames
+from .observability import correlated
+from .routepaths import Route
+from .service import Caller, StreamEvent, StreamItem, TaskService
+from .store.base import StoreUnavailable
+from .transport import Call, ExtendedCard, Method, a2a_error, parse_last_event_id, sse_frames
 
 __all__ = [
     "Headers",
     "HttpRequest",
+    "RestBinding",
+    "RestOperation",
     "RestReply",
     "RestStreamReply",
+    "handle",
     "json_body",
     "parse_query",
     "query_bool",
@@ -152,6 +170,87 @@ def json_body(
     if not isinstance(value, dict):
         raise InvalidParamsError("The request body must be a JSON object")
     return value
+
+
+# --- the request handler -------------------------------------------------------------------------
+
+
+class RestOperation(Protocol):
+    """One verb on one route of a version's route table, as the handler reads it."""
+
+    # The version's method (its METHODS key) the verb is.
+    @property
+    def method(self) -> str: ...
+
+    # The method's result as the reply's body (0.3: in proto JSON; 1.0: as it is).
+    @property
+    def result(self) -> Callable[[Any], Any]: ...
+
+    # Headers of a successful reply.
+    @property
+    def headers(self) -> Headers: ...
+
+
+_Operation = TypeVar("_Operation", bound=RestOperation)
+
+
+@dataclass(frozen=True, slots=True)
+class RestBinding(Generic[_Operation]):
+    """One version's HTTP+JSON binding: what the handler needs of it."""
+
+    # Route name (routepaths.Route.name) -> HTTP verb -> the operation.
+    routes: Mapping[str, Mapping[str, _Operation]]
+    # The version's method table (its `methods.py`).
+    methods: Mapping[str, Method]
+    # A call's params, read from the path, the query and the body, and validated.
+    params: Callable[[HttpRequest, Route, _Operation, Method, TaskService], Any]
+    # An error as the version answers it (with extra headers).
+    error_reply: Callable[[A2AError, Headers], RestReply]
+    # The headers that activate extensions, the first one given wins; the first is echoed.
+    extensions_headers: tuple[str, ...]
+    log: logging.Logger
+
+
+async def handle(
+    binding: RestBinding[Any],
+    request: HttpRequest,
+    route: Route,
+    service: TaskService,
+    caller: Caller,
+    *,
+    extended_card: ExtendedCard | None = None,
+) -> RestReply | RestStreamReply:
+    """The reply to one request on `route` (a route of `binding`'s table)."""
+    operations = binding.routes[route.name]
+    try:
+        operation = operations.get(request.method)
+        if operation is None:
+            raise MethodNotAllowedError(request.method, request.path, list(operations))
+        method = binding.methods[operation.method]
+        headers = request.headers
+        requested = next(
+            (headers[name] for name in binding.extensions_headers if headers.get(name)), None
+        )
+        caller = service.activate_extensions(caller, requested)
+        with correlated():
+            params = binding.params(request, route, operation, method, service)
+            # Read only where it means something: a stream resumes after that event.
+            last_event_id = None
+            if method.streaming:
+                last_event_id = parse_last_event_id(headers.get("last-event-id"))
+            call = Call(service, caller, last_event_id, extended_card)
+            result = await method.handler(params, call)
+    except MethodNotAllowedError as error:
+        return binding.error_reply(error, [(b"allow", ", ".join(error.allowed).encode())])
+    except (A2AError, StoreUnavailable) as error:
+        return binding.error_reply(a2a_error(error), [])
+    except Exception:
+        binding.log.exception("unexpected error serving %s %s", request.method, request.path)
+        return binding.error_reply(InternalError(), [])
+    echo = echo_headers(caller.extensions, binding.extensions_headers[0])
+    if method.streaming:
+        return RestStreamReply(result, echo)
+    return RestReply(200, operation.result(result), [*operation.headers, *echo])
 
 
 # --- over HTTP ------------------------------------------------------------------------------------

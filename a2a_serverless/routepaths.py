@@ -86,12 +86,25 @@ def custom_method(segment: str) -> tuple[str, str | None]:
     return segment, None
 
 
-def v03_route(path: str) -> Route | None:
-    """The v0.3 route `path` names (under `/v1/`), or None."""
-    if not path.startswith(REST_PREFIX):
-        return None
-    match path[len(REST_PREFIX) :].split("/"):
-        case ["message:send" | "message:stream" | "card" | "tasks" as name]:
+class _Names(msgspec.Struct, frozen=True, kw_only=True):
+    """What a version calls its routes' parts: the extended card's route, and the path fields
+    of a push config's task and its config (a task's own route names it `id` in both)."""
+
+    card: str
+    task: str
+    config: str
+
+
+_V03_NAMES = _Names(card="card", task="id", config="configId")
+_V10_NAMES = _Names(card="extendedAgentCard", task="taskId", config="id")
+
+
+def _match(segments: list[str], names: _Names) -> Route | None:
+    """The route the path's segments (after any prefix and tenant) name, or None."""
+    match segments:
+        case ["message:send" | "message:stream" | "tasks" as name]:
+            return Route(name)
+        case [name] if name == names.card:
             return Route(name)
         case ["tasks", task] if task:
             task_id, verb = custom_method(task)
@@ -99,10 +112,17 @@ def v03_route(path: str) -> Route | None:
                 return Route(f"task:{verb}", {"id": task_id})
             return Route("task", {"id": task})
         case ["tasks", task, "pushNotificationConfigs"] if task:
-            return Route("pushConfigs", {"id": task})
+            return Route("pushConfigs", {names.task: task})
         case ["tasks", task, "pushNotificationConfigs", config] if task and config:
-            return Route("pushConfig", {"id": task, "configId": config})
+            return Route("pushConfig", {names.task: task, names.config: config})
     return None
+
+
+def v03_route(path: str) -> Route | None:
+    """The v0.3 route `path` names (under `/v1/`), or None."""
+    if not path.startswith(REST_PREFIX):
+        return None
+    return _match(path[len(REST_PREFIX) :].split("/"), _V03_NAMES)
 
 
 # Each v1.0 route's path template (without a tenant), by route name: what `v10_route` reads
@@ -123,27 +143,11 @@ V10_PATHS: dict[str, str] = {
 def v10_route(path: str) -> Route | None:
     """The v1.0 route `path` names, or None."""
     segments = path.split("/")[1:]
-    found = _match(segments)
+    found = _match(segments, _V10_NAMES)
     if found is not None:
         return found
     if len(segments) > 1 and segments[0]:
-        found = _match(segments[1:])
+        found = _match(segments[1:], _V10_NAMES)
         if found is not None:
             return Route(found.name, found.params, segments[0])
-    return None
-
-
-def _match(segments: list[str]) -> Route | None:
-    match segments:
-        case ["message:send" | "message:stream" | "extendedAgentCard" | "tasks" as name]:
-            return Route(name)
-        case ["tasks", task] if task:
-            task_id, verb = custom_method(task)
-            if verb is not None and task_id:
-                return Route(f"task:{verb}", {"id": task_id})
-            return Route("task", {"id": task})
-        case ["tasks", task, "pushNotificationConfigs"] if task:
-            return Route("pushConfigs", {"taskId": task})
-        case ["tasks", task, "pushNotificationConfigs", config] if task and config:
-            return Route("pushConfig", {"taskId": task, "id": config})
     return None

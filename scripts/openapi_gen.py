@@ -28,7 +28,7 @@ from a2a_serverless.limits import MAX_INT64
 from a2a_serverless.models import PROTOCOL_VERSION
 from a2a_serverless.rest.openapi import DEPLOYMENT_LIMITS, placeholder
 from a2a_serverless.routepaths import V10_PATHS
-from a2a_serverless.v03.proto_json import PUSH_CONFIG_COLLECTION, ROLES, STATES
+from a2a_serverless.v03.models import PUSH_CONFIG_COLLECTION, ROLES, STATES
 from a2a_serverless.v10.methods import METHODS as V10_METHODS
 from a2a_serverless.v10.models import ROLES as V10_ROLES
 from a2a_serverless.v10.models import STATES as V10_STATES
@@ -43,7 +43,7 @@ DESCRIPTION = """\
 An OpenAPI 3.1 document of the HTTP+JSON/REST routes (served at GET /v1/openapi.json) of both
 A2A versions this server speaks:
 
-- A2A 0.3's, under `/v1/` (what `v03/rest.py` and `v03/proto_json.py` accept and answer);
+- A2A 0.3's, under `/v1/` (what `v03/rest.py` and `v03/convert.py` accept and answer);
   their components have plain names (`Task`, `SendMessageRequest`);
 - A2A 1.0's, without a prefix (what `v10/rest.py` routes to `v10/methods.py`: ProtoJSON,
   camelCase, enums by name such as `TASK_STATE_WORKING`, errors as `google.rpc.Status`); every
@@ -190,7 +190,7 @@ def _int_like(minimum: int) -> JSON:
     }
 
 
-# --- responses (what proto_json.to_* writes) -----------------------------------------------------
+# --- responses (what v03/convert.py's *_out write) -----------------------------------------------
 
 
 def _stream_event(stream_response: JSON, error: JSON) -> JSON:
@@ -402,7 +402,7 @@ def _response_schemas() -> JSON:
     }
 
 
-# --- requests (what proto_json.from_* and v03/rest.py read) ---------------------------------
+# --- requests (what v03/models.py's Structs and v03/rest.py read) ----------------------------
 
 
 def _request_schemas(limits: Limits) -> JSON:

@@ -4,7 +4,8 @@ the kit's models, for the four interfaces (A2A 0.3 and 1.0, each over JSON-RPC a
 The server's codecs, used the other way round: the kit's models (`models.py`) are what the
 client's callers give and get; A2A 1.0 is translated at this edge (the server's `v10/convert.py`
 writes our requests in 1.0, and reads a 1.0 message, part or push config; what the server
-never reads, a 1.0 Task or event, is read here), A2A 0.3's HTTP+JSON is `v03/proto_json.py`.
+never reads, a 1.0 Task or event, is read here), A2A 0.3's HTTP+JSON is `v03/convert.py`
+over `v03/models.py`'s Structs.
 This module is the only one of the client that imports the version codecs (and 1.0's error
 reasons, `CODE_BY_REASON`).
 
@@ -22,7 +23,8 @@ from urllib.parse import quote
 from .. import models as m
 from ..codec import ValidationError
 from ..errors import A2AError, InvalidAgentResponseError
-from ..v03 import proto_json
+from ..v03 import convert as v03convert
+from ..v03 import models as v03models
 from ..v10 import convert as v1convert
 from ..v10 import models as v1models
 from ..v10.errors import REASONS
@@ -197,12 +199,13 @@ class Rest03:
         configs = f"{task}/pushNotificationConfigs"
         if op in ("send", "stream"):
             assert call.send is not None
-            params = call.send.model_dump()
             # proto3's `blocking` left out is false; ours left out is true.
-            config = params.setdefault("configuration", {})
-            config.setdefault("blocking", True)
+            send_config = call.send.configuration or m.MessageSendConfiguration()
+            if send_config.blocking is None:
+                send_config = send_config.model_copy(update={"blocking": True})
+            params = call.send.model_copy(update={"configuration": send_config})
             verb = "message:send" if op == "send" else "message:stream"
-            return WireRequest("POST", f"/v1/{verb}", proto_json.to_send_params(params))
+            return WireRequest("POST", f"/v1/{verb}", v03convert.send_params_out(params))
         if op == "get":
             query = {}
             if call.history_length is not None:
@@ -210,7 +213,7 @@ class Rest03:
             return WireRequest("GET", task, query=query)
         if op == "cancel":
             return WireRequest(
-                "POST", f"{task}:cancel", {"name": proto_json.task_name(call.task_id)}
+                "POST", f"{task}:cancel", {"name": v03convert.task_name(call.task_id)}
             )
         if op == "subscribe":
             return WireRequest("GET", f"{task}:subscribe")
@@ -218,12 +221,12 @@ class Rest03:
             return WireRequest("GET", "/v1/tasks", query=_list_query(call.list_params, "0.3"))
         if op == "push_set":
             assert call.push is not None
-            config = proto_json.to_task_push_config(
+            config = v03convert.task_push_config_out(
                 m.TaskPushNotificationConfig(
                     task_id=call.task_id, push_notification_config=call.push
-                ).model_dump()
+                )
             )
-            body = {"parent": proto_json.task_name(call.task_id), "config": config}
+            body = {"parent": v03convert.task_name(call.task_id), "config": config}
             if call.push.id:
                 body["configId"] = call.push.id
             return WireRequest("POST", configs, body)
@@ -237,27 +240,31 @@ class Rest03:
     def result(self, op: Operation, body: Any) -> Any:
         try:
             if op == "send":
-                value: Any = proto_json.from_send_response(body)
-            elif op in ("get", "cancel"):
-                value = proto_json.from_task(body)
-            elif op == "list":
-                value = proto_json.from_list_tasks_result(body)
-            elif op in ("push_set", "push_get"):
-                value = proto_json.from_task_push_config(body, "response")
-            elif op == "push_list":
-                value = proto_json.from_push_config_list(body)
-            else:
-                value = body
+                response = v03models.read(v03models.SendMessageResponse, body, "response")
+                return v03convert.send_result_in(response)
+            if op in ("get", "cancel"):
+                return v03convert.task_in(v03models.read(v03models.Task, body, "task"))
+            if op == "list":
+                tasks = v03models.read(v03models.ListTasksResponse, body, "response")
+                return v03convert.list_result_in(tasks)
+            if op in ("push_set", "push_get"):
+                config = v03models.read(v03models.TaskPushNotificationConfig, body, "response")
+                return v03convert.task_push_config_in(config)
+            if op == "push_list":
+                configs = v03models.read(
+                    v03models.ListTaskPushNotificationConfigResponse, body, "response"
+                )
+                return v03convert.push_config_list_in(configs)
         except A2AError as exc:
             raise bad_response(f"{op} answer", _first_error(exc)) from None
-        return _result_03(op, value)
+        return _result_03(op, body)
 
     def event(self, body: Any) -> m.StreamResult:
         try:
-            value = proto_json.from_stream_response(body)
+            event = v03models.read(v03models.StreamResponse, body, "event")
+            return v03convert.stream_result_in(event)
         except A2AError as exc:
             raise bad_response("stream event", _first_error(exc)) from None
-        return cast(m.StreamResult, _read("stream event", m.StreamResult, value))
 
 
 def _first_error(exc: A2AError) -> str:
@@ -276,7 +283,7 @@ def _list_query(params: m.ListTasksParams | None, version: Version) -> dict[str,
     if params.status is not None:
         # The enum names differ: 0.3's proto spells TASK_STATE_CANCELLED.
         query["status"] = (
-            proto_json.state_to_proto(params.status.value)
+            v03convert.state_out(params.status)
             if version == "0.3"
             else v1convert.state_out(params.status)
         )

@@ -2,7 +2,7 @@
 /v1/openapi.json): 0.3's under `/v1/`, 1.0's without a prefix.
 
 It is data: `openapi.json` beside this module, written at build time by scripts/openapi_gen.py
-from the code that describes what `v03/rest.py` and `v03/proto_json.py`, and `v10/rest.py`
+from the code that describes what `v03/rest.py` and `v03/convert.py`, and `v10/rest.py`
 and the 1.0 codec's request objects, accept and answer (that script says how, and why the
 schemas look as they do); tests/docs/test_openapi_data.py fails
 when it is stale. What depends on the deployment — its limits, `DEPLOYMENT_LIMITS` — is a

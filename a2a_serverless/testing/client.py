@@ -34,9 +34,10 @@ from ..asgi import A2AApplication
 from ..codec import convert, to_builtins
 from ..config import Settings
 from ..exceptions import A2AServerlessError
-from ..models import Artifact, Message, Part, Task, TaskStatus, TextPart
+from ..models import Artifact, Message, MessageSendParams, Part, Task, TaskStatus, TextPart
 from ..routepaths import CARD_PATH
-from ..v03 import proto_json
+from ..v03 import convert as v03convert
+from ..v03 import models as v03
 from ..v10 import convert as v10convert
 from ..v10 import models as v10
 
@@ -163,11 +164,10 @@ class AgentTestClient:
             return self._send_result(await self._call("send", params))
         if self.version == "1.0":
             return self._send_result(await self._rest("POST", "/message:send", params))
-        # 0.3's HTTP+JSON speaks the proto JSON of its a2a.proto (v03/proto_json.py).
-        reply = await self._rest("POST", "/v1/message:send", proto_json.to_send_params(params))
-        if "task" in reply:
-            return convert(proto_json.from_task(reply["task"]), Task)
-        return convert(proto_json.from_message(reply.get("message", reply.get("msg"))), Message)
+        # 0.3's HTTP+JSON speaks the proto JSON of its a2a.proto (v03/convert.py).
+        body = v03convert.send_params_out(convert(params, MessageSendParams))
+        reply = await self._rest("POST", "/v1/message:send", body)
+        return v03convert.send_result_in(v03.read(v03.SendMessageResponse, reply, "response"))
 
     async def send_text(self, text: str, **options: Any) -> str:
         """Send `text`; the reply's text (`reply_text` of what `send` returns)."""
@@ -258,7 +258,7 @@ class AgentTestClient:
 
     def _task(self, result: Any) -> Task:
         if self.version == "0.3" and self.binding == "rest":
-            return convert(proto_json.from_task(result), Task)
+            return v03convert.task_in(v03.read(v03.Task, result, "task"))
         if self.version == "0.3":
             return convert(result, Task)
         return _task_from_v1(result)

@@ -11,8 +11,10 @@ speaks, built the way `v10/` is:
 - `jsonrpc.py`: 0.3 over JSON-RPC (the `Protocol` `jsonrpc.handle` serves it with).
 - `rest.py`: 0.3 over HTTP+JSON, the routes under `/v1/`: a route -> method table onto
   `methods.py`, each route with its request reader and result encoder.
-- `proto_json.py`: the HTTP+JSON wire form (ProtoJSON) to and from the internal JSON, with
-  0.3's proto names of the internal states and roles (`STATES`, `ROLES`).
+- `models.py`: the HTTP+JSON wire form (ProtoJSON) as msgspec Structs, read as proto3 JSON is,
+  with 0.3's proto names of the internal states and roles (`STATES`, `ROLES`); `convert.py`:
+  those Structs to the internal model, and the internal model to ProtoJSON (the server and
+  the client both use it).
 - `webhook.py`: 0.3's push notification form (the Task), found by `versions.webhook_form`.
 
 It imports nothing of `v10/` (nor `v10/` of it: tests/unit/test_import_graph.py).

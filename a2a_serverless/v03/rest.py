@@ -9,7 +9,7 @@ raises: every failure becomes an error reply, and unexpected ones are logged and
 One table (`ROUTES`) says, per route and verb, which 0.3 method it is (`methods.py`, the
 method table JSON-RPC serves by name: the same service call, limits and results), how the
 method's params are read from the path, query and body, and how its result is written in
-proto JSON (`proto_json.py`).
+proto JSON (its bodies read into `models.py`'s Structs, translated by `convert.py`).
 
 Routes (the `google.api.http` options of a2a.proto):
 
@@ -100,20 +100,18 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .. import limits
+from .. import httpjson, limits
 from ..codec import ValidationError
 from ..errors import (
     A2AError,
-    InternalError,
     InvalidParamsError,
-    MethodNotAllowedError,
     invalid_params_from_validation,
 )
 from ..extensions import HEADER as EXTENSIONS_HEADER
-from ..extensions import echo_headers
 from ..httpjson import (
     Headers,
     HttpRequest,
+    RestBinding,
     RestReply,
     RestStreamReply,
     json_body,
@@ -133,13 +131,13 @@ from ..models import (
     TaskIdParams,
     TaskPushNotificationConfig,
     TaskQueryParams,
+    TaskState,
 )
-from ..observability import correlated
 from ..routepaths import Route
 from ..service import Caller, StreamEvent, TaskService
-from ..store.base import StoreUnavailable
-from ..transport import Call, ExtendedCard, a2a_error, parse_last_event_id, render
-from . import proto_json
+from ..transport import ExtendedCard, Method, render
+from . import convert
+from . import models as wire
 from .methods import METHODS
 
 if TYPE_CHECKING:
@@ -170,7 +168,7 @@ def error_reply(error: A2AError, headers: Headers | None = None) -> RestReply:
 
 def stream_event_body(event: StreamEvent) -> dict[str, Any]:
     """The data of one SSE event: a StreamResponse."""
-    return proto_json.to_stream_response(event.payload.model_dump())
+    return convert.stream_response(event.payload)
 
 
 def _reason(status: int) -> str:
@@ -193,10 +191,6 @@ class RouteCall:
     settings: Settings
 
 
-def _unchanged(result: Any) -> Any:
-    return result
-
-
 @dataclass(frozen=True, slots=True)
 class Operation:
     """One verb on one route: the 0.3 method it is, and how HTTP+JSON carries it."""
@@ -205,11 +199,19 @@ class Operation:
     method: str
     # Its params, read from the path, the query and the body (validated).
     params: Callable[[RouteCall], Any]
-    # Its result's JSON (the internal model's) as proto JSON (unused for a stream).
-    result: Callable[[Any], Any] = _unchanged
+    # Its result as the reply's body: the internal model's JSON, in proto JSON where a2a.proto
+    # has a message for it (unused for a stream).
+    result: Callable[[Any], Any] = render
     # The query parameters it takes (json names; proto field names are accepted too).
     query: tuple[str, ...] = ()
     headers: Headers = field(default_factory=list)
+
+
+def _read_params(
+    request: HttpRequest, route: Route, operation: Operation, method: Method, service: TaskService
+) -> Any:
+    query = parse_query(request.query_string, operation.query)
+    return operation.params(RouteCall(request, route.params, query, service.settings))
 
 
 async def handle(
@@ -220,33 +222,9 @@ async def handle(
     *,
     extended_card: ExtendedCard | None = None,
 ) -> RestReply | RestStreamReply:
-    operations = ROUTES[route.name]
-    try:
-        operation = operations.get(request.method)
-        if operation is None:
-            raise MethodNotAllowedError(request.method, request.path, list(operations))
-        method = METHODS[operation.method]
-        query = parse_query(request.query_string, operation.query)
-        caller = service.activate_extensions(caller, request.headers.get(EXTENSIONS_HEADER))
-        with correlated():
-            params = operation.params(RouteCall(request, route.params, query, service.settings))
-            # Read only where it means something: a stream resumes after that event.
-            last_event_id = None
-            if method.streaming:
-                last_event_id = parse_last_event_id(request.headers.get("last-event-id"))
-            call = Call(service, caller, last_event_id, extended_card)
-            result = await method.handler(params, call)
-    except MethodNotAllowedError as error:
-        return error_reply(error, [(b"allow", ", ".join(error.allowed).encode())])
-    except (A2AError, StoreUnavailable) as error:
-        return error_reply(a2a_error(error))
-    except Exception:
-        log.exception("unexpected error serving %s %s", request.method, request.path)
-        return error_reply(InternalError())
-    echo = echo_headers(caller.extensions)
-    if method.streaming:
-        return RestStreamReply(result, echo)
-    return RestReply(200, operation.result(render(result)), [*operation.headers, *echo])
+    return await httpjson.handle(
+        BINDING, request, route, service, caller, extended_card=extended_card
+    )
 
 
 # --- request parts ------------------------------------------------------------------------------
@@ -267,10 +245,10 @@ def _check_task_name(body: dict[str, Any] | None, task_id: str) -> None:
     """A CancelTaskRequest / TaskSubscriptionRequest body names the task of the URL, if any."""
     if body is None:
         return
-    name = body.get("name")
-    if name in (None, ""):
+    name = wire.read(wire.TaskRequest, body, "").name
+    if not name:
         return
-    if not isinstance(name, str) or proto_json.parse_task_name(name, "name") != task_id:
+    if convert.parse_task_name(name, "name") != task_id:
         raise InvalidParamsError(
             data={"errors": [{"field": "name", "message": f"must be tasks/{task_id} or absent"}]}
         )
@@ -285,7 +263,7 @@ def _send_params(call: RouteCall) -> MessageSendParams:
     # Before the conversion and validation, which would otherwise build every part first.
     message = body.get("message", body.get("request"))
     limits.check_parts_count(limits.raw_parts_count(message, "content", "parts"), call.settings)
-    params = _validate(MessageSendParams, proto_json.from_send_params(body))
+    params = convert.send_params_in(wire.read(wire.SendMessageRequest, body, ""))
     # proto3 defaults (see the module docstring): blocking left out is false, historyLength 0
     # (or left out) is the whole history.
     config = params.configuration or MessageSendConfiguration()
@@ -354,12 +332,12 @@ def _list_params(call: RouteCall) -> ListTasksParams:
 def _list_status(value: str) -> str | None:
     """A status filter: proto enum name or number, or our name; None for "unspecified"."""
     try:
-        state = proto_json.state_from_proto(value, "status")
+        state = convert.state_in(value, "status")
     except InvalidParamsError:
         # Our JSON-RPC names ("working"), or a bad value that validation will report
         # exactly as it does over JSON-RPC.
         return value
-    return None if state == "unknown" else state
+    return None if state is TaskState.UNKNOWN else state.value
 
 
 def _cancel_params(call: RouteCall) -> TaskIdParams:
@@ -382,38 +360,31 @@ def _push_set_params(call: RouteCall) -> TaskPushNotificationConfig:
     task_id = call.params["id"]
     config_id = query_value(call.query, "configId")
     _check_config_id(config_id, "configId")
+    config: wire.TaskPushNotificationConfig | None
+    at = ""
     if any(key in body for key in ("config", "parent", "configId", "config_id")):
         # The SDK's CreateTaskPushNotificationConfigRequest.
-        parent = body.get("parent")
-        if parent not in (None, "") and (
-            not isinstance(parent, str) or proto_json.parse_task_name(parent, "parent") != task_id
-        ):
+        request = wire.read(wire.CreateTaskPushNotificationConfigRequest, body, "")
+        if request.parent and convert.parse_task_name(request.parent, "parent") != task_id:
             raise InvalidParamsError(
                 data={"errors": [{"field": "parent", "message": f"must be tasks/{task_id}"}]}
             )
-        if "configId" in body and "config_id" in body:
-            raise InvalidParamsError(
-                data={"errors": [{"field": "configId", "message": "give configId or config_id"}]}
-            )
-        body_config_id = body.get("configId", body.get("config_id"))
-        if isinstance(body_config_id, str) and body_config_id:
-            _check_config_id(body_config_id, "configId")
-            config_id = body_config_id
-        elif body_config_id not in (None, ""):
-            raise InvalidParamsError(
-                data={"errors": [{"field": "configId", "message": "must be a string"}]}
-            )
-        raw = proto_json.from_task_push_config(body.get("config") or {}, "config", task_id=task_id)
+        if request.config_id:
+            _check_config_id(request.config_id, "configId")
+            config_id = request.config_id
+        config, at = request.config, "config"
     else:
-        raw = proto_json.from_task_push_config(body, "", task_id=task_id)
-    inner = raw.get("pushNotificationConfig")
-    if inner is None:
+        config = wire.read(wire.TaskPushNotificationConfig, body, "")
+    if config is None or config.push_notification_config is None:
         raise InvalidParamsError(
             data={"errors": [{"field": "pushNotificationConfig", "message": "Field required"}]}
         )
-    if config_id and "id" not in inner:
-        inner["id"] = config_id
-    return _validate(TaskPushNotificationConfig, raw)
+    result = convert.task_push_config_in(config, at, task_id=task_id)
+    inner = result.push_notification_config
+    if config_id and inner.id is None:
+        inner = inner.model_copy(update={"id": config_id})
+        result = result.model_copy(update={"push_notification_config": inner})
+    return result
 
 
 def _check_config_id(config_id: str | None, field: str) -> None:
@@ -451,34 +422,34 @@ def _empty(result: Any) -> dict[str, Any]:
 _SUBSCRIBE = Operation("tasks/resubscribe", _subscribe_params)
 
 ROUTES: dict[str, dict[str, Operation]] = {
-    "message:send": {"POST": Operation("message/send", _send_params, proto_json.to_send_response)},
+    "message:send": {"POST": Operation("message/send", _send_params, convert.send_result_out)},
     "message:stream": {"POST": Operation("message/stream", _send_params)},
     "tasks": {
-        "GET": Operation(
-            "tasks/list", _list_params, proto_json.to_list_tasks_result, query=_LIST_QUERY
-        )
+        "GET": Operation("tasks/list", _list_params, convert.list_result_out, query=_LIST_QUERY)
     },
     "task": {
-        "GET": Operation("tasks/get", _get_params, proto_json.to_task, query=("historyLength",))
+        "GET": Operation("tasks/get", _get_params, convert.task_out, query=("historyLength",))
     },
-    "task:cancel": {"POST": Operation("tasks/cancel", _cancel_params, proto_json.to_task)},
+    "task:cancel": {"POST": Operation("tasks/cancel", _cancel_params, convert.task_out)},
     "task:subscribe": {"GET": _SUBSCRIBE, "POST": _SUBSCRIBE},
     "pushConfigs": {
         "GET": Operation(
             "tasks/pushNotificationConfig/list",
             _push_list_params,
-            proto_json.to_push_config_list,
+            convert.push_config_list_out,
         ),
         "POST": Operation(
             "tasks/pushNotificationConfig/set",
             _push_set_params,
-            proto_json.to_task_push_config,
+            convert.task_push_config_out,
             query=("configId",),
         ),
     },
     "pushConfig": {
         "GET": Operation(
-            "tasks/pushNotificationConfig/get", _push_get_params, proto_json.to_task_push_config
+            "tasks/pushNotificationConfig/get",
+            _push_get_params,
+            convert.task_push_config_out,
         ),
         "DELETE": Operation("tasks/pushNotificationConfig/delete", _push_delete_params, _empty),
     },
@@ -494,3 +465,12 @@ ROUTES: dict[str, dict[str, Operation]] = {
         )
     },
 }
+
+BINDING = RestBinding(
+    routes=ROUTES,
+    methods=METHODS,
+    params=_read_params,
+    error_reply=error_reply,
+    extensions_headers=(EXTENSIONS_HEADER,),
+    log=log,
+)

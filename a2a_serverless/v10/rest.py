@@ -83,14 +83,15 @@ internals).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import httpjson
 from ..auth import AuthError
 from ..errors import (
     A2AError,
     AuthorizationError,
-    InternalError,
     InvalidParamsError,
     MethodNotAllowedError,
     MethodNotFoundError,
@@ -98,7 +99,6 @@ from ..errors import (
 )
 from ..extensions import HEADER as V03_EXTENSIONS_HEADER
 from ..extensions import V1_HEADER as EXTENSIONS_HEADER
-from ..extensions import echo_headers
 from ..http import (
     BodyTooLarge,
     Request,
@@ -110,6 +110,7 @@ from ..http import (
 from ..httpjson import (
     Headers,
     HttpRequest,
+    RestBinding,
     RestReply,
     RestStreamReply,
     json_body,
@@ -121,17 +122,9 @@ from ..httpjson import (
     stream_response,
 )
 from ..limits import RequestTooLargeError
-from ..observability import correlated
 from ..routepaths import Route, v10_route
 from ..service import Caller, TaskService
-from ..store.base import StoreUnavailable
-from ..transport import (
-    Call,
-    ExtendedCard,
-    a2a_error,
-    parse_last_event_id,
-    parse_params,
-)
+from ..transport import ExtendedCard, Method, parse_params
 from ..versions import HEADER as VERSION_HEADER
 from ..versions import QUERY_PARAMETER as VERSION_QUERY_PARAMETER
 from ..versions import V10, requested_version
@@ -172,6 +165,10 @@ _STATUS_NAMES = {
 }
 
 
+def _unchanged(result: Any) -> Any:
+    return result
+
+
 @dataclass(frozen=True, slots=True)
 class Operation:
     """One verb of one route (ROUTES, also read by scripts/openapi_gen.py)."""
@@ -185,6 +182,8 @@ class Operation:
     # The query parameters it takes (json names) and their types.
     query: tuple[tuple[str, type], ...] = ()
     headers: Headers = field(default_factory=list)
+    # Its result is the reply's body as it is (methods.py encodes it).
+    result: Callable[[Any], Any] = _unchanged
 
 
 _LIST_QUERY = (
@@ -290,32 +289,16 @@ async def handle(
     *,
     extended_card: ExtendedCard | None = None,
 ) -> RestReply | RestStreamReply:
-    operations = ROUTES[route.name]
-    try:
-        operation = operations.get(request.method)
-        if operation is None:
-            raise MethodNotAllowedError(request.method, request.path, list(operations))
-        method = METHODS[operation.method]
-        raw = _assemble(request, route, operation, service.settings.max_json_depth)
-        params = parse_params(method, raw, service)
-        headers = request.headers
-        requested = headers.get(EXTENSIONS_HEADER) or headers.get(V03_EXTENSIONS_HEADER)
-        caller = service.activate_extensions(caller, requested)
-        last_event_id = parse_last_event_id(headers.get("last-event-id"))
-        call = Call(service, caller, last_event_id, extended_card)
-        with correlated():
-            result = await method.handler(params, call)
-    except MethodNotAllowedError as error:
-        return error_reply(error, [(b"allow", ", ".join(error.allowed).encode())])
-    except (A2AError, StoreUnavailable) as error:
-        return error_reply(a2a_error(error))
-    except Exception:
-        log.exception("unexpected error serving %s %s", request.method, request.path)
-        return error_reply(InternalError())
-    echo = echo_headers(caller.extensions, EXTENSIONS_HEADER)
-    if method.streaming:
-        return RestStreamReply(result, echo)
-    return RestReply(200, result, [*operation.headers, *echo])
+    return await httpjson.handle(
+        BINDING, request, route, service, caller, extended_card=extended_card
+    )
+
+
+def _read_params(
+    request: HttpRequest, route: Route, operation: Operation, method: Method, service: TaskService
+) -> Any:
+    raw = _assemble(request, route, operation, service.settings.max_json_depth)
+    return parse_params(method, raw, service)
 
 
 def _assemble(
@@ -358,6 +341,17 @@ def _assemble(
             )
         raw[name] = value
     return raw
+
+
+BINDING = RestBinding(
+    routes=ROUTES,
+    methods=METHODS,
+    params=_read_params,
+    error_reply=error_reply,
+    # 1.0's name first; 0.3's is taken too.
+    extensions_headers=(EXTENSIONS_HEADER, V03_EXTENSIONS_HEADER),
+    log=log,
+)
 
 
 # --- over HTTP ------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ equivalent results", "Same Error Handling: map errors consistently"), §3.5.4 (e
 parameters and responses), §3.5.6 (the method table), §3.2.3 (REST status codes that
 "correspond to A2A error types", a consistent JSON error format), §3.3.3 (REST streaming is SSE
 "similar to JSON-RPC"). What the REST side promises in detail is documented in
-`a2a_serverless/v03/rest.py` (routes, status codes, error body) and `v03/proto_json.py`.
+`a2a_serverless/v03/rest.py` (routes, status codes, error body) and `v03/convert.py`.
 
 How:
 
@@ -63,7 +63,8 @@ from a2a_serverless.models import (
     TaskPushNotificationConfig,
     validate,
 )
-from a2a_serverless.v03 import proto_json
+from a2a_serverless.v03 import convert as v03convert
+from a2a_serverless.v03 import models as v03
 from tests.integration.jsonrpc_agents import parse_sse, request, scripted, streamer
 
 FAST = {"blocking_timeout_s": 5.0, "poll_interval_s": 0.02, "stream_timeout_s": 5.0}
@@ -380,7 +381,8 @@ class Rest(Adapter):
             sdk_type=a2a_pb2.SendMessageResponse,
         )
         if not is_error(outcome):
-            outcome = result(proto_json.from_send_response(outcome))
+            response = v03.read(v03.SendMessageResponse, outcome, "response")
+            outcome = result(v03convert.send_result_in(response).model_dump())
         return self.note("send", outcome)
 
     async def _events(
@@ -400,7 +402,11 @@ class Rest(Adapter):
             converted.append(
                 {
                     "id": event["id"],
-                    "result": result(proto_json.from_stream_response(event["data"])),
+                    "result": result(
+                        v03convert.stream_result_in(
+                            v03.read(v03.StreamResponse, event["data"], "event")
+                        ).model_dump()
+                    ),
                 }
             )
         return self.note(label, converted)
@@ -415,7 +421,7 @@ class Rest(Adapter):
             "GET", f"/v1/tasks/{task_id}", params=query, sdk_type=a2a_pb2.Task
         )
         if not is_error(outcome):
-            outcome = result(proto_json.from_task(outcome))
+            outcome = v03convert.task_in(v03.read(v03.Task, outcome, "task")).model_dump()
         return self.note("get", outcome)
 
     async def list(self, **params: Any) -> Any:
@@ -429,8 +435,8 @@ class Rest(Adapter):
                 query[name] = str(value)
         outcome, _ = await self._request("GET", "/v1/tasks", params=query)
         if not is_error(outcome):
-            outcome = ListTasksResult.model_validate(
-                proto_json.from_list_tasks_result(outcome)
+            outcome = v03convert.list_result_in(
+                v03.read(v03.ListTasksResponse, outcome, "response")
             ).model_dump()
         return self.note("list", outcome)
 
@@ -440,7 +446,7 @@ class Rest(Adapter):
             "POST", f"/v1/tasks/{task_id}:cancel", body=body, sdk_type=a2a_pb2.Task
         )
         if not is_error(outcome):
-            outcome = result(proto_json.from_task(outcome))
+            outcome = v03convert.task_in(v03.read(v03.Task, outcome, "task")).model_dump()
         return self.note("cancel", outcome)
 
     async def resubscribe(self, task_id: str, last_event_id: str | None = None) -> Any:
@@ -483,8 +489,10 @@ class Rest(Adapter):
         if not is_error(outcome):
             outcome = by_url(
                 [
-                    TaskPushNotificationConfig.model_validate(c).model_dump()
-                    for c in proto_json.from_push_config_list(outcome)
+                    c.model_dump()
+                    for c in v03convert.push_config_list_in(
+                        v03.read(v03.ListTaskPushNotificationConfigResponse, outcome, "response")
+                    )
                 ]
             )
         return self.note("push_list", outcome)
@@ -537,9 +545,8 @@ def _error_of_body(body: Any) -> dict[str, Any]:
 def _rest_push_config(outcome: Any) -> Any:
     if is_error(outcome):
         return outcome
-    return TaskPushNotificationConfig.model_validate(
-        proto_json.from_task_push_config(outcome, "response")
-    ).model_dump()
+    config = v03.read(v03.TaskPushNotificationConfig, outcome, "response")
+    return v03convert.task_push_config_in(config).model_dump()
 
 
 def parse_rest_sse(text: str) -> list[dict[str, Any]]:

@@ -1,8 +1,9 @@
-"""The proto-JSON conversion of the REST transport (a2a_serverless/v03/proto_json.py).
+"""The proto-JSON form of 0.3's HTTP+JSON binding: its Structs (a2a_serverless/v03/models.py) and
+their converter to and from the internal model (a2a_serverless/v03/convert.py).
 
 For every protocol object the REST transport carries:
 
-- round trip: model -> our JSON -> proto JSON -> our JSON -> model gives the same object;
+- round trip: model -> proto JSON -> Struct -> model gives the same object;
 - the SDK reads ours: our proto JSON parses strictly (unknown fields refused, as the a2a-sdk
   0.3.26 client parses) into the SDK's `a2a_pb2` message, and that message equals what the
   SDK's own converter (`proto_utils.ToProto`) makes of the same object;
@@ -11,7 +12,7 @@ For every protocol object the REST transport carries:
 
 Proto messages compare with proto semantics (a default value equals an absent one), which is
 also how the SDK sees them. The documented differences between a2a.proto and the SDK's proto
-(module docstring of proto_json.py) have their own tests below.
+(module docstring of v03/convert.py) have their own tests below.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from google.protobuf.message import Message as ProtoMessage
 
 from a2a_serverless.errors import InvalidParamsError
 from a2a_serverless.models import (
-    A2AModel,
     Artifact,
     DataPart,
     FilePart,
@@ -40,10 +40,8 @@ from a2a_serverless.models import (
     Message,
     MessageSendConfiguration,
     MessageSendParams,
-    Part,
     PushNotificationAuthenticationInfo,
     PushNotificationConfig,
-    StreamResult,
     Task,
     TaskArtifactUpdateEvent,
     TaskPushNotificationConfig,
@@ -51,9 +49,9 @@ from a2a_serverless.models import (
     TaskStatus,
     TaskStatusUpdateEvent,
     TextPart,
-    validate,
 )
-from a2a_serverless.v03 import proto_json as pj
+from a2a_serverless.v03 import convert as c
+from a2a_serverless.v03 import models as w
 
 TS = "2025-03-04T05:06:07.123Z"
 META = {"trace": "abc", "nested": {"list": [1, "two", None, True], "n": 1.5}}
@@ -107,9 +105,8 @@ class Case:
 
     name: str
     value: Any  # a model, or a list of models
-    to_proto: Callable[[Any], dict[str, Any]]
-    from_proto: Callable[[Any], Any]
-    read: Callable[[Any], Any]  # our JSON -> model (or list of models)
+    to_proto: Callable[[Any], dict[str, Any]]  # model (or list of models) -> proto JSON
+    from_proto: Callable[[Any], Any]  # proto JSON -> model (or list of models)
     pb_type: type[ProtoMessage] | None = None
     # The SDK's proto message for the same object (None: the SDK has no such message).
     sdk_pb: Callable[[Any], ProtoMessage] | None = None
@@ -119,16 +116,22 @@ def dump(value: Any) -> Any:
     return [v.model_dump() for v in value] if isinstance(value, list) else value.model_dump()
 
 
-def model(model_type: type[A2AModel]) -> Callable[[Any], Any]:
-    return model_type.model_validate
-
-
-def stream_result(value: Any) -> Any:
-    return validate(StreamResult, value)
+def reader(struct: type[w.ProtoModel], convert_in: Callable[..., Any]) -> Callable[[Any], Any]:
+    """Proto JSON read as `struct`, then converted by `convert_in`."""
+    return lambda wire: convert_in(w.read(struct, wire, "x"))
 
 
 def sdk_obj(sdk_type: Any, value: Any) -> Any:
     return sdk_type.model_validate(dump(value))
+
+
+def _auth_out(auth: PushNotificationAuthenticationInfo) -> Any:
+    return c.push_config_out(PushNotificationConfig(url="u", authentication=auth))["authentication"]
+
+
+def _auth_in(wire: Any) -> Any:
+    config = w.read(w.PushNotificationConfig, {"url": "u", "authentication": wire}, "config")
+    return c.push_config_in(config).authentication
 
 
 CASES = [
@@ -136,9 +139,8 @@ CASES = [
         Case(
             f"part-{i}",
             part,
-            pj.to_part,
-            lambda v: pj.from_part(v, "part"),
-            lambda d: validate(Part, d),
+            c.part_out,
+            reader(w.Part, c.part_in),
             a2a_pb2.Part,
             lambda v: ToProto.part(sdk.Part.model_validate(v.model_dump())),
         )
@@ -147,45 +149,40 @@ CASES = [
     Case(
         "message",
         USER,
-        pj.to_message,
-        pj.from_message,
-        model(Message),
+        c.message_out,
+        reader(w.Message, c.message_in),
         a2a_pb2.Message,
         lambda v: ToProto.message(sdk_obj(sdk.Message, v)),
     ),
     Case(
         "message-minimal",
         AGENT,
-        pj.to_message,
-        pj.from_message,
-        model(Message),
+        c.message_out,
+        reader(w.Message, c.message_in),
         a2a_pb2.Message,
         lambda v: ToProto.message(sdk_obj(sdk.Message, v)),
     ),
     Case(
         "task-status",
         TASK.status,
-        pj.to_task_status,
-        lambda v: pj.from_task_status(v, "status"),
-        model(TaskStatus),
+        c.status_out,
+        reader(w.TaskStatus, c.status_in),
         a2a_pb2.TaskStatus,
         lambda v: ToProto.task_status(sdk_obj(sdk.TaskStatus, v)),
     ),
     Case(
         "artifact",
         ARTIFACT,
-        pj.to_artifact,
-        lambda v: pj.from_artifact(v, "artifact"),
-        model(Artifact),
+        c.artifact_out,
+        reader(w.Artifact, c.artifact_in),
         a2a_pb2.Artifact,
         lambda v: ToProto.artifact(sdk_obj(sdk.Artifact, v)),
     ),
     Case(
         "task",
         TASK,
-        pj.to_task,
-        pj.from_task,
-        model(Task),
+        c.task_out,
+        reader(w.Task, c.task_in),
         a2a_pb2.Task,
         lambda v: ToProto.task(sdk_obj(sdk.Task, v)),
     ),
@@ -198,9 +195,8 @@ CASES = [
             status=TaskStatus(state=TaskState.SUBMITTED),
             artifacts=[],
         ),
-        pj.to_task,
-        pj.from_task,
-        model(Task),
+        c.task_out,
+        reader(w.Task, c.task_in),
         a2a_pb2.Task,
         lambda v: ToProto.task(sdk_obj(sdk.Task, v)),
     ),
@@ -208,9 +204,8 @@ CASES = [
         Case(
             f"task-state-{state.value}",
             Task(id="t", context_id="c", status=TaskStatus(state=state)),
-            pj.to_task,
-            pj.from_task,
-            model(Task),
+            c.task_out,
+            reader(w.Task, c.task_in),
             a2a_pb2.Task,
             lambda v: ToProto.task(sdk_obj(sdk.Task, v)),
         )
@@ -222,9 +217,8 @@ CASES = [
             TaskStatusUpdateEvent(
                 task_id="t", context_id="c", status=TASK.status, final=final, metadata=META
             ),
-            pj.to_status_update,
-            pj.from_status_update,
-            model(TaskStatusUpdateEvent),
+            c.status_update_out,
+            reader(w.TaskStatusUpdateEvent, c.status_update_in),
             a2a_pb2.TaskStatusUpdateEvent,
             lambda v: ToProto.task_status_update_event(sdk_obj(sdk.TaskStatusUpdateEvent, v)),
         )
@@ -241,9 +235,8 @@ CASES = [
                 last_chunk=last,
                 metadata=META if append else None,
             ),
-            pj.to_artifact_update,
-            pj.from_artifact_update,
-            model(TaskArtifactUpdateEvent),
+            c.artifact_update_out,
+            reader(w.TaskArtifactUpdateEvent, c.artifact_update_in),
             a2a_pb2.TaskArtifactUpdateEvent,
             lambda v: ToProto.task_artifact_update_event(sdk_obj(sdk.TaskArtifactUpdateEvent, v)),
         )
@@ -252,36 +245,38 @@ CASES = [
     Case(
         "auth-info",
         AUTH,
-        pj.to_auth_info,
-        lambda v: pj.from_auth_info(v, "auth"),
-        model(PushNotificationAuthenticationInfo),
+        lambda v: c.push_config_out(PushNotificationConfig(url="u", authentication=v))[
+            "authentication"
+        ],
+        lambda v: (
+            c.push_config_in(
+                w.read(w.PushNotificationConfig, {"url": "u", "authentication": v}, "config")
+            ).authentication
+        ),
         a2a_pb2.AuthenticationInfo,
         lambda v: ToProto.authentication_info(sdk_obj(sdk.PushNotificationAuthenticationInfo, v)),
     ),
     Case(
         "push-config",
         PUSH,
-        pj.to_push_config,
-        lambda v: pj.from_push_config(v, "config"),
-        model(PushNotificationConfig),
+        c.push_config_out,
+        reader(w.PushNotificationConfig, c.push_config_in),
         a2a_pb2.PushNotificationConfig,
         lambda v: ToProto.push_notification_config(sdk_obj(sdk.PushNotificationConfig, v)),
     ),
     Case(
         "push-config-minimal",
         PushNotificationConfig(url="https://hooks.example.com/b"),
-        pj.to_push_config,
-        lambda v: pj.from_push_config(v, "config"),
-        model(PushNotificationConfig),
+        c.push_config_out,
+        reader(w.PushNotificationConfig, c.push_config_in),
         a2a_pb2.PushNotificationConfig,
         lambda v: ToProto.push_notification_config(sdk_obj(sdk.PushNotificationConfig, v)),
     ),
     Case(
         "task-push-config",
         TaskPushNotificationConfig(task_id="task-1", push_notification_config=PUSH),
-        pj.to_task_push_config,
-        lambda v: pj.from_task_push_config(v, "config"),
-        model(TaskPushNotificationConfig),
+        c.task_push_config_out,
+        reader(w.TaskPushNotificationConfig, c.task_push_config_in),
         a2a_pb2.TaskPushNotificationConfig,
         lambda v: ToProto.task_push_notification_config(sdk_obj(sdk.TaskPushNotificationConfig, v)),
     ),
@@ -294,9 +289,8 @@ CASES = [
                 push_notification_config=PushNotificationConfig(url="https://h.example/b", id="b"),
             ),
         ],
-        pj.to_push_config_list,
-        pj.from_push_config_list,
-        lambda items: [TaskPushNotificationConfig.model_validate(i) for i in items],
+        c.push_config_list_out,
+        reader(w.ListTaskPushNotificationConfigResponse, c.push_config_list_in),
         a2a_pb2.ListTaskPushNotificationConfigResponse,
         lambda v: a2a_pb2.ListTaskPushNotificationConfigResponse(
             configs=[
@@ -309,9 +303,8 @@ CASES = [
         Case(
             f"send-config-{i}",
             config,
-            pj.to_send_config,
-            pj.from_send_config,
-            model(MessageSendConfiguration),
+            c.send_config_out,
+            reader(w.SendMessageConfiguration, c.send_config_in),
             a2a_pb2.SendMessageConfiguration,
             lambda v: ToProto.message_send_configuration(sdk_obj(sdk.MessageSendConfiguration, v)),
         )
@@ -335,18 +328,16 @@ CASES = [
             configuration=MessageSendConfiguration(blocking=True, history_length=2),
             metadata=META,
         ),
-        pj.to_send_params,
-        pj.from_send_params,
-        model(MessageSendParams),
+        c.send_params_out,
+        reader(w.SendMessageRequest, c.send_params_in),
         a2a_pb2.SendMessageRequest,
         lambda v: _sdk_send_request(sdk_obj(sdk.MessageSendParams, v)),
     ),
     Case(
         "send-params-minimal",
         MessageSendParams(message=USER),
-        pj.to_send_params,
-        pj.from_send_params,
-        model(MessageSendParams),
+        c.send_params_out,
+        reader(w.SendMessageRequest, c.send_params_in),
         a2a_pb2.SendMessageRequest,
         None,  # the SDK always writes a configuration; covered by the case above
     ),
@@ -354,9 +345,8 @@ CASES = [
         Case(
             f"send-response-{kind}",
             value,
-            pj.to_send_response,
-            pj.from_send_response,
-            stream_result,
+            c.send_result_out,
+            reader(w.SendMessageResponse, c.send_result_in),
             a2a_pb2.SendMessageResponse,
             lambda v: ToProto.task_or_message(
                 sdk_obj(sdk.Task if v.kind == "task" else sdk.Message, v)
@@ -368,9 +358,8 @@ CASES = [
         Case(
             f"stream-response-{value.kind}",
             value,
-            pj.to_stream_response,
-            pj.from_stream_response,
-            stream_result,
+            c.stream_response,
+            reader(w.StreamResponse, c.stream_result_in),
             a2a_pb2.StreamResponse,
             lambda v: ToProto.stream_response(_sdk_result(v)),
         )
@@ -385,16 +374,14 @@ CASES = [
         # Not in the SDK's proto (0.3.26 has no ListTasks); a2a.proto's ListTasksResponse.
         "list-tasks-result",
         ListTasksResult(tasks=[TASK, TASK], total_size=7, page_size=2, next_page_token="abc"),
-        pj.to_list_tasks_result,
-        pj.from_list_tasks_result,
-        model(ListTasksResult),
+        c.list_result_out,
+        reader(w.ListTasksResponse, c.list_result_in),
     ),
     Case(
         "list-tasks-result-last-page",
         ListTasksResult(tasks=[], total_size=0, page_size=50, next_page_token=""),
-        pj.to_list_tasks_result,
-        pj.from_list_tasks_result,
-        model(ListTasksResult),
+        c.list_result_out,
+        reader(w.ListTasksResponse, c.list_result_in),
     ),
 ]
 
@@ -441,10 +428,9 @@ def _without_sdk_losses(message: ProtoMessage) -> ProtoMessage:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_round_trip(case: Case) -> None:
-    ours = dump(case.value)
-    wire = case.to_proto(ours)
-    back = case.read(case.from_proto(wire))
-    assert dump(back) == ours
+    wire = case.to_proto(case.value)
+    back = case.from_proto(wire)
+    assert dump(back) == dump(case.value)
     # The wire form never carries our `kind` discriminators.
     assert '"kind"' not in repr(wire).replace("'", '"')
 
@@ -455,7 +441,7 @@ SDK_CASES = [c for c in CASES if c.pb_type is not None]
 @pytest.mark.parametrize("case", SDK_CASES, ids=[c.name for c in SDK_CASES])
 def test_the_sdk_parses_ours_strictly_and_reads_the_same_object(case: Case) -> None:
     assert case.pb_type is not None
-    wire = case.to_proto(dump(case.value))
+    wire = case.to_proto(case.value)
     parsed = ParseDict(wire, case.pb_type())  # strict: an unknown field would raise
     if case.sdk_pb is not None:
         assert _without_sdk_losses(parsed) == case.sdk_pb(case.value)
@@ -469,8 +455,8 @@ def test_we_read_what_the_sdk_writes(case: Case) -> None:
     sdk_message = case.sdk_pb(case.value)
     for names in ({}, {"preserving_proto_field_name": True}):
         written = MessageToDict(sdk_message, **names)
-        ours = case.read(case.from_proto(written))
-        again = ParseDict(case.to_proto(dump(ours)), case.pb_type())
+        ours = case.from_proto(written)
+        again = ParseDict(case.to_proto(ours), case.pb_type())
         assert _without_sdk_losses(again) == sdk_message, names
 
 
@@ -478,7 +464,7 @@ def test_we_read_what_the_sdk_writes(case: Case) -> None:
 
 
 def test_wire_names_of_a_task() -> None:
-    wire = pj.to_task(TASK.model_dump())
+    wire = c.task_out(TASK)
     assert list(wire) == ["id", "contextId", "status", "artifacts", "history", "metadata"]
     assert wire["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
     assert wire["status"]["timestamp"] == TS
@@ -509,55 +495,59 @@ def test_wire_names_of_a_task() -> None:
     ],
 )
 def test_task_states(state: str, name: str) -> None:
-    assert pj.state_to_proto(state) == name
-    assert pj.state_from_proto(name, "s") == state
+    assert c.state_out(TaskState(state)) == name
+    assert c.state_in(name, "s") == state
     number = a2a_pb2.TaskState.Value(name)
-    assert pj.state_from_proto(number, "s") == state
-    assert pj.state_from_proto(str(number), "s") == state
+    assert c.state_in(number, "s") == state
+    assert c.state_in(str(number), "s") == state
 
 
 def test_file_bytes_are_base64_of_our_base64_text_as_the_sdk_writes_them() -> None:
     part = FilePart(file=FileWithBytes(bytes="aGVsbG8=", mime_type="text/plain"))
-    wire = pj.to_part(part.model_dump())
+    wire = c.part_out(part)
     assert wire["file"]["fileWithBytes"] == base64.b64encode(b"aGVsbG8=").decode()
     sdk_part = ToProto.part(sdk.Part.model_validate(part.model_dump()))
     assert MessageToDict(sdk_part)["file"]["fileWithBytes"] == wire["file"]["fileWithBytes"]
     # URL-safe and unpadded base64 are proto JSON too.
-    urlsafe = base64.urlsafe_b64encode(b"a?>b").decode().rstrip("=")
-    read = pj.from_part({"file": {"fileWithBytes": urlsafe}}, "p")
-    assert read["file"]["bytes"] == "a?>b"
+    urlsafe = base64.urlsafe_b64encode(b"YT8+Yg==").decode().rstrip("=")
+    read = c.part_in(w.read(w.Part, {"file": {"fileWithBytes": urlsafe}}, "p"), "p")
+    assert isinstance(read, FilePart) and isinstance(read.file, FileWithBytes)
+    assert read.file.bytes == "YT8+Yg=="
+
+
+def _message(wire: Any) -> Message:
+    return c.message_in(w.read(w.Message, wire, "message"))
 
 
 def test_reference_task_ids_are_read_but_not_written() -> None:
     # Not in the SDK's Message: writing it would make the SDK's strict parser fail.
     message = AGENT.model_copy(update={"reference_task_ids": ["t-0"]})
-    wire = pj.to_message(message.model_dump())
+    wire = c.message_out(message)
     assert "referenceTaskIds" not in wire
-    read = pj.from_message({**wire, "referenceTaskIds": ["t-0", "t-1"]})
-    assert read["referenceTaskIds"] == ["t-0", "t-1"]
-    assert pj.from_message({**wire, "reference_task_ids": ["t-2"]})["referenceTaskIds"] == ["t-2"]
+    read = _message({**wire, "referenceTaskIds": ["t-0", "t-1"]})
+    assert read.reference_task_ids == ["t-0", "t-1"]
+    assert _message({**wire, "reference_task_ids": ["t-2"]}).reference_task_ids == ["t-2"]
 
 
 def test_proto_field_names_enum_numbers_and_a2a_proto_spellings_are_read() -> None:
-    read = pj.from_send_params(
-        {
-            "request": {
-                "message_id": "m",
-                "context_id": "c",
-                "task_id": "",  # proto3: an empty string is no task
-                "role": 1,
-                "parts": [{"text": "hi"}],  # a2a.proto's name for `content`
-            },
-            "configuration": {
-                "accepted_output_modes": ["text/plain"],
-                "push_notification": {"url": "https://h.example/x", "id": None},
-                "history_length": "4",
-                "blocking": True,
-            },
-            "metadata": None,
-        }
-    )
-    assert read == {
+    body = {
+        "request": {
+            "message_id": "m",
+            "context_id": "c",
+            "task_id": "",  # proto3: an empty string is no task
+            "role": 1,
+            "parts": [{"text": "hi"}],  # a2a.proto's name for `content`
+        },
+        "configuration": {
+            "accepted_output_modes": ["text/plain"],
+            "push_notification": {"url": "https://h.example/x", "id": None},
+            "history_length": "4",
+            "blocking": True,
+        },
+        "metadata": None,
+    }
+    read = c.send_params_in(w.read(w.SendMessageRequest, body, ""))
+    assert read.model_dump() == {
         "message": {
             "kind": "message",
             "messageId": "m",
@@ -572,22 +562,44 @@ def test_proto_field_names_enum_numbers_and_a2a_proto_spellings_are_read() -> No
             "blocking": True,
         },
     }
-    status = pj.from_task_status(
-        {"state": "TASK_STATE_WORKING", "update": AGENT.model_dump() | {"role": "ROLE_AGENT"}}, "s"
+    wire_status = {"state": "TASK_STATE_WORKING", "update": c.message_out(AGENT)}
+    status = c.status_in(w.read(w.TaskStatus, wire_status, "s"), "s")
+    assert status.message is not None and status.message.role == "agent"
+    response = w.read(w.SendMessageResponse, {"msg": c.message_out(AGENT)}, "response")
+    assert c.send_result_in(response) == AGENT
+    event = w.read(w.StreamResponse, {"status_update": {"task_id": "t", "final": True}}, "event")
+    with pytest.raises(InvalidParamsError) as refused:
+        c.stream_result_in(event)  # no contextId: read, then refused by the model
+    assert refused.value.data["errors"][0]["field"] == "event.statusUpdate.contextId"
+    event = w.read(
+        w.StreamResponse,
+        {"status_update": {"task_id": "t", "context_id": "c", "final": True}},
+        "event",
     )
-    assert status["message"]["role"] == "agent"
-    assert pj.from_send_response({"msg": pj.to_message(AGENT.model_dump())})["kind"] == "message"
-    assert pj.from_stream_response({"status_update": {"task_id": "t", "final": True}}) == {
+    assert c.stream_result_in(event).model_dump() == {
         "kind": "status-update",
         "taskId": "t",
+        "contextId": "c",
         "status": {"state": "unknown"},
         "final": True,
     }
 
 
+def test_a_field_under_both_names_is_refused() -> None:
+    with pytest.raises(InvalidParamsError) as refused:
+        w.read(w.Message, {"messageId": "a", "message_id": "b"}, "message")
+    assert refused.value.data["errors"][0]["field"] == "messageId"
+    with pytest.raises(InvalidParamsError) as refused:
+        w.read(w.SendMessageRequest, {"message": {}, "request": {}}, "")
+    assert refused.value.data["errors"][0]["field"] == "message"
+
+
 def test_unknown_fields_are_ignored() -> None:
-    wire = pj.to_message(AGENT.model_dump()) | {"somethingNew": {"x": 1}}
-    assert Message.model_validate(pj.from_message(wire)) == AGENT
+    wire = c.message_out(AGENT) | {"somethingNew": {"x": 1}}
+    assert _message(wire) == AGENT
+    wire = {**c.message_out(AGENT), "new": 1}
+    wire["message_id"] = wire.pop("messageId")
+    assert _message(wire) == AGENT
 
 
 @pytest.mark.parametrize(
@@ -603,7 +615,7 @@ def test_unknown_fields_are_ignored() -> None:
     ],
 )
 def test_timestamps(value: str | None, expected: str | None) -> None:
-    assert pj.to_timestamp(value) == expected
+    assert c.timestamp_out(value) == expected
     if expected is not None:
         from google.protobuf.timestamp_pb2 import Timestamp
 
@@ -612,63 +624,74 @@ def test_timestamps(value: str | None, expected: str | None) -> None:
 
 def test_a_status_with_an_unreadable_timestamp_leaves_it_out() -> None:
     status = TaskStatus(state=TaskState.WORKING, timestamp="not a time")
-    assert pj.to_task_status(status.model_dump()) == {"state": "TASK_STATE_WORKING"}
+    assert c.status_out(status) == {"state": "TASK_STATE_WORKING"}
 
 
 def test_push_config_resource_names() -> None:
     config = TaskPushNotificationConfig(task_id="t-1", push_notification_config=PUSH)
-    assert (
-        pj.to_task_push_config(config.model_dump())["name"]
-        == "tasks/t-1/pushNotificationConfigs/c-1"
-    )
+    assert c.task_push_config_out(config)["name"] == "tasks/t-1/pushNotificationConfigs/c-1"
     no_id = config.model_copy(
         update={"push_notification_config": PushNotificationConfig(url="https://h.example")}
     )
-    assert pj.to_task_push_config(no_id.model_dump())["name"] == "tasks/t-1"
-    assert pj.parse_push_config_name("tasks/a/pushNotificationConfigs/b", "n") == ("a", "b")
-    assert pj.parse_push_config_name("tasks/a", "n") == ("a", None)
+    assert c.task_push_config_out(no_id)["name"] == "tasks/t-1"
+    assert c.parse_push_config_name("tasks/a/pushNotificationConfigs/b", "n") == ("a", "b")
+    assert c.parse_push_config_name("tasks/a", "n") == ("a", None)
     for bad in ("tasks/", "task/a", "tasks/a/b/c", "tasks/a/pushNotificationConfigs/", "x"):
         with pytest.raises(InvalidParamsError):
-            pj.parse_push_config_name(bad, "n")
+            c.parse_push_config_name(bad, "n")
     # The URL's task wins only if the name agrees with it.
-    wire = pj.to_task_push_config(config.model_dump())
-    assert pj.from_task_push_config(wire, "c", task_id="t-1")["taskId"] == "t-1"
+    wire = w.read(w.TaskPushNotificationConfig, c.task_push_config_out(config), "c")
+    assert c.task_push_config_in(wire, "c", task_id="t-1").task_id == "t-1"
     with pytest.raises(InvalidParamsError):
-        pj.from_task_push_config(wire, "c", task_id="t-2")
+        c.task_push_config_in(wire, "c", task_id="t-2")
+
+
+def _reading(struct: type[w.ProtoModel], convert_in: Callable[..., Any], at: str) -> Any:
+    return lambda value: convert_in(w.read(struct, value, at), at)
+
+
+_MESSAGE = _reading(w.Message, c.message_in, "message")
+_SEND_CONFIG = _reading(w.SendMessageConfiguration, c.send_config_in, "configuration")
 
 
 @pytest.mark.parametrize(
     ("read", "value", "field"),
     [
-        (pj.from_message, [], "message"),
-        (pj.from_message, {"messageId": 5}, "message.messageId"),
-        (pj.from_message, {"role": "user"}, "message.role"),
-        (pj.from_message, {"role": "ROLE_UNSPECIFIED"}, "message.role"),
-        (pj.from_message, {"content": {"text": "x"}}, "message.parts"),
-        (pj.from_message, {"content": [{"text": "a", "data": {}}]}, "message.parts.0"),
-        (pj.from_message, {"content": [{}]}, "message.parts.0"),
-        (pj.from_message, {"content": [{"text": 1}]}, "message.parts.0.text"),
-        (pj.from_message, {"content": [{"file": {}}]}, "message.parts.0.file"),
+        (_MESSAGE, [], "message"),
+        (_MESSAGE, {"messageId": 5}, "message.messageId"),
+        (_MESSAGE, {"role": "user"}, "message.role"),
+        (_MESSAGE, {"role": "ROLE_UNSPECIFIED"}, "message.role"),
+        (_MESSAGE, {"content": {"text": "x"}}, "message.parts"),
+        (_MESSAGE, {"content": [{"text": "a", "data": {}}]}, "message.parts.0"),
+        (_MESSAGE, {"content": [{}]}, "message.parts.0"),
+        (_MESSAGE, {"content": [{"text": 1}]}, "message.parts.0.text"),
+        (_MESSAGE, {"content": [{"file": {}}]}, "message.parts.0.file"),
         (
-            pj.from_message,
+            _MESSAGE,
             {"content": [{"file": {"fileWithBytes": "%%%"}}]},
             "message.parts.0.file.fileWithBytes",
         ),
-        (pj.from_message, {"content": [{"data": {"data": [1]}}]}, "message.parts.0.data"),
-        (pj.from_message, {"metadata": "x"}, "message.metadata"),
-        (pj.from_message, {"extensions": [1]}, "message.extensions.0"),
-        (pj.from_send_config, {"blocking": "yes"}, "configuration.blocking"),
-        (pj.from_send_config, {"historyLength": "two"}, "configuration.historyLength"),
-        (pj.from_send_config, {"historyLength": True}, "configuration.historyLength"),
+        (_MESSAGE, {"content": [{"data": {"data": [1]}}]}, "message.parts.0.data"),
+        (_MESSAGE, {"metadata": "x"}, "message.metadata"),
+        (_MESSAGE, {"extensions": [1]}, "message.extensions.0"),
+        (_MESSAGE, {"message_id": "m", "extensions": [1]}, "message.extensions.0"),
+        (_MESSAGE, {"messageId": "m", "role": "ROLE_USER"}, "message.parts"),
+        (_SEND_CONFIG, {"blocking": "yes"}, "configuration.blocking"),
+        (_SEND_CONFIG, {"historyLength": "two"}, "configuration.historyLength"),
+        (_SEND_CONFIG, {"historyLength": True}, "configuration.historyLength"),
         (
-            pj.from_send_config,
+            _SEND_CONFIG,
             {"pushNotification": {"url": 1}},
             "configuration.pushNotification.url",
         ),
-        (pj.from_task, {"status": {"state": "DONE"}}, "task.status.state"),
-        (pj.from_stream_response, {}, "event"),
-        (pj.from_stream_response, {"task": {}, "statusUpdate": {}}, "event"),
-        (pj.from_send_response, {}, "response"),
+        (_reading(w.Task, c.task_in, "task"), {"status": {"state": "DONE"}}, "task.status.state"),
+        (_reading(w.StreamResponse, c.stream_result_in, "event"), {}, "event"),
+        (
+            _reading(w.StreamResponse, c.stream_result_in, "event"),
+            {"task": {}, "statusUpdate": {}},
+            "event",
+        ),
+        (_reading(w.SendMessageResponse, c.send_result_in, "response"), {}, "response"),
     ],
 )
 def test_what_cannot_be_read_is_invalid_params_naming_the_field(

@@ -8,7 +8,7 @@ import typing
 
 from a2a_serverless.models import TaskState
 from a2a_serverless.v03 import jsonrpc as v03_jsonrpc
-from a2a_serverless.v03 import proto_json as v03_proto_json
+from a2a_serverless.v03 import models as v03_models
 from a2a_serverless.v03.methods import METHODS as V03_METHODS
 from a2a_serverless.v10 import jsonrpc as v10_jsonrpc
 from a2a_serverless.v10 import models as v10
@@ -21,12 +21,12 @@ def test_each_version_names_the_others_methods() -> None:
 
 
 def test_each_version_names_every_state_and_role_once() -> None:
-    for states, roles in ((v03_proto_json.STATES, v03_proto_json.ROLES), (v10.STATES, v10.ROLES)):
+    for states, roles in ((v03_models.STATES, v03_models.ROLES), (v10.STATES, v10.ROLES)):
         assert set(states) == set(TaskState)
         assert len(set(states.values())) == len(states)
         assert set(roles) == {"user", "agent"}
     # 0.3's a2a.proto spells it with two Ls, 1.0's with one.
-    assert v03_proto_json.STATES[TaskState.CANCELED] == "TASK_STATE_CANCELLED"
+    assert v03_models.STATES[TaskState.CANCELED] == "TASK_STATE_CANCELLED"
     assert v10.STATES[TaskState.CANCELED] == "TASK_STATE_CANCELED"
 
 

@@ -30,7 +30,8 @@ TRANSPORTS = {
         "a2a_serverless.rest",
         "a2a_serverless.rest.transport",
         "a2a_serverless.v03.rest",
-        "a2a_serverless.v03.proto_json",
+        "a2a_serverless.v03.convert",
+        "a2a_serverless.v03.models",
     },
     "rest 1.0": {"a2a_serverless.v10.rest"},
 }
