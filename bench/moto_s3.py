@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
 from .dynamodb_local import REGION, free_port
+from .processes import stop
 
 STARTUP_TIMEOUT_S = 30
 
@@ -52,12 +53,7 @@ def moto_server() -> Iterator[str]:
                 time.sleep(0.1)
             yield endpoint
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=15)
+            stop(process)
 
 
 @contextmanager
