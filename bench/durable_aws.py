@@ -21,7 +21,9 @@ The orchestrator is deployed as it is on Lambda (its handler module: bench/durab
   fleet and its scaling (Lambda starts with five pollers and adds environments as the queue
   backs up; here the pollers and the environments are fixed, one to one), the batching window,
   and SQS's own latency (moto answers on loopback; a delayed message, as the `--no-push` polls
-  are, becomes visible to a waiting receive within moto's 1 s wait step).
+  are, becomes visible to a waiting receive within moto's 1 s wait step). The functions run on
+  this interpreter and its environment (the `.venv`), not on a deployment's bundle: what a
+  first use imports there can be more than a bundle has (bench/README.md: trio, under httpcore).
 
 The remote agent is bench/durable.py's: one of ours on the dev stack (uvicorn, SQLite) in this
 process, holding every answer until all the calls are suspended. The bench sends `calls`
