@@ -63,7 +63,7 @@ from a2a_serverless.routepaths import CALLBACK_PREFIX
 from a2a_serverless.store import open_store
 from a2a_serverless_aws.dynamodb import create_table
 from tests.aws.runtime.events import SqsTrigger, create_queues, http_api_event
-from tests.aws.runtime.runtime_api import FunctionError, LambdaFunction
+from tests.aws.runtime.runtime_api import FunctionCrashed, FunctionError, LambdaFunction
 from tests.reliability.load import cpu_seconds
 
 from .durable import (
@@ -91,9 +91,9 @@ RESUME_TIMEOUT_S = 600.0
 
 class FunctionPool:
     """One function's execution environments; `invoke` runs an event on a free one (waiting for
-    one when all are busy, as a function at its reserved concurrency would throttle). `timings`
-    has, per invocation in order, how long it waited for a free environment and how long it ran
-    (seconds)."""
+    one when all are busy, as a function at its reserved concurrency would throttle; one whose
+    process died is started again). `timings` has, per invocation in order, how long it waited
+    for a free environment and how long it ran (seconds)."""
 
     def __init__(self) -> None:
         self.functions: list[LambdaFunction] = []
@@ -111,6 +111,9 @@ class FunctionPool:
         taken = time.monotonic()
         try:
             return function.invoke(event)
+        except FunctionCrashed:
+            function.restart()  # as Lambda replaces an environment whose process died
+            raise
         finally:
             self.timings.append((taken - asked, time.monotonic() - taken))
             self._free.put(function)
@@ -185,7 +188,7 @@ class Gateway:
                 event["rawQueryString"] = target.query
                 try:
                     result = http.invoke(event)
-                except FunctionError:
+                except (FunctionError, FunctionCrashed):
                     status, reply_headers, data = 502, {}, b'{"message":"Internal Server Error"}'
                 else:
                     status = int(result.get("statusCode", 200))
