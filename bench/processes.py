@@ -1,4 +1,5 @@
-"""Running the probe (bench/function/probe.py) in fresh `python -S` processes on a bundle."""
+"""Running the probe (bench/function/probe.py) in fresh `python -S` processes on a bundle, and
+stopping the processes the bench starts."""
 
 from __future__ import annotations
 
@@ -14,6 +15,18 @@ from typing import Any
 from .environments import Bundle, child_env, python
 
 PROBE_TIMEOUT_S = 600
+
+
+def stop(process: subprocess.Popen[bytes], timeout_s: float = 15) -> None:
+    """End a process the bench started (an emulator, a server): terminate, then kill."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=timeout_s)
 
 
 class ProbeFailed(RuntimeError):

@@ -26,6 +26,7 @@ from statistics import median
 from typing import Any
 
 from .environments import FUNCTION_DIR, log
+from .processes import stop
 from .report import load_average
 
 WRK_SCRIPT = Path(__file__).resolve().parent / "wrk" / "a2a.lua"
@@ -104,16 +105,6 @@ def _peak_rss_mib(pid: int) -> float:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
     return 0.0
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=15)
 
 
 def _wrk(
@@ -207,7 +198,7 @@ def run_pair(
                 tempfile.NamedTemporaryFile(prefix="a2a-bench-server-", suffix=".log")
             )
             started = _start(server, log_file)
-            stack.callback(_stop, started.process)
+            stack.callback(stop, started.process)
             running.append(started)
         for side in running:
             if warmup_s > 0:

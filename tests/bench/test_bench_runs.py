@@ -2,7 +2,8 @@
 
 Not a timed test: it checks that the harness works end to end (bundles built, fresh processes
 serving an API Gateway event on both sides, the GCP function serving a request on the Firestore
-emulator, the table printed), never how fast anything is.
+emulator, the table printed), never how fast anything is. The durable-calls bench's AWS path
+(bench/durable_aws.py) runs with three calls the same way.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -100,3 +103,22 @@ def test_storage_rows_with_a_large_artifact(tmp_path: Path) -> None:
     assert units["working"] <= 5, units
     assert units["working + a status message"] <= 6, units
     assert units["working + a second status message"] <= 6, units
+
+
+@pytest.mark.aws
+def test_durable_calls_on_the_aws_path() -> None:
+    """bench/durable_aws.py with three calls: the orchestrator's functions under awslambdaric,
+    resumed by the remote's callbacks through the HTTP function; no worker runs while the calls
+    wait."""
+    command = [sys.executable, "-m", "bench.durable", "--path", "aws", "--calls", "3"]
+    done = subprocess.run(
+        [*command, "--idle", "1"], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, f"{done.stdout}\n{done.stderr}"
+    figures = {line[:40].strip(): line[40:].strip() for line in done.stdout.splitlines()}
+    assert figures["calls"] == "3", done.stdout
+    assert figures["resumed by"] == "callback (via the HTTP function)"
+    assert figures["worker invocations while all wait"] == "0", done.stdout
+    assert float(figures["resume delay max (ms)"]) > 0
+    assert figures["callbacks"] == "3 x 202", done.stdout
+    assert figures["callback answered -> agent goes on"].startswith("p50 "), done.stdout

@@ -13,20 +13,18 @@ under the real Lambda runtime client, and the store they share.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import subprocess
 import time
 import urllib.request
-import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.aws.runtime.events import Queues, create_queues
 from tests.aws.runtime.runtime_api import LambdaFunction
 from tests.support.server import free_port  # noqa: F401 (tests import it from here)
 
@@ -57,35 +55,12 @@ def sqs(moto_endpoint: str) -> Any:
     ).client("sqs", endpoint_url=moto_endpoint)
 
 
-@dataclass(frozen=True)
-class Queues:
-    url: str
-    arn: str
-    dlq_url: str
-    max_receive_count: int
-    visibility_timeout_s: int
-
-
 @pytest.fixture
 def make_queues(sqs: Any) -> Callable[..., Queues]:
     def make(*, max_receive_count: int = 3, visibility_timeout_s: int = 4) -> Queues:
-        name = f"jobs-{uuid.uuid4().hex[:12]}"
-        dlq_url = sqs.create_queue(QueueName=f"{name}-dlq")["QueueUrl"]
-        dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])[
-            "Attributes"
-        ]["QueueArn"]
-        redrive = {"deadLetterTargetArn": dlq_arn, "maxReceiveCount": str(max_receive_count)}
-        url = sqs.create_queue(
-            QueueName=name,
-            Attributes={
-                "VisibilityTimeout": str(visibility_timeout_s),
-                "RedrivePolicy": json.dumps(redrive),
-            },
-        )["QueueUrl"]
-        arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"][
-            "QueueArn"
-        ]
-        return Queues(url, arn, dlq_url, max_receive_count, visibility_timeout_s)
+        return create_queues(
+            sqs, max_receive_count=max_receive_count, visibility_timeout_s=visibility_timeout_s
+        )
 
     return make
 

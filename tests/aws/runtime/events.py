@@ -3,6 +3,7 @@
 - `http_api_event` (API Gateway HTTP API, payload 2.0), `rest_api_event` (REST API, 1.0),
   `alb_event` and `function_url_event`: an HTTP request as each event source delivers it.
 - `sqs_event(messages)`: ReceiveMessage output as the SQS batch event Lambda's poller sends.
+- `create_queues(sqs)`: a queue with its dead-letter queue (redrive policy), fresh names.
 - `SqsTrigger`: what Lambda's event source mapping (with ReportBatchItemFailures) does: receive
   a batch, invoke the function, delete the records that did not fail; on an invocation error or
   crash delete nothing (SQS redelivers after the visibility timeout), and start a new
@@ -209,6 +210,36 @@ def sqs_event(messages: list[dict[str, Any]], queue_arn: str) -> dict[str, Any]:
             }
         )
     return {"Records": records}
+
+
+@dataclass(frozen=True)
+class Queues:
+    url: str
+    arn: str
+    dlq_url: str
+    max_receive_count: int
+    visibility_timeout_s: int
+
+
+def create_queues(sqs: Any, *, max_receive_count: int, visibility_timeout_s: int) -> Queues:
+    """A queue (fresh name) and its dead-letter queue, moved there on `max_receive_count`."""
+    name = f"jobs-{uuid.uuid4().hex[:12]}"
+    dlq_url = sqs.create_queue(QueueName=f"{name}-dlq")["QueueUrl"]
+    dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])["Attributes"][
+        "QueueArn"
+    ]
+    redrive = {"deadLetterTargetArn": dlq_arn, "maxReceiveCount": str(max_receive_count)}
+    url = sqs.create_queue(
+        QueueName=name,
+        Attributes={
+            "VisibilityTimeout": str(visibility_timeout_s),
+            "RedrivePolicy": json.dumps(redrive),
+        },
+    )["QueueUrl"]
+    arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"][
+        "QueueArn"
+    ]
+    return Queues(url, arn, dlq_url, max_receive_count, visibility_timeout_s)
 
 
 @dataclass
