@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 from .ids import url_uuid
 from .journal import Change, Journal, TaskTooLarge, now_ms
@@ -75,6 +75,12 @@ class CancelableExecutor(AgentExecutor, Protocol):
         nor when the task is canceled between turns (no turn of it is running then).
         """
         ...
+
+
+def has_cancel_hook(executor: AgentExecutor | None) -> TypeGuard[CancelableExecutor]:
+    """`isinstance(executor, CancelableExecutor)` for an executor (it has `cancel`), asked once
+    per turn: the Protocol's own check takes ~5 µs (Python 3.12) when the answer is no."""
+    return getattr(executor, "cancel", None) is not None
 
 
 class TaskEnded(Exception):

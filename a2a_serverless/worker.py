@@ -39,7 +39,7 @@ from typing import Protocol
 from . import tracing
 from .agent import Agent
 from .durable.outcomes import TurnSuspended
-from .executor import AgentExecutor, CancelableExecutor, TaskEnded, TaskUpdater
+from .executor import AgentExecutor, TaskEnded, TaskUpdater, has_cancel_hook
 from .holders import holder_is_dead
 from .journal import Change, Journal, TaskGone, now_ms
 from .lifecycle import status_event
@@ -340,7 +340,7 @@ class Worker:
         anyone cancels it a bus subscription and a timer: the watch cancels this task when it
         learns the turn is over, and the cancel it caused comes back out as `TaskEnded`.
         """
-        if not isinstance(executor, CancelableExecutor):
+        if not has_cancel_hook(executor):
             await executor.execute(context, updater)
             return
         poll_s = self.agent.cancel_poll_s or self.cancel_poll_s
@@ -368,7 +368,7 @@ class Worker:
         one, once; bounded by `cancel_timeout_s`, and what it raises only logged (the task is
         canceled whatever it does)."""
         executor = self.agent.executor
-        if not isinstance(executor, CancelableExecutor):
+        if not has_cancel_hook(executor):
             return
         timeout_s = self.agent.cancel_timeout_s or self.cancel_timeout_s
         try:

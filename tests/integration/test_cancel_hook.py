@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from a2a_serverless import Agent, Context, Settings, TaskEnded, TaskUpdater, agent
-from a2a_serverless.executor import AgentExecutor, CancelableExecutor
+from a2a_serverless.executor import AgentExecutor, CancelableExecutor, has_cancel_hook
 from a2a_serverless.models import MessageSendParams, Task, TaskIdParams, TaskState
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless.runtime import Runtime
@@ -105,6 +105,27 @@ def test_an_executor_with_cancel_is_a_cancelable_executor() -> None:
 
     assert isinstance(NoHook(), AgentExecutor)
     assert not isinstance(NoHook(), CancelableExecutor)
+
+
+def test_has_cancel_hook_answers_as_the_protocol_does() -> None:
+    # The worker's cheap check and the Protocol's isinstance agree on each kind of executor.
+    class NoHook:
+        async def execute(self, context: Context, updater: TaskUpdater) -> None: ...
+
+    @agent(name="Async", description="Async.")
+    async def async_fn(text: str) -> str:
+        return text
+
+    @agent(name="Sync", description="Sync.")
+    def sync_fn(text: str) -> str:
+        return text
+
+    executors: list[AgentExecutor] = [Holding(), NoHook(), Verb("complete")]
+    executors += [a.executor for a in (async_fn, sync_fn) if a.executor is not None]
+    assert len(executors) == 5
+    for executor in executors:
+        assert has_cancel_hook(executor) == isinstance(executor, CancelableExecutor), executor
+    assert not has_cancel_hook(None)
 
 
 @pytest.mark.parametrize(("version", "binding"), VERSIONS_AND_BINDINGS)
