@@ -3,8 +3,9 @@
 The Store is the only source of truth; this bus tells a waiting reader (an SSE stream, a
 blocking `message/send`) that a task it follows was written *by this process*, and hands it the
 record as committed and the events that write logged, so the reader goes on without reading the
-store again. Writers in other processes are seen by polling: a reader that times out re-reads
-the store.
+store again. A watcher that needs no task to wait in (a turn's cancel watch) is handed each
+write as it is made instead (`on_write`). Writers in other processes are seen by polling: a
+reader that times out re-reads the store.
 
 A committed record is a consistent snapshot of the task (each write is conditional on the
 version it read, so it includes every earlier write, whichever process made it), and the journal
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -32,16 +33,26 @@ class TaskBus:
     ) -> None:
         """A write of `task_id` committed `record` (None: unknown, readers re-read the store)
         and logged `events`."""
-        for subscription in self._subscriptions.get(task_id, ()):
+        # A copy: an `on_write` may close its subscription.
+        for subscription in tuple(self._subscriptions.get(task_id, ())):
             subscription._deliver(record, events)
 
-    def subscribe(self, task_id: str, *, events: bool = False) -> Subscription:
+    def subscribe(
+        self,
+        task_id: str,
+        *,
+        events: bool = False,
+        on_write: Callable[[TaskRecord | None], None] | None = None,
+    ) -> Subscription:
         """Subscribe *before* reading the store, so no write between read and wait is missed.
 
         With `events`, the subscription also keeps the events each write logged, for
-        `events_after` (a reader of the log); otherwise only the newest record.
+        `events_after` (a reader of the log); otherwise only the newest record. With
+        `on_write`, each write is handed to it instead, synchronously, in the writer's task
+        (None: a write that did not say what it committed): for a watcher that needs no task
+        of its own to wait in. It must not raise, and must be quick.
         """
-        return Subscription(self, task_id, keep_events=events)
+        return Subscription(self, task_id, keep_events=events, on_write=on_write)
 
     def _add(self, task_id: str, subscription: Subscription) -> None:
         self._subscriptions[task_id].add(subscription)
@@ -55,9 +66,17 @@ class TaskBus:
 
 
 class Subscription:
-    def __init__(self, bus: TaskBus, task_id: str, *, keep_events: bool = False) -> None:
+    def __init__(
+        self,
+        bus: TaskBus,
+        task_id: str,
+        *,
+        keep_events: bool = False,
+        on_write: Callable[[TaskRecord | None], None] | None = None,
+    ) -> None:
         self._bus = bus
         self._task_id = task_id
+        self._on_write = on_write
         # Set by a write since the last `wait` returned; `_waiter` is the pending `wait`'s future.
         self._woken = False
         self._waiter: asyncio.Future[None] | None = None
@@ -69,6 +88,9 @@ class Subscription:
         bus._add(task_id, self)
 
     def _deliver(self, record: TaskRecord | None, events: Sequence[TaskEvent]) -> None:
+        if self._on_write is not None:
+            self._on_write(record)
+            return
         if record is None:
             self._unknown = True
         else:
@@ -100,11 +122,6 @@ class Subscription:
             self._waiter = None
         woken, self._woken = self._woken, False
         return woken
-
-    def wake(self, record: TaskRecord) -> None:
-        """Wake this reader with `record`, which someone in this process read from the store (a
-        write refused on it), so it need not wait for its next poll to learn what it says."""
-        self._deliver(record, ())
 
     def latest(self) -> TaskRecord | None:
         """The newest record written in this process since the last call, or None when there

@@ -39,7 +39,7 @@ from typing import Protocol
 from . import tracing
 from .agent import Agent
 from .durable.outcomes import TurnSuspended
-from .executor import AgentExecutor, CancelableExecutor, TaskEnded, TaskUpdater
+from .executor import AgentExecutor, TaskEnded, TaskUpdater, has_cancel_hook
 from .holders import holder_is_dead
 from .journal import Change, Journal, TaskGone, now_ms
 from .lifecycle import status_event
@@ -334,36 +334,41 @@ class Worker:
     ) -> None:
         """`executor.execute`; one with a cancel hook is watched, and stopped (TaskEnded) as
         soon as the task ends or is taken over elsewhere, not at its next write: its hook is
-        then called after it has unwound, never beside it."""
-        if not isinstance(executor, CancelableExecutor):
+        then called after it has unwound, never beside it.
+
+        It runs in this task, not one of its own, and the watch costs a turn that ends before
+        anyone cancels it a bus subscription and a timer: the watch cancels this task when it
+        learns the turn is over, and the cancel it caused comes back out as `TaskEnded`.
+        """
+        if not has_cancel_hook(executor):
             await executor.execute(context, updater)
             return
         poll_s = self.agent.cancel_poll_s or self.cancel_poll_s
-        run = asyncio.ensure_future(executor.execute(context, updater))
-        watch = asyncio.ensure_future(updater.wait_ended(poll_s=poll_s))
-        try:
-            await asyncio.wait({run, watch}, return_when=asyncio.FIRST_COMPLETED)
-            if run.done():
-                run.result()  # its outcome, or what it raised, is the turn's
-                return
-            reason = watch.result()
-            if reason is None:
-                # The turn ended itself (a terminal or interrupted state): let execute finish.
-                await run
-                return
-        finally:
-            for task in (run, watch):
-                task.cancel()
-            # Let both unwind (the executor's finally blocks run) before the turn goes on.
-            await asyncio.gather(run, watch, return_exceptions=True)
-        raise TaskEnded(reason)
+        stopper = _Stopper()
+        with updater.watch_end(poll_s=poll_s, on_end=stopper.turn_ended):
+            try:
+                if stopper.reason is None:  # else the turn was over before it began
+                    await executor.execute(context, updater)
+            except asyncio.CancelledError:
+                if not stopper.withdraw() or stopper.others_pending():
+                    raise  # not ours, or the time budget's / a shutdown's as well: theirs wins
+            except BaseException:
+                if not stopper.withdraw():
+                    raise
+            else:
+                stopper.withdraw()  # in case it swallowed the cancel
+                if stopper.reason is None:
+                    return
+            finally:
+                stopper.executing = False
+        raise TaskEnded(stopper.reason)
 
     async def _call_cancel_hook(self, context: Context, updater: TaskUpdater) -> None:
         """A client canceled the task while this turn ran: the executor's cancel hook, if it has
         one, once; bounded by `cancel_timeout_s`, and what it raises only logged (the task is
         canceled whatever it does)."""
         executor = self.agent.executor
-        if not isinstance(executor, CancelableExecutor):
+        if not has_cancel_hook(executor):
             return
         timeout_s = self.agent.cancel_timeout_s or self.cancel_timeout_s
         try:
@@ -384,6 +389,46 @@ class Worker:
         with contextlib.suppress(TaskEnded):
             await updater.fail(message)
         return TaskState.FAILED.value, message
+
+
+class _Stopper:
+    """Cancels the task running a watched `execute` when its watch says the turn is over
+    elsewhere, and tells the cancel it caused from any other (the time budget's
+    `asyncio.timeout` counts cancels: its count is kept balanced)."""
+
+    def __init__(self) -> None:
+        task = asyncio.current_task()
+        assert task is not None  # the worker runs in a task
+        self._task = task
+        self._cancels_before = task.cancelling()
+        self._canceled = False
+        self.executing = True
+        self.reason: str | None = None
+
+    def turn_ended(self, reason: str | None) -> None:
+        """The watch's `on_end`: None (the turn ended itself) lets `execute` finish."""
+        if reason is None:
+            return
+        self.reason = reason
+        # Not `cancel()` here: this may run in the turn's own task (its write refused), which
+        # would then be cancelled at whatever it awaits next, `execute` over or not.
+        asyncio.get_running_loop().call_soon(self._cancel)
+
+    def _cancel(self) -> None:
+        if self.executing:
+            self._canceled = self._task.cancel()
+
+    def withdraw(self) -> bool:
+        """Take back this stopper's cancel of the task, if it made one: True if it did."""
+        if not self._canceled:
+            return False
+        self._canceled = False
+        self._task.uncancel()
+        return True
+
+    def others_pending(self) -> bool:
+        """True if the task has cancels other than this stopper's pending."""
+        return self._task.cancelling() > self._cancels_before
 
 
 def _turn_of(job: Job) -> str:

@@ -21,11 +21,13 @@ from typing import Any
 import pytest
 
 from a2a_serverless import Agent, Context, Settings, TaskEnded, TaskUpdater, agent
-from a2a_serverless.executor import AgentExecutor, CancelableExecutor
+from a2a_serverless.executor import AgentExecutor, CancelableExecutor, has_cancel_hook
 from a2a_serverless.models import MessageSendParams, Task, TaskIdParams, TaskState
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless.runtime import Runtime
 from a2a_serverless.service import Caller
+from a2a_serverless.store.base import Store
+from a2a_serverless.store.memory import MemoryStore
 from a2a_serverless.testing import AgentTestClient
 from a2a_serverless.testing.client import Binding, Version
 from tests.integration.agent_fixtures import Gates, user_message
@@ -49,10 +51,11 @@ class Holding:
         self.gates = Gates()
         self.stopped: list[str] = []
         self.hook_calls: list[tuple[Context, TaskUpdater]] = []
-        self.hook_called = asyncio.Event()
         self.hook_writes: list[str] = []
         self.hook_cut_short = False
         self.hook_done = asyncio.Event()
+        # The worker task's pending cancels as the hook began: a stopped turn leaves none.
+        self.hook_cancelling: list[int] = []
 
     async def execute(self, context: Context, updater: TaskUpdater) -> None:
         await updater.start_work("holding")
@@ -68,8 +71,11 @@ class Holding:
 
     async def cancel(self, context: Context, updater: TaskUpdater) -> None:
         self.hook_calls.append((context, updater))
-        self.hook_called.set()
+        running = asyncio.current_task()
+        assert running is not None
+        self.hook_cancelling.append(running.cancelling())
         try:
+            await asyncio.sleep(0)  # where a cancel left pending would cut it short
             try:
                 await updater.add_artifact("from the hook")
             except TaskEnded as ended:
@@ -101,6 +107,27 @@ def test_an_executor_with_cancel_is_a_cancelable_executor() -> None:
     assert not isinstance(NoHook(), CancelableExecutor)
 
 
+def test_has_cancel_hook_answers_as_the_protocol_does() -> None:
+    # The worker's cheap check and the Protocol's isinstance agree on each kind of executor.
+    class NoHook:
+        async def execute(self, context: Context, updater: TaskUpdater) -> None: ...
+
+    @agent(name="Async", description="Async.")
+    async def async_fn(text: str) -> str:
+        return text
+
+    @agent(name="Sync", description="Sync.")
+    def sync_fn(text: str) -> str:
+        return text
+
+    executors: list[AgentExecutor] = [Holding(), NoHook(), Verb("complete")]
+    executors += [a.executor for a in (async_fn, sync_fn) if a.executor is not None]
+    assert len(executors) == 5
+    for executor in executors:
+        assert has_cancel_hook(executor) == isinstance(executor, CancelableExecutor), executor
+    assert not has_cancel_hook(None)
+
+
 @pytest.mark.parametrize(("version", "binding"), VERSIONS_AND_BINDINGS)
 async def test_a_cancel_stops_the_turn_and_calls_the_hook_once(
     version: Version, binding: Binding
@@ -113,7 +140,7 @@ async def test_a_cancel_stops_the_turn_and_calls_the_hook_once(
         canceled = await client.cancel_task(task.id)
         assert canceled.status.state is TaskState.CANCELED
 
-        await asyncio.wait_for(executor.hook_called.wait(), WAIT_S)
+        await asyncio.wait_for(executor.hook_done.wait(), WAIT_S)
         # execute was stopped (cancelled), not left to find out at its next write.
         assert executor.stopped == [task.id]
         [(context, updater)] = executor.hook_calls
@@ -123,6 +150,7 @@ async def test_a_cancel_stops_the_turn_and_calls_the_hook_once(
         assert updater.canceled_elsewhere
         # The task is canceled already: the hook's writes are refused.
         assert executor.hook_writes == ["task is canceled"]
+        assert executor.hook_cancelling == [0]
         assert (await client.get_task(task.id)).status.state is TaskState.CANCELED
     assert len(executor.hook_calls) == 1
 
@@ -142,14 +170,16 @@ async def test_a_cancel_made_by_another_instance_reaches_the_hook(tmp_path: Path
 
 
 @contextlib.asynccontextmanager
-async def two_instances(agent_: Agent, tmp_path: Path) -> AsyncIterator[tuple[Runtime, Runtime]]:
-    """Two Runtimes of `agent_` on one SQLite store, as two function instances: the turns of
-    tasks sent to the first (`here`) run in the second (`there`), whose process a write made
-    here does not wake."""
+async def two_instances(
+    agent_: Agent, tmp_path: Path, *, store: Store | None = None
+) -> AsyncIterator[tuple[Runtime, Runtime]]:
+    """Two Runtimes of `agent_` on one SQLite store (or `store`), as two function instances:
+    the turns of tasks sent to the first (`here`) run in the second (`there`), whose process a
+    write made here does not wake."""
     settings = Settings(store_url=f"sqlite:///{tmp_path / 'tasks.db'}")
     queue_here, queue_there = InProcessQueue(), InProcessQueue()
-    here = Runtime(agent_, settings, queue=queue_here, push_notifications=False)
-    there = Runtime(agent_, settings, queue=queue_there, push_notifications=False)
+    here = Runtime(agent_, settings, store=store, queue=queue_here, push_notifications=False)
+    there = Runtime(agent_, settings, store=store, queue=queue_there, push_notifications=False)
     queue_here.bind(there.jobs)
     try:
         yield here, there
@@ -208,8 +238,26 @@ async def test_a_refused_write_stops_the_turn_without_waiting_for_the_poll(
             await asyncio.wait_for(executor.hook_done.wait(), WAIT_S)
             assert executor.stopped == [task.id]
             assert len(executor.hook_calls) == 1
+            assert executor.hook_cancelling == [0]
         finally:
             executor.let_go.set()  # a broken run ends here rather than hang the teardown
+
+
+async def test_a_turn_stopped_by_its_refused_write_gets_the_whole_hook(tmp_path: Path) -> None:
+    # The turn's write is refused and it stops itself (TaskEnded): nothing cancels it, and no
+    # cancel is left over to cut its hook short at its first await. (One memory store for both
+    # instances: its refusal awaits nothing, which would let such a cancel through.)
+    executor = Holding()
+    agent_ = dataclasses.replace(holding_agent(executor), cancel_poll_s=3600)
+    async with two_instances(agent_, tmp_path, store=MemoryStore()) as (here, _):
+        task = await send_there(here, "hold")
+        await executor.gates.wait_arrived(task.id, WAIT_S)
+        await cancel_here(here, task.id)
+        executor.gates.release(task.id)  # its `complete` is refused
+        await asyncio.wait_for(executor.hook_done.wait(), WAIT_S)
+        assert executor.stopped == []
+        assert executor.hook_writes == ["task is canceled"]
+        assert executor.hook_cancelling == [0]
 
 
 async def test_no_hook_when_the_turn_ends_by_itself() -> None:

@@ -161,3 +161,21 @@ async def test_a_canceled_wait_leaves_the_subscription_usable() -> None:
         bus.notify("t1", record(2))  # nobody waiting: kept for the next wait
         assert await subscription.wait(30) is True
         assert await subscription.wait(0.01) is False
+
+
+def test_on_write_is_handed_each_write_and_may_close_its_subscription() -> None:
+    bus = TaskBus()
+    seen: list[int | None] = []
+    others: list[int | None] = []
+
+    def first(written: TaskRecord | None) -> None:
+        seen.append(None if written is None else written.version)
+        watching.close()  # while the bus delivers: the other subscriber still gets it
+
+    watching = bus.subscribe("t1", on_write=first)
+    with bus.subscribe("t1", on_write=lambda r: others.append(None if r is None else r.version)):
+        bus.notify("t1", record(2))
+        bus.notify("t1")
+        assert seen == [2]
+        assert others == [2, None]
+    assert bus._subscriptions == {}
