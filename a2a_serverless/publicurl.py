@@ -16,7 +16,7 @@ from:
 
 Never from the wildcard address a server happens to be bound to. Like `origins.py`, this is
 about HTTP and the platforms, and knows nothing of A2A. An agent served under a path of the app
-(a FastAPI mount) is at that prefix under the base: `clean_prefix`, `PublicPrefix`.
+(a FastAPI mount) is at that prefix under the base: `clean_prefix`, `PublicPrefix`, `agent_url`.
 """
 
 from __future__ import annotations
@@ -133,6 +133,15 @@ def clean_prefix(prefix: str | None) -> str:
 def resolved_prefix(prefix: PublicPrefix) -> str:
     """A public path prefix (see `PublicPrefix`), found now if it is found on first use."""
     return clean_prefix(prefix() if callable(prefix) else prefix)
+
+
+def agent_url(public_url: str | None, prefix: PublicPrefix) -> str | None:
+    """The agent's own URL: the configured public URL with the prefix it is served under (no
+    trailing slash), or None when no public URL is configured. Its callback routes and its JWKS
+    are under it, and its push notifications' JWTs name it as their issuer."""
+    if not public_url:
+        return None
+    return public_url.rstrip("/") + resolved_prefix(prefix)
 
 
 def join_url(base: str, path: str) -> str:

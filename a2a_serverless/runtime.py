@@ -27,7 +27,7 @@ from .extras import crypto_available, require_client
 from .holders import local_holder_id
 from .journal import CommitHook, Journal
 from .observability import Observer, Signals
-from .publicurl import PublicPrefix, clean_prefix
+from .publicurl import PublicPrefix, agent_url, clean_prefix
 from .queue.base import DURABLE_CHECK, RUN_AGENT, WEBHOOK_JOB, Queue
 from .queue.router import JobRoute, JobRouter
 from .service import TaskService
@@ -143,7 +143,7 @@ class Runtime:
                 self.journal,
                 queue,
                 self.settings,
-                issuer=self.settings.public_url,
+                issuer=self.agent_url,
                 keys=keys,
                 outbox=outbox,
                 signals=self.signals,
@@ -183,6 +183,11 @@ class Runtime:
         # A queue consumed in this process (in-process, SQLite, one given without a handler)
         # runs its jobs through the router from now on; a cloud queue's consumer is elsewhere.
         self.queue.start(self.jobs)
+
+    def agent_url(self) -> str | None:
+        """The agent's own URL: A2A_PUBLIC_URL and the prefix it is served under (None without a
+        public URL). Its JWKS is under it, and its push notifications name it as their issuer."""
+        return agent_url(self.settings.public_url, self.public_prefix)
 
     async def start(self) -> None:
         """Begin background work where the queue has some (taking over a durable queue's jobs

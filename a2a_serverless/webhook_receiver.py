@@ -25,10 +25,12 @@ agent's server side (`a2a_serverless.push` is the sending side, and re-exports t
 `verify` checks, in this order: the JWT (from X-A2A-Notification-JWT, else `Authorization:
 Bearer`) is signed with an allowed asymmetric algorithm (ES256, RS256; never "none" or HS*) by a
 key of the agent's JWKS (fetched, cached, fetched again when an unknown key id shows up — that
-is how a key rotation reaches receivers); `aud` is our URL, `iss` the agent (if given), `exp`
-not passed, `iat` at most `max_age_s` (5 min) old; the body's SHA-256 is the `bodySha256`
-claim; the task id and notification id match; the X-A2A-Notification-Token is the expected
-one; and — last, so a rejected request never burns one — the `jti` was not seen before.
+is how a key rotation reaches receivers); `aud` is our URL, `iss` the agent (if `issuer` is
+given: the agent's own URL, A2A_PUBLIC_URL with the prefix it is mounted under, its JWKS at
+`{iss}/.well-known/jwks.json`), `exp` not passed, `iat` at most `max_age_s` (5 min) old; the
+body's SHA-256 is the `bodySha256` claim; the task id and notification id match; the
+X-A2A-Notification-Token is the expected one; and — last, so a rejected request never burns
+one — the `jti` was not seen before.
 `notification.task` is the Task as sent: v0.3's JSON for a config set over A2A 0.3; for one set
 over A2A 1.0 the body is a StreamResponse (`{"task": ...}`, application/a2a+json) and `task` is
 the Task inside it, in v1.0's shapes.

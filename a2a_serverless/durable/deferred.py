@@ -6,12 +6,15 @@ warm disk). `DeferredDurable` stands where the Runtime needs durable calls — t
 `TurnSessions`, the `durable-check` job route, the callback route — and builds the real
 `Resumer` (durable/resume.py, durable/session.py) on the first use that needs it: a turn that
 makes a durable operation or replays recorded ones, a check job or a callback. A turn that makes
-none never imports them. (The journal's commit hook, which cancels remote tasks when our task
-ends, is ending.py's: it is made before the journal, this after.)
+none never imports them. An entry point primes them at init (`prime`) for an agent with remote
+agents configured, which may receive callbacks. (The journal's commit hook, which cancels remote
+tasks when our task ends, is ending.py's: it is made before the journal, this after.)
 """
 
 from __future__ import annotations
 
+import importlib
+import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +34,28 @@ if TYPE_CHECKING:
     from .outcomes import CallResult
     from .resume import Resumer
     from .session import DurableSession
+
+log = logging.getLogger("a2a_serverless.durable")
+
+# What the first callback imports: the resumer, the check of the notification's JWT, and the
+# client that reads the remote task (httpx: the client imports it on its first request).
+CALLBACK_MODULES = (
+    "a2a_serverless.durable.resume",
+    "a2a_serverless.webhook_receiver",
+    "jwt",
+    "a2a_serverless.client",
+    "httpx",
+)
+
+
+def import_callback_modules() -> None:
+    """Import CALLBACK_MODULES now (the adapters' priming at init). Best effort: one missing (no
+    `crypto` extra: callbacks then go by their token) is met and reported by the request."""
+    for name in CALLBACK_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError as error:
+            log.debug("could not import %s ahead of the first callback: %s", name, error)
 
 
 class DeferredDurable:
@@ -60,6 +85,15 @@ class DeferredDurable:
                 )
             )
         return self._resumer
+
+    def prime(self) -> None:
+        """What the first callback would pay for, paid now (an entry point's init: the AWS
+        adapter's priming): for an agent with remote agents configured, whose calls name
+        callbacks, the resumer built and CALLBACK_MODULES imported; nothing for another."""
+        if not self._args[3]:
+            return
+        import_callback_modules()
+        _ = self.resumer
 
     # --- the worker's TurnSessions ---------------------------------------------------------------
 

@@ -60,7 +60,8 @@ from ..queue.base import (
     RunAgentJob,
     RunTurn,
 )
-from ..routepaths import CALLBACK_PREFIX, JWKS_PATH
+from ..routepaths import CALLBACK_PREFIX, CARD_PATHS, JWKS_PATH
+from ..safetext import escape_controls
 from ..store.base import TaskRecord
 from ..store.bookkeeping import DurableOp, DurableTurn, durable_of
 from ..turn import agent_message
@@ -134,31 +135,42 @@ class Resumer:
         self, request: Request, body: bytes, op: DurableOp, task_id: str, callback_id: str
     ) -> bool:
         """Whether the notification carries a JWT that does not verify (webhook_receiver.py)
-        against the remote's JWKS (`/.well-known/jwks.json` at its origin), addressed to this
-        callback with this call's token. One without a JWT, or whose remote's JWKS cannot be
-        read, goes on by its token alone: its outcome is read from the remote anyway."""
+        against the remote's JWKS (`remote_jwks_urls`), addressed to this callback with this
+        call's token. One without a JWT, or whose remote's JWKS cannot be read, goes on by its
+        token alone: its outcome is read from the remote anyway. The log says which it was."""
         headers = request.headers
         signed = "x-a2a-notification-jwt" in headers or headers.get(
             "authorization", ""
         ).lower().startswith("bearer ")
         audience = self.calls.callback_url(task_id, callback_id)
         if not signed or audience is None or op.remote is None or not crypto_available():
+            why = "not signed" if signed is False else "its signature cannot be checked here"
+            log.info("task %s: a callback goes on by its token alone (%s)", task_id, why)
             return False
         from ..webhook_receiver import KeySetUnavailable, NotificationRejected, WebhookVerifier
 
-        parts = urlsplit(op.remote)
-        jwks_url = f"{parts.scheme}://{parts.netloc}{JWKS_PATH}"
-        verifier = WebhookVerifier(jwks_url, audience=audience, token=op.callback_token)
-        # One key set per remote, fetched once and kept as its cache rules say (the verifier
-        # is per call: its audience and token are the call's).
-        verifier.keys = self._key_sets.setdefault(jwks_url, verifier.keys)
-        try:
-            await verifier.verify(headers, body)
-        except NotificationRejected as rejected:
-            log.info("task %s: a callback's signature was refused: %s", task_id, rejected.reason)
-            return True
-        except KeySetUnavailable:
+        for jwks_url in remote_jwks_urls(op.remote):
+            verifier = WebhookVerifier(jwks_url, audience=audience, token=op.callback_token)
+            # One key set per JWKS URL, fetched once and kept as its cache rules say (the
+            # verifier is per call: its audience and token are the call's).
+            verifier.keys = self._key_sets.setdefault(jwks_url, verifier.keys)
+            try:
+                verified = await verifier.verify(headers, body)
+            except NotificationRejected as rejected:
+                log.info(
+                    "task %s: a callback's signature was refused: %s", task_id, rejected.reason
+                )
+                return True
+            except KeySetUnavailable:
+                continue  # not served there: the next place, else the token alone
+            log.info(
+                "task %s: a callback verified by the remote's signature (key %s of %s)",
+                task_id,
+                escape_controls(verified.key_id),
+                escape_controls(jwks_url),
+            )
             return False
+        log.info("task %s: a callback goes on by its token alone (no JWKS of the remote)", task_id)
         return False
 
     # --- the check job --------------------------------------------------------------------------
@@ -392,3 +404,22 @@ def _notified_task_id(body: bytes) -> str | None:
             return str(inner[field])
     value = data.get("id") or data.get("taskId")
     return value if isinstance(value, str) else None
+
+
+def remote_jwks_urls(remote: str) -> list[str]:
+    """Where the remote agent at `remote` (the URL we called: its base URL, or its card's)
+    serves its JWKS, most likely first: under its own path (an agent mounted under a prefix of
+    an app serves it there, as ours do: asgi.py), then at its origin. Both come from the URL we
+    chose, never from the request, nor from the JWT (a `jku` could name any server)."""
+    parts = urlsplit(remote)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    path = parts.path.rstrip("/")
+    for card_path in CARD_PATHS:
+        if path.endswith(card_path):
+            path = path.removesuffix(card_path)
+            break
+    else:
+        if path.endswith(".json"):
+            path = ""  # a card served elsewhere: where its agent is, it does not say
+    urls = [f"{origin}{path}{JWKS_PATH}"] if path else []
+    return [*urls, f"{origin}{JWKS_PATH}"]

@@ -45,7 +45,7 @@ from ..ids import url_uuid
 from ..journal import Change, Journal, now_ms
 from ..lifecycle import status_event
 from ..models import Message, PushNotificationConfig, Task, TaskState
-from ..publicurl import PublicPrefix, clean_prefix, resolved_prefix
+from ..publicurl import PublicPrefix, agent_url, clean_prefix, resolved_prefix
 from ..queue.base import DurableCheck, DurableCheckJob, Queue, RunAgentJob, RunTurn
 from ..routepaths import CALLBACK_PREFIX
 from ..store.base import TaskRecord
@@ -168,12 +168,10 @@ class DurableCalls:
         configured (A2A_PUBLIC_URL): its calls are then resumed by polls alone. The route is
         under the agent's public prefix (a FastAPI mount's: mountprefix.py), found on first
         use."""
-        base = self.settings.public_url
-        if not base:
-            return None
-        if callable(self._public_prefix):
+        if callable(self._public_prefix) and self.settings.public_url:
             self._public_prefix = resolved_prefix(self._public_prefix)
-        return base.rstrip("/") + self._public_prefix + callback_path(task_id, callback_id)
+        base = agent_url(self.settings.public_url, self._public_prefix)
+        return None if base is None else base + callback_path(task_id, callback_id)
 
     def begin(
         self, record: TaskRecord, step: str, started_at_ms: int | None = None

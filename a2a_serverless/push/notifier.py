@@ -30,7 +30,7 @@ import random
 import secrets
 import ssl
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -70,7 +70,7 @@ class PushNotifier:
         queue: Queue,
         settings: Settings,
         *,
-        issuer: str | None = None,
+        issuer: str | Callable[[], str | None] | None = None,
         keys: KeyRing | None = None,
         guard: UrlGuard | None = None,
         ssl_context: ssl.SSLContext | None = None,
@@ -83,7 +83,9 @@ class PushNotifier:
         ValueError for malformed settings (`preflight` raises the same, before anything is
         built). `outbox`: the one the journal's hooks call (runtime.py), else one of its own on
         `queue`; `signals`: where delivery outcomes are reported for metrics; `links`: signed
-        URLs for large file parts in bodies (a2a_serverless.filelinks)."""
+        URLs for large file parts in bodies (a2a_serverless.filelinks); `issuer`: the JWTs' `iss`,
+        the agent's URL (the Runtime's `agent_url`, with its mount prefix), else the public
+        URL."""
         self.keys = keys if keys is not None else self.preflight(settings)
         self.links = links
         self.journal = journal

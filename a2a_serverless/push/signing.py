@@ -3,7 +3,9 @@
 Each delivery attempt carries a fresh token, signed with the newest key of the `KeyRing`
 (header: alg, kid, typ JWT) with these claims:
 
-    iss                  the agent (its public URL, or "a2a-serverless")
+    iss                  the agent: its own URL (A2A_PUBLIC_URL and the prefix it is mounted
+                         under, publicurl.agent_url; its JWKS is at {iss}/.well-known/jwks.json),
+                         or "a2a-serverless" without a public URL
     aud                  the webhook URL, exactly as configured
     iat, exp             issued now, valid for `push_jwt_ttl_s`
     jti                  unique per token (a retry is a new token with a new jti)
@@ -21,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from .keys import KeyRing
@@ -33,10 +36,24 @@ def body_sha256(body: bytes) -> str:
 
 
 class JwtSigner:
-    def __init__(self, keys: KeyRing, *, issuer: str | None = None, ttl_s: float = 300.0) -> None:
+    def __init__(
+        self,
+        keys: KeyRing,
+        *,
+        issuer: str | Callable[[], str | None] | None = None,
+        ttl_s: float = 300.0,
+    ) -> None:
+        """`issuer`: the `iss` claim, or what finds it on first use (a worker's mount prefix is
+        found then: mountprefix.py); DEFAULT_ISSUER when there is none."""
         self.keys = keys
-        self.issuer = issuer or DEFAULT_ISSUER
+        self._issuer = issuer
         self.ttl_s = ttl_s
+
+    @property
+    def issuer(self) -> str:
+        if callable(self._issuer):
+            self._issuer = self._issuer()
+        return self._issuer or DEFAULT_ISSUER
 
     def sign(
         self,

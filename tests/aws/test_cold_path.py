@@ -1,6 +1,8 @@
 """The AWS HTTP handler's cold path: building the handler on the memory store, and serving its
 first message/send (A2A 0.3 over JSON-RPC, a payload v2 event), loads none of what that request
-does not need (issue 34). Run in a fresh interpreter, so nothing another test imported counts.
+does not need (issue 34); an agent with remote agents, which may receive durable calls'
+callbacks, has what the first callback needs loaded at init instead (issue 33). Run in a fresh
+interpreter, so nothing another test imported counts.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -81,11 +84,13 @@ def loaded(modules: list[str], prefix: str) -> list[str]:
     return [m for m in modules if m == prefix or m.startswith(prefix + ".")]
 
 
-def test_the_handler_loads_only_what_its_first_request_needs() -> None:
+def run(program: str) -> dict[str, Any]:
+    """What `program` printed last (the handler's JSON logs go to stdout too), run afresh."""
     env = {**os.environ, "AWS_REGION": "us-east-1", "POWERTOOLS_LOG_LEVEL": "ERROR"}
     env.pop("A2A_TRACING", None)
+    env.pop("A2A_REMOTE_AGENTS", None)
     result = subprocess.run(
-        [sys.executable, "-c", PROGRAM],
+        [sys.executable, "-c", program],
         capture_output=True,
         text=True,
         check=True,
@@ -93,8 +98,12 @@ def test_the_handler_loads_only_what_its_first_request_needs() -> None:
         cwd=REPO,
         env=env,
     )
-    # The handler's JSON logs go to stdout too: the program's answer is its last line.
-    found = json.loads(result.stdout.strip().splitlines()[-1])
+    found: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+    return found
+
+
+def test_the_handler_loads_only_what_its_first_request_needs() -> None:
+    found = run(PROGRAM)
     answer = found["answer"]
     assert answer["statusCode"] == 200, answer
     assert json.loads(answer["body"])["result"]["status"]["state"] == "completed"
@@ -103,3 +112,44 @@ def test_the_handler_loads_only_what_its_first_request_needs() -> None:
         assert "a2a_serverless.store.memory" in modules
         unexpected = {name: loaded(modules, name) for name in NOT_ON_THE_COLD_PATH}
         assert {k: v for k, v in unexpected.items() if v} == {}, when
+
+
+# A callback's first handling: the resumer, the JWT's check (PyJWT, cryptography), the client
+# that reads the remote task, httpx.
+CALLBACK_NEEDS = (
+    "a2a_serverless.durable.resume",
+    "a2a_serverless.durable.session",
+    "a2a_serverless.webhook_receiver",
+    "jwt",
+    "cryptography",
+    "a2a_serverless.client",
+    "httpx",
+)
+
+PROGRAM_WITH_REMOTES = """
+import json, sys
+from a2a_serverless import Settings, agent
+from a2a_serverless.queue.inprocess import InProcessQueue
+from a2a_serverless_aws import make_http_handler
+from a2a_serverless_aws.config import AwsSettings
+
+@agent(name="Asker", description="Asks another.", remote_agents={"other": "https://o.example"})
+async def asker(text: str) -> str:
+    return text
+
+handler = make_http_handler(
+    asker, Settings(store_url="memory://"), AwsSettings(prime=PRIME), queue=InProcessQueue()
+)
+print(json.dumps({"init": sorted(sys.modules)}))
+"""
+
+
+def test_a_handler_with_remote_agents_loads_what_a_callback_needs_at_init() -> None:
+    primed = run(PROGRAM_WITH_REMOTES.replace("PRIME", "True"))["init"]
+    assert {name: bool(loaded(primed, name)) for name in CALLBACK_NEEDS} == dict.fromkeys(
+        CALLBACK_NEEDS, True
+    )
+    # A2A_PRIME=false: the first callback pays for them, as before (but for the client's
+    # modules, which the Runtime of an agent with remote agents loads to name them).
+    unprimed = run(PROGRAM_WITH_REMOTES.replace("PRIME", "False"))["init"]
+    assert [name for name in CALLBACK_NEEDS if loaded(unprimed, name)] == ["a2a_serverless.client"]

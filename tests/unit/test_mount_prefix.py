@@ -100,3 +100,38 @@ def test_a_mount_refuses_a_runtime_without_its_prefix() -> None:
 def test_mount_agent_takes_the_prefix_once() -> None:
     with pytest.raises(ValueError, match="pass prefix= alone"):
         mount_agent(FastAPI(), echo, prefix="/agent", public_prefix="/other")
+
+
+def issued_by(runtime: Runtime) -> str:
+    """The `iss` of a push notification's JWT the runtime signs."""
+    import jwt
+
+    assert runtime.notifier is not None
+    token, _ = runtime.notifier.signer.sign(b"{}", "https://hook.example.com/", "task-1")
+    issuer: str = jwt.decode(token, options={"verify_signature": False})["iss"]
+    return issuer
+
+
+def test_push_notifications_are_issued_by_the_agents_url_with_its_prefix() -> None:
+    pytest.importorskip("jwt")
+    # Where its JWKS is served too: {iss}/.well-known/jwks.json (asgi.py, under the mount).
+    assert issued_by(Runtime(echo, settings())) == PUBLIC
+    assert issued_by(Runtime(echo, settings(), public_prefix="/agent")) == f"{PUBLIC}/agent"
+    mount = mount_agent(FastAPI(), echo, prefix="/agent", settings=settings())
+    assert issued_by(mount.app.runtime) == f"{PUBLIC}/agent"
+    assert issued_by(Runtime(echo, settings(public_url=None))) == "a2a-serverless"
+
+
+def test_a_workers_issuer_finds_its_prefix_when_it_first_signs() -> None:
+    pytest.importorskip("jwt")
+    found = []
+
+    def prefix() -> str:
+        found.append("looked")
+        return "/lazy"
+
+    runtime = Runtime(echo, settings(), public_prefix=prefix)
+    assert found == []
+    assert issued_by(runtime) == f"{PUBLIC}/lazy"
+    assert issued_by(runtime) == f"{PUBLIC}/lazy"
+    assert found == ["looked"]  # once

@@ -64,7 +64,9 @@ class AwsSettings:
     # Prime the store's and the queue's clients at init (see the README's "Cold start"): the
     # DynamoDB client's operations, endpoint, credentials and connection (one read of a key no
     # item has: half a read unit per cold start) and the SQS client, which the first request
-    # would otherwise pay for. False leaves them to the first request.
+    # would otherwise pay for; for an agent with remote agents, what the first durable-call
+    # callback imports (the resumer, PyJWT, the client, httpx). False leaves them to the first
+    # request.
     prime: bool = True
 
     @classmethod

@@ -56,7 +56,9 @@ class Container:
         self.runtime = Runtime(agent, settings, queue=queue, observers=observers, **runtime_options)
         self.primed = aws.prime
         if aws.prime:
-            prime(self.loop, self.runtime.store, queue)
+            # With remote agents, the callback's cold path too: the resumer, the JWT's check
+            # and the client (DeferredDurable.prime; nothing for an agent without them).
+            prime(self.loop, self.runtime.store, queue, self.runtime.durable_calls)
         if snapstart.snapshot_init():
             snapstart.register(self)
 

@@ -6,7 +6,10 @@ TLS: tens of milliseconds against AWS); `asyncio.to_thread` starts the loop's wo
 on first use. Lambda runs init at full CPU and, with SnapStart, before the snapshot, so the
 Container asks the store and the queue to do all that while it is built: each part with a
 `prime()` method (`DynamoDBStore.prime`, `SqsQueue.prime`) is called in the loop's default
-executor, which starts its first thread too.
+executor, which starts its first thread too. So are the durable calls' (`DeferredDurable.prime`):
+an agent with remote agents configured may receive their callbacks, whose first one would
+import the resumer, PyJWT and httpx (~85 ms on Lambda: bench/durable_aws.py); an agent without
+them loads nothing of that.
 
 Priming is best effort: a failure is logged and init carries on, as the first request meets
 the same error and reports it where it belongs. It is also bounded: a part that takes longer

@@ -23,8 +23,8 @@ misconfigured deployment fails before it takes a request.
 - A2A_WORKER_OIDC_JWKS_URL (Google's): where the ID tokens' keys are (tests point it elsewhere).
 - A2A_LOG_LEVEL (INFO): the level of the structured logs.
 - A2A_PRIME (true): import, when the function is built, the modules its first request would
-  (the Runtime, the store's and the queues' client libraries: priming.py); false leaves them to
-  the first request.
+  (the Runtime, the store's and the queues' client libraries; for an agent with remote agents,
+  what a durable-call callback imports: priming.py); false leaves them to the first request.
 
 Pub/Sub's client finds an emulator through PUBSUB_EMULATOR_HOST, as always.
 """

@@ -111,7 +111,8 @@ class Deployment:
             # already be a span (and a missing extra is a start-up error).
             tracing.enable()
         if self.config.prime:
-            prime(self.settings, self.config)
+            remote_agents = bool(agent.remote_agents or self.settings.remote_agents)
+            prime(self.settings, self.config, remote_agents=remote_agents)
         self.queue: Queue = runtime_options.pop("queue", None) or build_queue(self.config)
         self.observers = list(observers)
         self.runtime_options = runtime_options

@@ -8,7 +8,10 @@ gRPC channel opened before a fork is unusable after it), and the Firestore and C
 clients are asyncio clients bound to the loop that serves. What can move is the imports, which
 are most of that first request's time (google-cloud-firestore alone takes about a quarter of a
 second): they are fork-safe, shared by the forked worker, and paid while the instance starts,
-when Cloud Run's startup CPU boost applies and before the instance takes traffic.
+when Cloud Run's startup CPU boost applies and before the instance takes traffic. An agent with
+remote agents configured also has what its durable calls' callbacks import primed (the
+resumer, PyJWT, the client and httpx: durable/deferred.py's CALLBACK_MODULES); one without them,
+nothing of that.
 
 Best effort, like the AWS adapter's priming: a module that fails to import is logged, and the
 first request meets and reports the error. `A2A_PRIME=false` turns it off.
@@ -20,6 +23,7 @@ import importlib
 import logging
 
 from a2a_serverless.config import Settings
+from a2a_serverless.durable.deferred import CALLBACK_MODULES
 
 from .config import GcpSettings
 
@@ -33,8 +37,12 @@ STORE_MODULES = {
 }
 
 
-def modules_to_prime(settings: Settings, config: GcpSettings) -> list[str]:
-    """The modules the first request of a function with these settings would import."""
+def modules_to_prime(
+    settings: Settings, config: GcpSettings, *, remote_agents: bool = False
+) -> list[str]:
+    """The modules the first request of a function with these settings would import;
+    `remote_agents`: the agent has some configured, and may receive its calls' callbacks (and
+    its worker makes the calls and checks them): what they import too."""
     modules = list(ALWAYS)
     scheme = settings.store_url.partition("://")[0].lower()
     modules += STORE_MODULES.get(scheme, ())
@@ -42,12 +50,14 @@ def modules_to_prime(settings: Settings, config: GcpSettings) -> list[str]:
         modules.append("google.cloud.pubsub_v1")
     if config.cloud_tasks_queue is not None:
         modules += ["google.cloud.tasks_v2", "google.auth"]
+    if remote_agents:
+        modules += CALLBACK_MODULES
     return modules
 
 
-def prime(settings: Settings, config: GcpSettings) -> None:
+def prime(settings: Settings, config: GcpSettings, *, remote_agents: bool = False) -> None:
     """Import what the first request would (no connection, no client: see the docstring)."""
-    for name in modules_to_prime(settings, config):
+    for name in modules_to_prime(settings, config, remote_agents=remote_agents):
         try:
             importlib.import_module(name)
         except ImportError as error:

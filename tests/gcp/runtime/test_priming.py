@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from a2a_serverless.config import Settings
+from a2a_serverless.durable.deferred import CALLBACK_MODULES
 from a2a_serverless_gcp.config import ConfigError, GcpConfig
 from a2a_serverless_gcp.priming import modules_to_prime
 
@@ -78,3 +79,33 @@ def test_a2a_prime_is_a_boolean() -> None:
     assert GcpConfig.from_env({}).prime is True
     with pytest.raises(ConfigError, match="A2A_PRIME"):
         GcpConfig.from_env({"A2A_PRIME": "sometimes"})
+
+
+def test_an_agent_with_remote_agents_has_its_callbacks_modules_primed() -> None:
+    memory = Settings(store_url="memory://")
+    topic = GcpConfig(pubsub_topic=TOPIC)
+    assert modules_to_prime(memory, topic, remote_agents=True) == [
+        *modules_to_prime(memory, topic),
+        *CALLBACK_MODULES,
+    ]
+    # Built from A2A_REMOTE_AGENTS, in a fresh process: the callback's modules are loaded.
+    code = (
+        "import sys\n"
+        "from a2a_serverless import agent\n"
+        "from a2a_serverless_gcp import http_function\n"
+        "@agent(name='a', description='d')\n"
+        "def a(text: str) -> str:\n    return text\n"
+        "http_function(a, configure_logging=False)\n"
+        f"print(','.join(m for m in {CALLBACK_MODULES!r} if m in sys.modules))\n"
+    )
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("A2A_")},
+        "PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'adapters' / 'gcp'}",
+        "A2A_STORE_URL": "memory://",
+        "A2A_PUBSUB_TOPIC": TOPIC,
+        "A2A_REMOTE_AGENTS": '{"other": "https://other.example"}',
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines()[-1].split(",") == list(CALLBACK_MODULES)
