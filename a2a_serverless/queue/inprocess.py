@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 
 import msgspec
 
@@ -95,10 +96,26 @@ class InProcessQueue:
         if self._handler is None:
             raise RuntimeError("InProcessQueue has no handler bound")
         with tracing.producing(job, self.messaging_system, self.destination) as job:
-            await self._schedule(job, delay_s)
+            await self._record(job, delay_s)
+        # Started once the send's span has ended: a job started eagerly may run to its end here.
+        self._start(job, delay_s, eager=delay_s <= 0 and job.attempt == 1)
 
-    async def _schedule(self, job: Job, delay_s: float) -> None:
-        task = asyncio.get_running_loop().create_task(self._run(job, delay_s))
+    async def _record(self, job: Job, delay_s: float) -> None:
+        """Keep `job` before it is started (a durable queue writes it down here)."""
+
+    def _start(self, job: Job, delay_s: float, *, eager: bool = False) -> None:
+        """Run `job` in a task of its own. `eager` (a first delivery due now, on Python 3.12+):
+        the task starts at once, within the caller's step of the event loop, up to its first
+        real wait — a blocking send's turn then ends without the loop turning twice more for
+        it. A retry is never started eagerly, so a job that asks again and again at once
+        cannot run within its own delivery."""
+        run = self._run(job, delay_s)
+        loop = asyncio.get_running_loop()
+        # Eager tasks are Python 3.12's: on 3.11 every job's task starts on the loop's next turn.
+        if eager and sys.version_info >= (3, 12):
+            task: asyncio.Task[None] = asyncio.Task(run, loop=loop, eager_start=True)
+        else:
+            task = loop.create_task(run)
         self._running.add(task)
         task.add_done_callback(self._running.discard)
 
