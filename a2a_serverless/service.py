@@ -22,13 +22,13 @@ import asyncio
 import hashlib
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import msgspec
 from msgspec.structs import replace
 
-from . import limits
+from . import eager, limits
 from .codec import ENCODER
 from .config import Settings
 from .contexts import Contexts
@@ -297,13 +297,13 @@ class TaskService:
         such a key answers only a message that matches what was stored under it, as a retry
         was told apart then (same parts, no other taskId or contextId)."""
         legacy = legacy_idempotency_key(caller.owner, message.message_id)
-        lookups: list[Awaitable[Any]] = [
+        lookups: list[Coroutine[Any, Any, Any]] = [
             self.store.find_idempotency_key(key),
             self.store.find_idempotency_key(legacy),
         ]
         if replies:
             lookups += [self.store.find_reply(key), self.store.find_reply(legacy)]
-        found = await asyncio.gather(*lookups)
+        found = await eager.gather(*lookups)
         task_id, legacy_task_id = found[0], found[1]
         if replies:
             reply, legacy_reply = found[2], found[3]

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 
 import msgspec
 
 from .. import tracing
+from ..eager import start_task
 from .base import WEBHOOK_JOB, Job, JobConsumer, JobHandler
 from .disposition import (
     Abandon,
@@ -110,12 +110,7 @@ class InProcessQueue:
         it. A retry is never started eagerly, so a job that asks again and again at once
         cannot run within its own delivery."""
         run = self._run(job, delay_s)
-        loop = asyncio.get_running_loop()
-        # Eager tasks are Python 3.12's: on 3.11 every job's task starts on the loop's next turn.
-        if eager and sys.version_info >= (3, 12):
-            task: asyncio.Task[None] = asyncio.Task(run, loop=loop, eager_start=True)
-        else:
-            task = loop.create_task(run)
+        task = start_task(run) if eager else asyncio.get_running_loop().create_task(run)
         self._running.add(task)
         task.add_done_callback(self._running.discard)
 
