@@ -220,10 +220,11 @@ class TaskService:
         if isinstance(accepted, Message):
             return _only(accepted)
         record = accepted.record
-        _check_cursor(record, last_event_id)
-        # The stream's first look is at the store, after it subscribes: a turn that ran in
-        # between is read from there.
+        # Started whatever the cursor: the task is stored, and its turn must run. The stream's
+        # first look is at the store, after it subscribes: a turn that ran in between is read
+        # from there.
         await self._start_turn(accepted)
+        _check_cursor(record, last_event_id)
         history_length = params.configuration.history_length if params.configuration else None
         return self._follow(record, after_seq=last_event_id, history_length=history_length)
 
