@@ -2,7 +2,9 @@
 
 Jobs run as asyncio tasks in the running event loop, at most `concurrency` at once, and apart
 from them at most `concurrency` webhook deliveries (a slow receiver holds a delivery for up to
-A2A_PUSH_TIMEOUT_S; it must never keep a task's turn waiting for a slot). What comes of each
+A2A_PUSH_TIMEOUT_S; it must never keep a task's turn waiting for a slot). A first delivery due
+now starts eagerly (eager.py, Python 3.12): it may run to its end within `enqueue`, so a reader
+of the task subscribes to the bus before queueing its turn. What comes of each
 delivery is the core's queue-delivery policy (queue/disposition.py), mapped here: a handler that
 raises `RetryJob` is run again after its delay, as often as it asks (not counted as a failure:
 the handler owns that policy, e.g. webhook back-off with its own attempt limit); any other
