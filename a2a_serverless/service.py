@@ -22,13 +22,13 @@ import asyncio
 import hashlib
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import AsyncIterator, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import msgspec
 from msgspec.structs import replace
 
-from . import limits
+from . import eager, limits
 from .codec import ENCODER
 from .config import Settings
 from .contexts import Contexts
@@ -89,6 +89,7 @@ log = logging.getLogger("a2a_serverless.service")
 
 if TYPE_CHECKING:
     from .auth import Identity
+    from .bus import Subscription
     from .direct import DirectHook
     from .filelinks import FileLinks
     from .push.notifier import PushNotifier
@@ -119,6 +120,20 @@ class StreamEvent(msgspec.Struct, frozen=True):
 KEEPALIVE = Sentinel("keep-alive")
 # What a task's stream yields: its events, and KEEPALIVE now and then.
 StreamItem = StreamEvent | Sentinel
+
+
+class _Accepted(NamedTuple):
+    """A message taken into its task: the task as stored, and the turn (step) to queue for it
+    (None: a retry of a message whose turn is already queued, running or over)."""
+
+    record: TaskRecord
+    step: str | None
+
+    @classmethod
+    def new(cls, record: TaskRecord) -> _Accepted:
+        """A turn just begun, its step to queue."""
+        assert record.step is not None
+        return cls(record, record.step)
 
 
 class TaskService:
@@ -170,12 +185,21 @@ class TaskService:
         the direct reply. `webhook_version` is recorded with a push config the request carries:
         its notifications are written in that protocol version (versions.webhook_form)."""
         limits.check_send(params, self.settings)
-        record = await self._accept(params, caller, webhook_version)
-        if isinstance(record, Message):
-            return record  # a direct reply: nothing to wait for
+        accepted = await self._accept(params, caller, webhook_version)
+        if isinstance(accepted, Message):
+            return accepted  # a direct reply: nothing to wait for
+        record = accepted.record
         config = params.configuration
         if config is None or config.blocking is not False:
-            record = await self._wait_for_turn_end(record, self.settings.blocking_timeout_s)
+            # Subscribed before the turn is queued: an in-process queue may run the turn to its
+            # end within `enqueue`, and its writes' wake-ups must not be missed.
+            with self.journal.bus.subscribe(record.task_id) as subscription:
+                await self._start_turn(accepted)
+                record = await self._wait_for_turn_end(
+                    record, subscription, self.settings.blocking_timeout_s
+                )
+        else:
+            await self._start_turn(accepted)
         history_length = config.history_length if config else None
         return await self._shown(task_view(record.task, history_length=history_length))
 
@@ -192,17 +216,23 @@ class TaskService:
         send_message."""
         limits.check_send(params, self.settings)
         self._require_streaming()
-        record = await self._accept(params, caller, webhook_version)
-        if isinstance(record, Message):
-            return _only(record)
+        accepted = await self._accept(params, caller, webhook_version)
+        if isinstance(accepted, Message):
+            return _only(accepted)
+        record = accepted.record
+        # Started whatever the cursor: the task is stored, and its turn must run. The stream's
+        # first look is at the store, after it subscribes: a turn that ran in between is read
+        # from there.
+        await self._start_turn(accepted)
         _check_cursor(record, last_event_id)
         history_length = params.configuration.history_length if params.configuration else None
         return self._follow(record, after_seq=last_event_id, history_length=history_length)
 
     async def _accept(
         self, params: MessageSendParams, caller: Caller, webhook_version: str
-    ) -> TaskRecord | Message:
-        """The task the message created or continued, or the agent's direct reply to it."""
+    ) -> _Accepted | Message:
+        """The task the message created or continued, with the turn to start (the caller
+        starts it: `_start_turn`), or the agent's direct reply to it."""
         message = params.message
         if message.role != "user":
             raise InvalidParamsError("message.role must be 'user'")
@@ -247,18 +277,16 @@ class TaskService:
                 if push_config is not None:
                     await self._require_push().check_config_url(push_config.url)
             if message.task_id:
-                record = await self._continue(params, caller, key)
+                accepted = await self._continue(params, caller, key)
             else:
-                record = await self._create(params, caller, key)
+                accepted = _Accepted.new(await self._create(params, caller, key))
         except IdempotencyKeyTaken as taken:
             # A concurrent copy of this request won the race: answer as for a retry.
             return await self._taken(taken, message, caller)
-        set_task_id(record.task_id)
+        set_task_id(accepted.record.task_id)
         if push_config is not None:
-            await self._put_push_config(record, push_config, caller, webhook_version)
-        assert record.step is not None
-        await self._enqueue_turn(record.task_id, record.step)
-        return record
+            await self._put_push_config(accepted.record, push_config, caller, webhook_version)
+        return accepted
 
     async def _earlier(
         self, key: str, message: Message, caller: Caller, *, replies: bool
@@ -270,13 +298,13 @@ class TaskService:
         such a key answers only a message that matches what was stored under it, as a retry
         was told apart then (same parts, no other taskId or contextId)."""
         legacy = legacy_idempotency_key(caller.owner, message.message_id)
-        lookups: list[Awaitable[Any]] = [
+        lookups: list[Coroutine[Any, Any, Any]] = [
             self.store.find_idempotency_key(key),
             self.store.find_idempotency_key(legacy),
         ]
         if replies:
             lookups += [self.store.find_reply(key), self.store.find_reply(legacy)]
-        found = await asyncio.gather(*lookups)
+        found = await eager.gather(*lookups)
         task_id, legacy_task_id = found[0], found[1]
         if replies:
             reply, legacy_reply = found[2], found[3]
@@ -344,7 +372,7 @@ class TaskService:
 
     async def _taken(
         self, taken: IdempotencyKeyTaken, message: Message, caller: Caller
-    ) -> TaskRecord | Message:
+    ) -> _Accepted | Message:
         """Answer a message whose key a concurrent copy claimed first, for a task or a reply."""
         if taken.task_id:
             return await self._retried(taken.task_id, message, caller)
@@ -386,7 +414,7 @@ class TaskService:
 
     async def _continue(
         self, params: MessageSendParams, caller: Caller, key: str | None
-    ) -> TaskRecord:
+    ) -> _Accepted:
         message = params.message
         task_id = message.task_id
         assert task_id is not None
@@ -439,7 +467,7 @@ class TaskService:
             )
 
         try:
-            return await self.journal.write(task_id, decide, idempotency_key=key)
+            return _Accepted.new(await self.journal.write(task_id, decide, idempotency_key=key))
         except TaskGone:
             raise TaskNotFoundError(data={"taskId": task_id}) from None
         except TaskTooLarge as too_large:
@@ -470,7 +498,7 @@ class TaskService:
             turn = f"{params.message.message_id}#{position}"
         return _turn_info(params, caller, skill_id, turn)
 
-    async def _retried(self, task_id: str, message: Message, caller: Caller) -> TaskRecord:
+    async def _retried(self, task_id: str, message: Message, caller: Caller) -> _Accepted:
         """A message seen before: answer with its task, never run the turn twice."""
         record = await self.store.get_task(task_id)
         if record is None or record.owner != caller.owner:
@@ -497,36 +525,41 @@ class TaskService:
         if step is not None and current and (waiting or stalled):
             # The first attempt may have died between storing the task and enqueueing its turn.
             # Enqueueing again is safe: the worker claims each turn once.
-            await self._enqueue_turn(task_id, step)
-        return record
+            return _Accepted(record, step)
+        return _Accepted(record, None)
 
-    async def _enqueue_turn(self, task_id: str, step: str) -> None:
-        await self.queue.enqueue(RunAgentJob(task_id=task_id, payload=RunTurn(step)))
+    async def _start_turn(self, accepted: _Accepted) -> None:
+        """Queue the turn the message began, if it has one to start."""
+        if accepted.step is not None:
+            job = RunAgentJob(task_id=accepted.record.task_id, payload=RunTurn(accepted.step))
+            await self.queue.enqueue(job)
 
-    async def _wait_for_turn_end(self, record: TaskRecord, timeout: float) -> TaskRecord:
-        """Wait until the turn ends (terminal or interrupted state) or `timeout` passes."""
+    async def _wait_for_turn_end(
+        self, record: TaskRecord, subscription: Subscription, timeout: float
+    ) -> TaskRecord:
+        """Wait until the turn ends (terminal or interrupted state) or `timeout` passes;
+        `subscription` (to the task) was made before the turn was queued."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        with self.journal.bus.subscribe(record.task_id) as subscription:
-            while True:
-                state = record.task.status.state
-                if state.is_terminal or (state.is_interrupted and record.claim is None):
-                    return record
-                remaining = deadline - loop.time()
-                if remaining <= 0:
-                    return record
-                woken = await subscription.wait(min(remaining, self.settings.poll_interval_s))
-                # A write in this process hands over the record it committed; only a poll (for
-                # writes by other processes) or a write that did not say reads the store.
-                written = subscription.latest() if woken else None
-                if written is not None:
-                    if written.version > record.version:
-                        record = written
-                    continue
-                fresh = await self.store.get_task(record.task_id)
-                if fresh is None:
-                    return record
-                record = fresh
+        while True:
+            state = record.task.status.state
+            if state.is_terminal or (state.is_interrupted and record.claim is None):
+                return record
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return record
+            woken = await subscription.wait(min(remaining, self.settings.poll_interval_s))
+            # A write in this process hands over the record it committed; only a poll (for
+            # writes by other processes) or a write that did not say reads the store.
+            written = subscription.latest() if woken else None
+            if written is not None:
+                if written.version > record.version:
+                    record = written
+                continue
+            fresh = await self.store.get_task(record.task_id)
+            if fresh is None:
+                return record
+            record = fresh
 
     # --- tasks/resubscribe and the log follower -----------------------------------------------
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import uuid
 from collections.abc import Mapping
@@ -191,8 +190,8 @@ class Worker:
         if record.turn_done == step:
             log.error("task %s step %s failed: started %d times", task_id, step, self.max_attempts)
             return
-        context = self._context(record, step)
         session = self.durable.begin(record, step) if self.durable is not None else None
+        context = self._context(record, step, session)
         updater = TaskUpdater(
             self.journal,
             record,
@@ -203,7 +202,6 @@ class Worker:
         )
         if session is not None:
             session.attach(updater)
-            context = dataclasses.replace(context, durable=session)
         try:
             await self._execute(context, updater)
         finally:
@@ -256,7 +254,7 @@ class Worker:
         event = status_event(record.task, TaskState.FAILED, agent_message(reason, task=record.task))
         return Change(events=[event], claim=None, turn_done=step, bounded=False)
 
-    def _context(self, record: TaskRecord, step: str) -> Context:
+    def _context(self, record: TaskRecord, step: str, durable: DurableOps | None) -> Context:
         turn = record.turn or TurnInfo(message_id=step)
         history = record.task.history or []
         index = _find_message(history, turn.message_id or step)
@@ -274,6 +272,7 @@ class Worker:
             skill_id=turn.skill_id,
             owner=None if record.owner == ANONYMOUS_OWNER else record.owner,
             remote_agents=self.remote_agents,
+            durable=durable,
         )
 
     async def _execute(self, context: Context, updater: TaskUpdater) -> None:

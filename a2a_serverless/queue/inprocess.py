@@ -2,7 +2,9 @@
 
 Jobs run as asyncio tasks in the running event loop, at most `concurrency` at once, and apart
 from them at most `concurrency` webhook deliveries (a slow receiver holds a delivery for up to
-A2A_PUSH_TIMEOUT_S; it must never keep a task's turn waiting for a slot). What comes of each
+A2A_PUSH_TIMEOUT_S; it must never keep a task's turn waiting for a slot). A first delivery due
+now starts eagerly (eager.py, Python 3.12): it may run to its end within `enqueue`, so a reader
+of the task subscribes to the bus before queueing its turn. What comes of each
 delivery is the core's queue-delivery policy (queue/disposition.py), mapped here: a handler that
 raises `RetryJob` is run again after its delay, as often as it asks (not counted as a failure:
 the handler owns that policy, e.g. webhook back-off with its own attempt limit); any other
@@ -22,6 +24,7 @@ import logging
 import msgspec
 
 from .. import tracing
+from ..eager import start_task
 from .base import WEBHOOK_JOB, Job, JobConsumer, JobHandler
 from .disposition import (
     Abandon,
@@ -95,10 +98,21 @@ class InProcessQueue:
         if self._handler is None:
             raise RuntimeError("InProcessQueue has no handler bound")
         with tracing.producing(job, self.messaging_system, self.destination) as job:
-            await self._schedule(job, delay_s)
+            await self._record(job, delay_s)
+        # Started once the send's span has ended: a job started eagerly may run to its end here.
+        self._start(job, delay_s, eager=delay_s <= 0 and job.attempt == 1)
 
-    async def _schedule(self, job: Job, delay_s: float) -> None:
-        task = asyncio.get_running_loop().create_task(self._run(job, delay_s))
+    async def _record(self, job: Job, delay_s: float) -> None:
+        """Keep `job` before it is started (a durable queue writes it down here)."""
+
+    def _start(self, job: Job, delay_s: float, *, eager: bool = False) -> None:
+        """Run `job` in a task of its own. `eager` (a first delivery due now, on Python 3.12+):
+        the task starts at once, within the caller's step of the event loop, up to its first
+        real wait — a blocking send's turn then ends without the loop turning twice more for
+        it. A retry is never started eagerly, so a job that asks again and again at once
+        cannot run within its own delivery."""
+        run = self._run(job, delay_s)
+        task = start_task(run) if eager else asyncio.get_running_loop().create_task(run)
         self._running.add(task)
         task.add_done_callback(self._running.discard)
 

@@ -99,7 +99,7 @@ class SqliteQueue(InProcessQueue):
 
     # --- the queue ------------------------------------------------------------------------------
 
-    async def _schedule(self, job: Job, delay_s: float) -> None:
+    async def _record(self, job: Job, delay_s: float) -> None:
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO a2a_jobs (id, body, run_at, holder, lease_until, agent) "
@@ -108,7 +108,6 @@ class SqliteQueue(InProcessQueue):
             )
         self._poll_soon()
         self._local.add(job.id)
-        await super()._schedule(job, delay_s)
 
     async def _run(self, job: Job, delay_s: float) -> None:
         if delay_s > 0:
@@ -216,7 +215,7 @@ class SqliteQueue(InProcessQueue):
             log.info("job %s (%s) of task %s taken over", job.id, job.kind, job.task_id)
             self._local.add(job.id)
             # Not a new send: the job runs with the trace it was queued in.
-            await super()._schedule(job, 0.0)
+            self._start(job, 0.0)
             scheduled += 1
         return scheduled
 

@@ -233,6 +233,26 @@ async def test_cancel_ends_the_stream_of_a_follower(client: httpx.AsyncClient) -
 # --- two processes, one SQLite file -------------------------------------------------------------
 
 
+async def test_a_new_stream_with_a_cursor_past_its_log_is_refused_and_its_task_still_runs(
+    make_client: Any,
+) -> None:
+    """message/stream with a Last-Event-ID past the new task's log: refused, but the task was
+    stored before the cursor was checked, so its turn is queued all the same (a task never
+    waits in `submitted` for a turn nobody queued)."""
+    async with make_client(streamer, **FAST) as (client, app):
+        response = await post(
+            client,
+            request("message/stream", {"message": user_message("1 0.01")}),
+            headers={"last-event-id": "99"},
+        )
+        error = error_of(response)["error"]
+        assert error["code"] == -32602
+        task_id = error["data"]["taskId"]
+        await asyncio.wait_for(app.runtime.queue.drain(), 5)
+        task = await result_of(client, "tasks/get", {"id": task_id})
+        assert task["status"]["state"] == "completed"
+
+
 async def test_resubscribe_on_another_process(live_server: Any, tmp_path: Path) -> None:
     database = tmp_path / "shared.db"
     env = {

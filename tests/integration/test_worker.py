@@ -166,6 +166,38 @@ async def test_duplicate_through_the_in_process_queue(make_client: Any) -> None:
         check_log(record, await events_of(app, task["id"]))
 
 
+class AsksThenAnswers:
+    """An executor without a cancel hook (so its turn is not watched): it never waits, and on
+    the in-process queue its turn runs to its end within `enqueue` (Python 3.12)."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+
+    async def execute(self, context: Context, updater: TaskUpdater) -> None:
+        self.runs += 1
+        if context.is_continuation:
+            await updater.complete("done")
+        else:
+            await updater.requires_input("and then?")
+
+
+async def test_a_blocking_send_sees_a_turn_that_ends_within_enqueue(make_client: Any) -> None:
+    """A turn that ends within `enqueue` wrote before the send could wait: the send subscribes
+    first, so it is woken by the turn's writes rather than by its next poll, 30 s away — for a
+    new task and for a continuation alike."""
+    executor = AsksThenAnswers()
+    asks = Agent(name="Asks", description="Asks, then answers.", executor=executor)
+    slow_polls = {"blocking_timeout_s": 60.0, "poll_interval_s": 30.0}
+    async with make_client(asks, **slow_polls) as (client, _app):
+        asked = await asyncio.wait_for(send(client), 10)
+        assert asked["status"]["state"] == "input-required"
+        answered = await asyncio.wait_for(
+            send(client, "more", task_id=asked["id"], context_id=asked["contextId"]), 10
+        )
+        assert answered["status"]["state"] == "completed"
+        assert executor.runs == 2
+
+
 # --- jobs that are no longer wanted ------------------------------------------------------------
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import sys
 
 import pytest
 
@@ -216,9 +217,11 @@ async def test_drain_returns_when_a_finished_job_still_waits_for_its_done_callba
     (and no `wait_for` can fire in a loop that never turns): an alarm signal stops it here."""
     queue = InProcessQueue(Script().router())
     await queue.enqueue(JOB)
-    # This turn yields once: the job runs to its end in the next loop turn, queued before this
-    # coroutine's wake-up, and its done-callback is queued after it.
-    await asyncio.sleep(0)
+    if sys.version_info < (3, 12):
+        # This turn yields once: the job runs to its end in the next loop turn, queued before
+        # this coroutine's wake-up, and its done-callback is queued after it. (On 3.12 the job
+        # ran eagerly within `enqueue`, and its done-callback waits for the loop's next turn.)
+        await asyncio.sleep(0)
     [task] = queue._running
     assert task.done(), "the job should have finished in one loop turn"
 
@@ -233,3 +236,45 @@ async def test_drain_returns_when_a_finished_job_still_waits_for_its_done_callba
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert not queue._running
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="eager tasks are Python 3.12's")
+async def test_a_first_delivery_due_now_runs_within_enqueue() -> None:
+    """A job due now starts eagerly: a handler that never waits has run by the time `enqueue`
+    returns (a blocking send's turn needs no loop turns of its own). A delayed job and a retry
+    wait for the loop, as a retry asking again at once must not run within its own delivery."""
+    seen: list[tuple[str, int]] = []
+
+    async def record(job: Job) -> None:
+        seen.append((job.id, job.attempt))
+
+    queue = InProcessQueue(record)
+    await queue.enqueue(JOB)
+    assert seen == [("j1", 1)]
+    await queue.enqueue(OtherJob(kind="k", task_id="t2", id="j2"), delay_s=0.001)
+    await queue.enqueue(OtherJob(kind="k", task_id="t3", id="j3").next_attempt())
+    assert seen == [("j1", 1)]
+    await queue.drain()
+    assert sorted(seen) == [("j1", 1), ("j2", 1), ("j3", 2)]
+
+
+async def test_a_job_asking_again_at_once_is_retried_after_its_delivery_ends() -> None:
+    """A planned retry with no delay: each delivery ends before the next starts (one at a time,
+    never nested within the last), and the queue drains once the handler is satisfied."""
+    depth = 0
+    deliveries: list[int] = []
+
+    async def again(job: Job) -> None:
+        nonlocal depth
+        depth += 1
+        try:
+            deliveries.append(depth)
+            if job.attempt < 4:
+                raise RetryJob("not yet")
+        finally:
+            depth -= 1
+
+    queue = InProcessQueue(again, concurrency=1)
+    await queue.enqueue(JOB)
+    await queue.drain()
+    assert deliveries == [1, 1, 1, 1]
