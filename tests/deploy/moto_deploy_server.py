@@ -22,6 +22,7 @@ from typing import Any
 import moto.cloudformation.models as cloudformation
 import moto.sqs.models as sqs
 from moto.apigatewayv2.models import Api, apigatewayv2_backends
+from moto.cloudformation.exceptions import UnformattedGetAttTemplateException
 from moto.core.common_models import CloudFormationModel
 from moto.server import main
 
@@ -84,7 +85,9 @@ class CloudFormationHttpApi(CloudFormationModel):
             return str(self.api.api_endpoint)
         if attribute_name == "ApiId":
             return str(self.api.api_id)
-        raise NotImplementedError(attribute_name)
+        # What moto's own models raise for an attribute they do not have: the stack fails
+        # naming it, as CloudFormation's Fn::GetAtt validation does.
+        raise UnformattedGetAttTemplateException()
 
     @classmethod
     def create_from_cloudformation_json(  # type: ignore[misc]
