@@ -110,10 +110,17 @@ class TaskState(StrEnum):
         """The agent waits for the client: the stream ends, the task goes on with a new message."""
         return self in (TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED)
 
+    @property
+    def ends_stream(self) -> bool:
+        """A status in this state ends the turn and the stream that follows it: terminal or
+        interrupted. The one rule the core asks; 0.3's `final` is this, computed at the edge."""
+        return self in _STREAM_ENDING_STATES
+
 
 TERMINAL_STATES = frozenset(
     {TaskState.COMPLETED, TaskState.CANCELED, TaskState.FAILED, TaskState.REJECTED}
 )
+_STREAM_ENDING_STATES = TERMINAL_STATES | {TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED}
 
 
 class TextPart(A2AModel, tag_field="kind", tag="text"):

@@ -448,8 +448,7 @@ def _ends_stream(result: m.StreamResult) -> bool:
     if isinstance(result, m.TaskStatusUpdateEvent):
         return result.final
     if isinstance(result, m.Task):
-        state = result.status.state
-        return state.is_terminal or state in (m.TaskState.INPUT_REQUIRED, m.TaskState.AUTH_REQUIRED)
+        return result.status.state.ends_stream
     return False
 
 

@@ -485,10 +485,7 @@ def event_10(value: Any) -> m.StreamResult:
     if key == "statusUpdate":
         status = status_10(event.get("status"), f"{key}.status")
         # 1.0 streams carry no `final`: the stream ends after a terminal or interrupted state.
-        final = status.state.is_terminal or status.state in (
-            m.TaskState.INPUT_REQUIRED,
-            m.TaskState.AUTH_REQUIRED,
-        )
+        final = status.state.ends_stream
         status_update: m.TaskStatusUpdateEvent = _read(
             key, m.TaskStatusUpdateEvent, {**common, "status": status.model_dump(), "final": final}
         )

@@ -41,8 +41,7 @@ class RemoteCancels:
         committed and the durable turn is over) leaving remote tasks behind: queue a check, due
         now, naming them, which cancels them."""
         if not any(
-            isinstance(e.payload, TaskStatusUpdateEvent)
-            and (e.payload.status.state.is_terminal or e.payload.status.state.is_interrupted)
+            isinstance(e.payload, TaskStatusUpdateEvent) and e.payload.status.state.ends_stream
             for e in events
         ):
             return

@@ -82,8 +82,7 @@ class NonDeterministicReplay(Failed):
 
 def ended(task: Task) -> bool:
     """Whether a remote task is over for its caller: terminal, or asking for input."""
-    state = task.status.state
-    return state.is_terminal or state.is_interrupted
+    return task.status.state.ends_stream
 
 
 def remote_result_json(reply: Task | Message) -> str:

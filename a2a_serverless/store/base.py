@@ -222,7 +222,9 @@ class TaskEvent(msgspec.Struct, frozen=True):
 
     @property
     def is_final(self) -> bool:
-        return isinstance(self.payload, TaskStatusUpdateEvent) and self.payload.final
+        """A status whose state ends the stream (`TaskState.ends_stream`)."""
+        payload = self.payload
+        return isinstance(payload, TaskStatusUpdateEvent) and payload.status.state.ends_stream
 
 
 class TaskQuery(msgspec.Struct, frozen=True):

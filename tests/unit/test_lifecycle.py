@@ -150,6 +150,12 @@ def test_status_event(state: TaskState) -> None:
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", event.status.timestamp)
 
 
+@pytest.mark.parametrize("state", ALL_STATES)
+def test_a_state_ends_the_stream_when_terminal_or_interrupted(state: TaskState) -> None:
+    expected = state.is_terminal or state in (S.INPUT_REQUIRED, S.AUTH_REQUIRED)
+    assert state.ends_stream is expected
+
+
 def test_now_iso_is_utc_with_milliseconds() -> None:
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", now_iso())
 
