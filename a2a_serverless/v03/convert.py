@@ -232,7 +232,8 @@ def status_update_out(event: m.TaskStatusUpdateEvent) -> JSON:
         "taskId": event.task_id,
         "contextId": event.context_id,
         "status": status_out(event.status),
-        "final": event.final,
+        # 0.3's `final`, from the state as every status's (the internal event's is the same).
+        "final": event.status.state.ends_stream,
     }
     if event.metadata is not None:
         out["metadata"] = event.metadata

@@ -3,8 +3,8 @@
 One table by JSON-RPC method name: the params type the request is validated into, the handler
 that calls the service, and what the method needs besides (streaming, a non-blocking form for a
 notification, the parts to count before validation). `v03/jsonrpc.py` serves it by name,
-`v03/rest.py` by route (each route naming its entry here). The result is the internal model's
-JSON (`transport.render`), which is 0.3's JSON-RPC form; HTTP+JSON encodes it per route.
+`v03/rest.py` by route (each route naming its entry here). The result is an internal model:
+JSON-RPC writes it in 0.3's JSON-RPC shapes (`jsonrpc_convert.py`), HTTP+JSON per route.
 
 Where 0.3's rules differ from the service's (which are 1.0's), they are applied here, at the
 edge: the refusals 0.3 names otherwise (`errors.py`, around every method), a context without

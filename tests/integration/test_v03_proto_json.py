@@ -215,7 +215,14 @@ CASES = [
         Case(
             f"status-update-final-{final}",
             TaskStatusUpdateEvent(
-                task_id="t", context_id="c", status=TASK.status, final=final, metadata=META
+                task_id="t",
+                context_id="c",
+                # `final` is written from the state: input-required ends a stream, working not.
+                status=TASK.status
+                if final
+                else TASK.status.model_copy(update={"state": TaskState.WORKING}),
+                final=final,
+                metadata=META,
             ),
             c.status_update_out,
             reader(w.TaskStatusUpdateEvent, c.status_update_in),
