@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..errors import A2AError, MethodNotFoundError, VersionNotSupportedError
 from ..jsonrpc import Protocol
-from .jsonrpc_convert import event_result, result_out
+from .jsonrpc_convert import result_out, stream_result_out
 from .methods import METHODS
 
 # The JSON-RPC methods of A2A 1.0 (v10/methods.py serves them): named here, not imported, so
@@ -48,7 +48,7 @@ V03 = Protocol(
     version="0.3",
     methods=METHODS,
     error_object=lambda error: error.to_jsonrpc(),
-    event_result=event_result,
+    event_result=lambda event: stream_result_out(event.payload),
     unknown_method=unknown_method,
     result=result_out,
 )

@@ -3,8 +3,10 @@
 One table by JSON-RPC method name: the params type the request is validated into, the handler
 that calls the service, and what the method needs besides (streaming, a non-blocking form for a
 notification, the parts to count before validation). `v03/jsonrpc.py` serves it by name,
-`v03/rest.py` by route (each route naming its entry here). The result is an internal model:
-JSON-RPC writes it in 0.3's JSON-RPC shapes (`jsonrpc_convert.py`), HTTP+JSON per route.
+`v03/rest.py` by route (each route naming its entry here). A request's message is read in 0.3's
+JSON-RPC shapes (`jsonrpc_models.py`) and converted for the service (`jsonrpc_convert.py`). The
+result is an internal model: JSON-RPC writes it in 0.3's JSON-RPC shapes (`jsonrpc_convert.py`),
+HTTP+JSON per route.
 
 Where 0.3's rules differ from the service's (which are 1.0's), they are applied here, at the
 edge: the refusals 0.3 names otherwise (`errors.py`, around every method), a context without
@@ -25,7 +27,6 @@ from ..models import (
     ListTaskPushNotificationConfigParams,
     ListTasksParams,
     MessageSendConfiguration,
-    MessageSendParams,
     TaskIdParams,
     TaskPushNotificationConfig,
     TaskQueryParams,
@@ -33,15 +34,17 @@ from ..models import (
 from ..transport import Call, Method, raw_message_parts
 from ..versions import V03 as VERSION
 from .errors import in_v03_terms
+from .jsonrpc_convert import send_params_in
+from .jsonrpc_models import MessageSendParams
 
 
 async def _send(p: MessageSendParams, c: Call) -> Any:
-    return await c.service.send_message(p, c.caller, webhook_version=VERSION)
+    return await c.service.send_message(send_params_in(p), c.caller, webhook_version=VERSION)
 
 
 async def _stream(p: MessageSendParams, c: Call) -> Any:
     return await c.service.stream_message(
-        p, c.caller, last_event_id=c.last_event_id, webhook_version=VERSION
+        send_params_in(p), c.caller, last_event_id=c.last_event_id, webhook_version=VERSION
     )
 
 

@@ -127,7 +127,6 @@ from ..models import (
     ListTaskPushNotificationConfigParams,
     ListTasksParams,
     MessageSendConfiguration,
-    MessageSendParams,
     TaskIdParams,
     TaskPushNotificationConfig,
     TaskQueryParams,
@@ -138,6 +137,7 @@ from ..service import Caller, StreamEvent, TaskService
 from ..transport import ExtendedCard, Method, render
 from . import convert
 from . import models as wire
+from .jsonrpc_models import MessageSendParams
 from .methods import METHODS
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from msgspec.structs import replace
 
-from a2a_serverless.models import Artifact, TaskState, TextPart
+from a2a_serverless.models import Artifact, Part, TaskState
 from a2a_serverless.store.base import (
     StoreUnavailable,
     TaskEvent,
@@ -65,7 +65,7 @@ async def with_artifact(store: FirestoreStore, text: str) -> TaskRecord:
     record = make_record(state=TaskState.WORKING)
     await store.create_task(record)
     task = record.task.model_copy(
-        update={"artifacts": [Artifact(artifact_id="a-1", parts=[TextPart(text=text)])]}
+        update={"artifacts": [Artifact(artifact_id="a-1", parts=[Part(text=text)])]}
     )
     following = record.next(task=task)
     await store.update_task(following)

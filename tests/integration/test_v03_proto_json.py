@@ -32,14 +32,11 @@ from google.protobuf.message import Message as ProtoMessage
 from a2a_serverless.errors import InvalidParamsError
 from a2a_serverless.models import (
     Artifact,
-    DataPart,
-    FilePart,
-    FileWithBytes,
-    FileWithUri,
     ListTasksResult,
     Message,
     MessageSendConfiguration,
     MessageSendParams,
+    Part,
     PushNotificationAuthenticationInfo,
     PushNotificationConfig,
     Task,
@@ -48,17 +45,17 @@ from a2a_serverless.models import (
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
-    TextPart,
 )
 from a2a_serverless.v03 import convert as c
+from a2a_serverless.v03 import jsonrpc_convert as j
 from a2a_serverless.v03 import models as w
 
 TS = "2025-03-04T05:06:07.123Z"
 META = {"trace": "abc", "nested": {"list": [1, "two", None, True], "n": 1.5}}
 
 
-def text(value: str, **fields: Any) -> TextPart:
-    return TextPart(text=value, **fields)
+def text(value: str, **fields: Any) -> Part:
+    return Part(text=value, **fields)
 
 
 USER = Message(
@@ -66,10 +63,10 @@ USER = Message(
     role="user",
     parts=[
         text("hello", metadata={"lang": "en"}),
-        FilePart(file=FileWithBytes(bytes="aGVsbG8gd29ybGQ=", mime_type="text/plain", name="a")),
-        FilePart(file=FileWithUri(uri="https://example.com/x.png", mime_type="image/png")),
-        FilePart(file=FileWithBytes(bytes="AAEC")),
-        DataPart(data={"k": [1, {"x": None}]}, metadata=META),
+        Part(raw="aGVsbG8gd29ybGQ=", media_type="text/plain", filename="a"),
+        Part(url="https://example.com/x.png", media_type="image/png"),
+        Part(raw="AAEC"),
+        Part(data={"k": [1, {"x": None}]}, metadata=META),
     ],
     context_id="ctx-1",
     task_id="task-1",
@@ -79,7 +76,7 @@ USER = Message(
 AGENT = Message(message_id="m-2", role="agent", parts=[text("What is your name?")])
 ARTIFACT = Artifact(
     artifact_id="art-1",
-    parts=[text("chunk 0;"), DataPart(data={"a": 1})],
+    parts=[text("chunk 0;"), Part(data={"a": 1})],
     name="response",
     description="the answer",
     extensions=["https://example.com/ext/v1"],
@@ -113,7 +110,20 @@ class Case:
 
 
 def dump(value: Any) -> Any:
-    return [v.model_dump() for v in value] if isinstance(value, list) else value.model_dump()
+    """A value in 0.3's JSON-RPC form (what the SDK's pydantic models read)."""
+    if isinstance(value, list):
+        return [dump(v) for v in value]
+    if isinstance(value, Part):
+        return j.part_out(value)
+    if isinstance(value, TaskStatus):
+        return j.status_out(value)
+    if isinstance(value, Artifact):
+        return j.artifact_out(value)
+    if isinstance(value, Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent):
+        return j.stream_result_out(value)
+    if isinstance(value, MessageSendParams):
+        return {**value.model_dump(), "message": j.message_out(value.message)}
+    return j.result_out(value)
 
 
 def reader(struct: type[w.ProtoModel], convert_in: Callable[..., Any]) -> Callable[[Any], Any]:
@@ -142,7 +152,7 @@ CASES = [
             c.part_out,
             reader(w.Part, c.part_in),
             a2a_pb2.Part,
-            lambda v: ToProto.part(sdk.Part.model_validate(v.model_dump())),
+            lambda v: ToProto.part(sdk.Part.model_validate(dump(v))),
         )
         for i, part in enumerate(USER.parts)
     ],
@@ -221,7 +231,6 @@ CASES = [
                 status=TASK.status
                 if final
                 else TASK.status.model_copy(update={"state": TaskState.WORKING}),
-                final=final,
                 metadata=META,
             ),
             c.status_update_out,
@@ -336,7 +345,7 @@ CASES = [
             metadata=META,
         ),
         c.send_params_out,
-        reader(w.SendMessageRequest, c.send_params_in),
+        reader(w.SendMessageRequest, lambda r: j.send_params_in(c.send_params_in(r))),
         a2a_pb2.SendMessageRequest,
         lambda v: _sdk_send_request(sdk_obj(sdk.MessageSendParams, v)),
     ),
@@ -344,7 +353,7 @@ CASES = [
         "send-params-minimal",
         MessageSendParams(message=USER),
         c.send_params_out,
-        reader(w.SendMessageRequest, c.send_params_in),
+        reader(w.SendMessageRequest, lambda r: j.send_params_in(c.send_params_in(r))),
         a2a_pb2.SendMessageRequest,
         None,  # the SDK always writes a configuration; covered by the case above
     ),
@@ -356,14 +365,14 @@ CASES = [
             reader(w.SendMessageResponse, c.send_result_in),
             a2a_pb2.SendMessageResponse,
             lambda v: ToProto.task_or_message(
-                sdk_obj(sdk.Task if v.kind == "task" else sdk.Message, v)
+                sdk_obj(sdk.Task if isinstance(v, Task) else sdk.Message, v)
             ),
         )
         for kind, value in [("task", TASK), ("message", AGENT)]
     ],
     *[
         Case(
-            f"stream-response-{value.kind}",
+            f"stream-response-{type(value).__name__}",
             value,
             c.stream_response,
             reader(w.StreamResponse, c.stream_result_in),
@@ -373,7 +382,7 @@ CASES = [
         for value in [
             TASK,
             AGENT,
-            TaskStatusUpdateEvent(task_id="t", context_id="c", status=TASK.status, final=True),
+            TaskStatusUpdateEvent(task_id="t", context_id="c", status=TASK.status),
             TaskArtifactUpdateEvent(task_id="t", context_id="c", artifact=ARTIFACT, append=True),
         ]
     ],
@@ -404,12 +413,12 @@ def _sdk_send_request(params: Any) -> a2a_pb2.SendMessageRequest:
 
 def _sdk_result(value: Any) -> Any:
     types = {
-        "task": sdk.Task,
-        "message": sdk.Message,
-        "status-update": sdk.TaskStatusUpdateEvent,
-        "artifact-update": sdk.TaskArtifactUpdateEvent,
+        Task: sdk.Task,
+        Message: sdk.Message,
+        TaskStatusUpdateEvent: sdk.TaskStatusUpdateEvent,
+        TaskArtifactUpdateEvent: sdk.TaskArtifactUpdateEvent,
     }
-    return types[value.kind].model_validate(value.model_dump())
+    return types[type(value)].model_validate(dump(value))
 
 
 def _without_sdk_losses(message: ProtoMessage) -> ProtoMessage:
@@ -510,16 +519,15 @@ def test_task_states(state: str, name: str) -> None:
 
 
 def test_file_bytes_are_base64_of_our_base64_text_as_the_sdk_writes_them() -> None:
-    part = FilePart(file=FileWithBytes(bytes="aGVsbG8=", mime_type="text/plain"))
+    part = Part(raw="aGVsbG8=", media_type="text/plain")
     wire = c.part_out(part)
     assert wire["file"]["fileWithBytes"] == base64.b64encode(b"aGVsbG8=").decode()
-    sdk_part = ToProto.part(sdk.Part.model_validate(part.model_dump()))
+    sdk_part = ToProto.part(sdk.Part.model_validate(dump(part)))
     assert MessageToDict(sdk_part)["file"]["fileWithBytes"] == wire["file"]["fileWithBytes"]
     # URL-safe and unpadded base64 are proto JSON too.
     urlsafe = base64.urlsafe_b64encode(b"YT8+Yg==").decode().rstrip("=")
     read = c.part_in(w.read(w.Part, {"file": {"fileWithBytes": urlsafe}}, "p"), "p")
-    assert isinstance(read, FilePart) and isinstance(read.file, FileWithBytes)
-    assert read.file.bytes == "YT8+Yg=="
+    assert read.raw == "YT8+Yg=="
 
 
 def _message(wire: Any) -> Message:
@@ -583,13 +591,10 @@ def test_proto_field_names_enum_numbers_and_a2a_proto_spellings_are_read() -> No
         {"status_update": {"task_id": "t", "context_id": "c", "final": True}},
         "event",
     )
-    assert c.stream_result_in(event).model_dump() == {
-        "kind": "status-update",
-        "taskId": "t",
-        "contextId": "c",
-        "status": {"state": "unknown"},
-        "final": True,
-    }
+    # `final` is read and left: whether a status ends a stream is its state's to say.
+    assert c.stream_result_in(event) == TaskStatusUpdateEvent(
+        task_id="t", context_id="c", status=TaskStatus(state=TaskState.UNKNOWN)
+    )
 
 
 def test_a_field_under_both_names_is_refused() -> None:

@@ -34,13 +34,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from a2a_serverless.models import (
-    ListTasksResult,
-    StreamResult,
-    Task,
-    TaskPushNotificationConfig,
-    validate,
-)
+from a2a_serverless.models import TaskPushNotificationConfig, validate
+from a2a_serverless.v03.jsonrpc_models import ListTasksResult, StreamResult, Task
 from a2a_serverless.v03.methods import METHODS
 from tests.reliability import strategies
 from tests.reliability.harness import FuzzApp, finish
@@ -67,7 +62,8 @@ CODES: dict[str, frozenset[int]] = {
     "tasks/pushNotificationConfig/delete": frozenset({-32602, -32001}),
     "agent/getAuthenticatedExtendedCard": frozenset({-32602, -32007}),
 }
-# The type of each method's result (checked with `models.validate`, as strictly as requests are).
+# The type of each method's result, in 0.3's JSON-RPC shapes (checked with `models.validate`, as
+# strictly as requests are).
 RESULTS: dict[str, Any] = {
     "message/send": Task,
     "tasks/get": Task,

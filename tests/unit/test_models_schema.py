@@ -1,4 +1,6 @@
-"""`a2a_serverless.models` checked field by field against the A2A JSON Schema (`a2a.json`).
+"""0.3's objects checked field by field against the A2A JSON Schema (`a2a.json`): the JSON-RPC
+objects of 0.3's codec (`a2a_serverless.v03.jsonrpc_models`: parts, messages, tasks, events),
+else `a2a_serverless.models` (whose message content is 1.0's, so not checked here).
 
 For every plain-object definition of the schema (see `checked_definitions` for what is left out
 and why) there must be a model of the same name whose wire field names are exactly the schema's
@@ -30,6 +32,7 @@ import msgspec
 import pytest
 
 from a2a_serverless import models
+from a2a_serverless.v03 import jsonrpc_models
 
 # The published v0.3 schema, kept as a test fixture (source and license in its README).
 SPEC_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "a2a-spec-v0.3"
@@ -67,9 +70,9 @@ CHECKED = checked_definitions()
 
 
 def model_named(name: str) -> type[models.A2AModel]:
-    model = getattr(models, name, None)
+    model = getattr(jsonrpc_models, name, None) or getattr(models, name, None)
     assert isinstance(model, type) and issubclass(model, models.A2AModel), (
-        f"a2a.json defines {name!r}; a2a_serverless.models has no model of that name"
+        f"a2a.json defines {name!r}; neither v03.jsonrpc_models nor models has a model of it"
     )
     return model
 
@@ -117,7 +120,7 @@ def schema_shape(prop: dict[str, Any]) -> str:
 
 def model_shape(annotation: Any) -> str:
     """Shape of one of our fields' type annotation, in the terms of `schema_shape`."""
-    if annotation is models._FileObject:  # decoded as one, always made one of these two
+    if annotation is jsonrpc_models._FileObject:  # decoded as one, always made one of these two
         return "union[FileWithBytes,FileWithUri]"
     origin, args = get_origin(annotation), get_args(annotation)
     if origin is Annotated:  # value constraints: not compared (see the module docstring)
@@ -232,7 +235,8 @@ def test_enums(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "union"), [("Part", models.Part), ("SecurityScheme", models.SecurityScheme)]
+    ("name", "union"),
+    [("Part", jsonrpc_models.Part), ("SecurityScheme", models.SecurityScheme)],
 )
 def test_unions(name: str, union: Any) -> None:
     members = get_args(union)

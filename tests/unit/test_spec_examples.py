@@ -1,5 +1,6 @@
 """Every JSON example of section 9 ("Common Workflows & Examples") of the A2A specification,
-parsed into our models and written back unchanged.
+parsed into our 0.3 objects (`v03/jsonrpc_models.py` for messages, tasks and events, the
+models for the rest) and written back unchanged.
 
 How a code block of section 9 of the specification (kept in
 `tests/fixtures/a2a-spec-v0.3/specification-section-9.md`) becomes a test case:
@@ -55,15 +56,17 @@ from a2a_serverless.models import (
     JSONRPCSuccessResponse,
     ListTaskPushNotificationConfigParams,
     ListTasksParams,
-    ListTasksResult,
-    Message,
-    MessageSendParams,
-    StreamResult,
     TaskIdParams,
     TaskPushNotificationConfig,
     TaskQueryParams,
     ValidationError,
     validate,
+)
+from a2a_serverless.v03.jsonrpc_models import (
+    ListTasksResult,
+    Message,
+    MessageSendParams,
+    StreamResult,
 )
 
 SECTION = "## 9. Common Workflows & Examples"

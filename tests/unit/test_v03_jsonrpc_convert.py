@@ -12,8 +12,8 @@ import pytest
 from a2a_serverless import codec
 from a2a_serverless import models as m
 from a2a_serverless.models import TaskState
-from a2a_serverless.service import StreamEvent
 from a2a_serverless.v03 import jsonrpc_convert as convert
+from a2a_serverless.v03 import jsonrpc_models as rpc
 
 B64 = "aGk="
 
@@ -24,16 +24,16 @@ def wire(value: Any) -> str:
 
 def test_each_part_kind() -> None:
     parts: list[m.Part] = [
-        m.TextPart(text="hi"),
-        m.TextPart(text="hi", metadata={"k": 1}),
-        m.FilePart(file=m.FileWithBytes(bytes=B64)),
-        m.FilePart(
-            file=m.FileWithBytes(bytes=B64, mime_type="text/plain", name="a.txt"), metadata={}
-        ),
-        m.FilePart(file=m.FileWithUri(uri="https://x/a.png", mime_type="image/png")),
-        m.FilePart(file=m.FileWithUri(uri="https://x/a", name="a")),
-        m.DataPart(data={"b": 2, "a": [1]}),
-        m.DataPart(data={"value": [1]}, metadata={"data_part_compat": True}),
+        m.Part(text="hi"),
+        m.Part(text="hi", metadata={"k": 1}),
+        m.Part(raw=B64),
+        m.Part(raw=B64, media_type="text/plain", filename="a.txt", metadata={}),
+        m.Part(url="https://x/a.png", media_type="image/png"),
+        m.Part(url="https://x/a", filename="a"),
+        m.Part(data={"b": 2, "a": [1]}),
+        m.Part(data=[1]),
+        m.Part(data=None, metadata={"k": 1}),
+        m.Part(text="hi", media_type="text/markdown", filename="a.md"),
     ]
     assert [wire(convert.part_out(part)) for part in parts] == [
         '{"kind":"text","text":"hi"}',
@@ -45,14 +45,68 @@ def test_each_part_kind() -> None:
         '{"kind":"file","file":{"uri":"https://x/a","name":"a"}}',
         '{"kind":"data","data":{"b":2,"a":[1]}}',
         '{"kind":"data","data":{"value":[1]},"metadata":{"data_part_compat":true}}',
+        '{"kind":"data","data":{"value":null},"metadata":{"k":1,"data_part_compat":true}}',
+        # 0.3's TextPart has no place for a media type or a file name.
+        '{"kind":"text","text":"hi"}',
     ]
+
+
+def test_parts_come_in_from_each_kind() -> None:
+    message = rpc.Message.model_validate(
+        {
+            "kind": "message",
+            "messageId": "m-1",
+            "role": "user",
+            "parts": [
+                {"kind": "text", "text": "hi", "metadata": {"k": 1}},
+                {"kind": "file", "file": {"bytes": B64, "mimeType": "text/plain", "name": "a"}},
+                {"kind": "file", "file": {"uri": "https://x/a.png"}},
+                {"kind": "data", "data": {"a": 1}},
+                {"kind": "data", "data": {"value": [1]}, "metadata": {"data_part_compat": True}},
+                {
+                    "kind": "data",
+                    "data": {"value": "s"},
+                    "metadata": {"data_part_compat": True, "k": 2},
+                },
+                # Without the flag, an object holding `value` is that object.
+                {"kind": "data", "data": {"value": 3}},
+            ],
+        }
+    )
+    assert convert.message_in(message).parts == [
+        m.Part(text="hi", metadata={"k": 1}),
+        m.Part(raw=B64, media_type="text/plain", filename="a"),
+        m.Part(url="https://x/a.png"),
+        m.Part(data={"a": 1}),
+        m.Part(data=[1]),
+        m.Part(data="s", metadata={"k": 2}),
+        m.Part(data={"value": 3}),
+    ]
+
+
+def test_a_result_read_by_a_client_comes_back_as_it_went_out() -> None:
+    task = _task(
+        artifacts=[m.Artifact(artifact_id="a-1", parts=[m.Part(raw=B64, filename="f")])],
+        history=[m.Message(message_id="m-1", role="user", parts=[m.Part(data=[1, 2])])],
+    )
+    events: list[m.StreamResult] = [
+        task,
+        m.TaskStatusUpdateEvent(task_id="t-1", context_id="c-1", status=task.status),
+        m.TaskArtifactUpdateEvent(
+            task_id="t-1", context_id="c-1", artifact=task.artifacts[0], last_chunk=True
+        ),
+        m.Message(message_id="m-9", role="agent", parts=[m.Part(url="https://x")]),
+    ]
+    for event in events:
+        read = m.validate(rpc.StreamResult, convert.stream_result_out(event))
+        assert convert.stream_result_in(read) == event
 
 
 def test_a_message_with_every_member_and_with_the_fewest() -> None:
     full = m.Message(
         message_id="m-1",
         role="agent",
-        parts=[m.TextPart(text="hi")],
+        parts=[m.Part(text="hi")],
         context_id="c-1",
         task_id="t-1",
         reference_task_ids=["t-0"],
@@ -64,7 +118,7 @@ def test_a_message_with_every_member_and_with_the_fewest() -> None:
         '"contextId":"c-1","taskId":"t-1","referenceTaskIds":["t-0"],"extensions":["https://ext"],'
         '"metadata":{"k":"v"}}'
     )
-    bare = m.Message(message_id="m-2", role="user", parts=[m.DataPart(data={})])
+    bare = m.Message(message_id="m-2", role="user", parts=[m.Part(data={})])
     assert wire(convert.message_out(bare)) == (
         '{"kind":"message","messageId":"m-2","role":"user","parts":[{"kind":"data","data":{}}]}'
     )
@@ -74,7 +128,7 @@ def test_a_message_with_every_member_and_with_the_fewest() -> None:
 def _task(**fields: Any) -> m.Task:
     status = m.TaskStatus(
         state=TaskState.INPUT_REQUIRED,
-        message=m.Message(message_id="m-3", role="agent", parts=[m.TextPart(text="where?")]),
+        message=m.Message(message_id="m-3", role="agent", parts=[m.Part(text="where?")]),
         timestamp="2026-01-01T00:00:00.000Z",
     )
     return m.Task(id="t-1", context_id="c-1", status=status, **fields)
@@ -83,13 +137,13 @@ def _task(**fields: Any) -> m.Task:
 def test_a_task_with_artifacts_history_and_metadata() -> None:
     artifact = m.Artifact(
         artifact_id="a-1",
-        parts=[m.TextPart(text="plan")],
+        parts=[m.Part(text="plan")],
         name="plan",
         description="the plan",
         extensions=["https://ext"],
         metadata={"n": 1},
     )
-    history = [m.Message(message_id="m-1", role="user", parts=[m.TextPart(text="go")])]
+    history = [m.Message(message_id="m-1", role="user", parts=[m.Part(text="go")])]
     task = _task(artifacts=[artifact], history=history, metadata={"k": True})
     expected = (
         '{"kind":"task","id":"t-1","contextId":"c-1","status":{"state":"input-required",'
@@ -113,11 +167,9 @@ def test_a_status_update_is_final_when_its_state_ends_the_stream(state: TaskStat
         task_id="t-1",
         context_id="c-1",
         status=m.TaskStatus(state=state),
-        # What the event says is not what 0.3's `final` is made of: the state is.
-        final=not final,
         metadata={"k": 1},
     )
-    assert wire(convert.event_result(StreamEvent(3, event))) == (
+    assert wire(convert.stream_result_out(event)) == (
         '{"kind":"status-update","taskId":"t-1","contextId":"c-1",'
         f'"status":{{"state":"{state.value}"}},"final":{"true" if final else "false"},'
         '"metadata":{"k":1}}'
@@ -125,7 +177,7 @@ def test_a_status_update_is_final_when_its_state_ends_the_stream(state: TaskStat
 
 
 def test_an_artifact_update() -> None:
-    artifact = m.Artifact(artifact_id="a-1", parts=[m.DataPart(data={"n": 1})])
+    artifact = m.Artifact(artifact_id="a-1", parts=[m.Part(data={"n": 1})])
     chunk = m.TaskArtifactUpdateEvent(
         task_id="t-1", context_id="c-1", artifact=artifact, append=True, last_chunk=False
     )
@@ -143,7 +195,7 @@ def test_an_artifact_update() -> None:
 
 def test_a_stream_may_carry_a_task_or_a_message() -> None:
     task = _task()
-    message = m.Message(message_id="m-1", role="agent", parts=[m.TextPart(text="done")])
+    message = m.Message(message_id="m-1", role="agent", parts=[m.Part(text="done")])
     assert convert.stream_result_out(task) == convert.task_out(task)
     assert convert.stream_result_out(message) == convert.message_out(message)
 

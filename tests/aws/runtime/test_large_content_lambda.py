@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from a2a_serverless import codec
-from a2a_serverless.models import TaskArtifactUpdateEvent, TextPart
+from a2a_serverless.models import Part, TaskArtifactUpdateEvent
 from a2a_serverless.push import WebhookVerifier
 from a2a_serverless.store import open_store
 from a2a_serverless.testing.store_contract import large_file, large_text
@@ -142,7 +142,7 @@ async def produce(deployment: Deployment, text: str, receiver: WebhookServer | N
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
-        ("produce text 1500000", [TextPart(text=large_text(1_500_000))]),
+        ("produce text 1500000", [Part(text=large_text(1_500_000))]),
         ("produce file 3000000", [large_file(3_000_000)]),
     ],
     ids=["1.5 MB text", "3 MB file"],
