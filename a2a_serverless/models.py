@@ -258,19 +258,18 @@ StreamResult = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 # --- push notifications ------------------------------------------------------------------------
 
 
+# How a webhook wants to be called: one HTTP auth scheme ("Bearer", "Basic") and its credentials.
+# (Comments, not docstrings, on the models 1.0 decodes straight: a docstring would be their
+# description in the OpenAPI document, scripts/openapi_gen.py.)
 class AuthenticationInfo(A2AModel):
-    """How a webhook wants to be called: one HTTP auth scheme ("Bearer", "Basic") and its
-    credentials."""
-
     scheme: str
     credentials: str | None = None
 
 
+# A push config, flat as 1.0 has it. `task_id` is absent in a send request's configuration (the
+# task is the one the message makes); `id` absent is the task's default config (the service
+# gives it the task's id).
 class TaskPushNotificationConfig(A2AModel):
-    """A push config, flat as 1.0 has it. `task_id` is absent in a send request's
-    configuration (the task is the one the message makes); `id` absent is the task's default
-    config (the service gives it the task's id)."""
-
     url: str
     id: str | None = None
     task_id: str | None = None
@@ -342,10 +341,8 @@ class GetTaskPushNotificationConfigRequest(A2AModel):
     tenant: str | None = None
 
 
-class DeleteTaskPushNotificationConfigRequest(A2AModel):
-    task_id: str
-    id: str
-    tenant: str | None = None
+# 1.0's proto has two messages of this one shape: one model (and one OpenAPI schema) for both.
+DeleteTaskPushNotificationConfigRequest = GetTaskPushNotificationConfigRequest
 
 
 class ListTaskPushNotificationConfigsRequest(A2AModel):
