@@ -44,7 +44,7 @@ from ..executor import TaskEnded, TaskUpdater
 from ..ids import url_uuid
 from ..journal import Change, Journal, now_ms
 from ..lifecycle import status_event
-from ..models import Message, PushNotificationConfig, Task, TaskState
+from ..models import Message, Task, TaskPushNotificationConfig, TaskState
 from ..publicurl import PublicPrefix, agent_url, clean_prefix, resolved_prefix
 from ..queue.base import DurableCheck, DurableCheckJob, Queue, RunAgentJob, RunTurn
 from ..routepaths import CALLBACK_PREFIX
@@ -404,7 +404,7 @@ class DurableSession:
         assert op.callback_id is not None
         callback = self._calls.callback_url(self.task_id, op.callback_id)
         if callback is not None and self._calls.remotes.offers_push(client):
-            push = PushNotificationConfig(url=callback, token=op.callback_token)
+            push = TaskPushNotificationConfig(url=callback, token=op.callback_token)
         from ..client import ClientError  # loaded with the client above
 
         send = asyncio.ensure_future(client.send(outgoing, blocking=False, push=push))

@@ -36,12 +36,13 @@ from .. import codec
 from ..exceptions import A2AServerlessError, ConfigurationError, LimitError, UnavailableError
 from ..models import (
     Message,
-    PushNotificationConfig,
     Task,
     TaskArtifactUpdateEvent,
+    TaskPushNotificationConfig,
     TaskStatusUpdateEvent,
 )
 from ..sentinel import Sentinel
+from . import legacy
 from .bookkeeping import (
     DeadLetteredNotification,
     PushCursor,
@@ -246,7 +247,8 @@ class TaskPage(msgspec.Struct, frozen=True):
 class StoredPushConfig(msgspec.Struct, frozen=True):
     task_id: str
     owner: str
-    config: PushNotificationConfig
+    # Its `id` is set (the store's key) and its `task_id` is this record's.
+    config: TaskPushNotificationConfig
     # The A2A version the config was registered in: its webhooks' bodies are written in it
     # ("0.3": the Task; "1.0": a StreamResponse).
     protocol: str = "0.3"
@@ -400,8 +402,17 @@ class _StoredRecord(msgspec.Struct, gc=False):
 class _StoredPushConfig(msgspec.Struct, gc=False, omit_defaults=True):
     task_id: str = msgspec.field(name="taskId")
     owner: str
-    config: PushNotificationConfig
+    config: TaskPushNotificationConfig
     # Left out at its default, so a v0.3 config is stored exactly as before it existed.
+    protocol: str = "0.3"
+
+
+class _ReadPushConfig(msgspec.Struct, gc=False):
+    """`_StoredPushConfig` as read: its config in today's shape or an earlier one (legacy.py)."""
+
+    task_id: str = msgspec.field(name="taskId")
+    owner: str
+    config: legacy.StoredPushConfigBody
     protocol: str = "0.3"
 
 
@@ -417,7 +428,7 @@ class _StoredReply(msgspec.Struct, gc=False):
 _RECORD = codec.decoder(_StoredRecord)
 _REPLY = codec.decoder(_StoredReply)
 _EVENT: msgspec.json.Decoder[TaskEventPayload] = codec.decoder(TaskEventPayload)  # type: ignore[arg-type]
-_PUSH_CONFIG = codec.decoder(_StoredPushConfig)
+_PUSH_CONFIG = codec.decoder(_ReadPushConfig)
 
 
 def record_to_json(record: TaskRecord) -> str:
@@ -485,7 +496,10 @@ def push_config_to_json(config: StoredPushConfig) -> str:
 def push_config_from_json(text: str | bytes) -> StoredPushConfig:
     data = _PUSH_CONFIG.decode(text)
     return StoredPushConfig(
-        task_id=data.task_id, owner=data.owner, config=data.config, protocol=data.protocol
+        task_id=data.task_id,
+        owner=data.owner,
+        config=legacy.push_config(data.config, data.task_id),
+        protocol=data.protocol,
     )
 
 

@@ -5,7 +5,10 @@ is 0.3's JSON-RPC form. `*_in` functions take bodies read into `v03/models.py`'s
 return internal models, checked as over JSON-RPC (a `-32602` names the field: a message's parts
 are `message.parts.0`); `*_out` functions take internal models and return proto JSON values
 (dicts ready to encode). The server reads requests and writes results with them, the client
-(client/wire.py) the other way round.
+(client/wire.py) the other way round. The requests, their results and push configs are the
+internal model's (1.0's): a body is read into 0.3's JSON-RPC form, checked as that
+(`jsonrpc_params.py`, so a refusal names the same field as over JSON-RPC), and converted by
+`jsonrpc_params.py` (push configs: `schemes` <-> one `scheme`, as there).
 
 Mapping, internal -> proto JSON (a2a.proto as the SDK has it):
 
@@ -27,8 +30,8 @@ Mapping, internal -> proto JSON (a2a.proto as the SDK has it):
   AuthenticationInfo: the same field names.
 - TaskPushNotificationConfig `{taskId, pushNotificationConfig}` ->
   `{name: "tasks/{taskId}/pushNotificationConfigs/{id}", pushNotificationConfig}`.
-- MessageSendConfiguration -> SendMessageConfiguration, where `pushNotificationConfig` is
-  called `pushNotification`.
+- SendMessageConfiguration: `taskPushNotificationConfig` is called `pushNotification`, and
+  `returnImmediately` is `blocking` inverted.
 - MessageSendParams `{message, configuration, metadata}` -> SendMessageRequest, same names
   (proto field name of `message`: `request`).
 - message/send's result, a Task or a Message -> SendMessageResponse `{task}` or `{message}`
@@ -86,6 +89,7 @@ from typing import Any, TypeVar
 from .. import models as m
 from ..codec import ValidationError
 from ..errors import invalid_params_from_validation
+from . import jsonrpc_params as rpc
 from . import models as v03
 from .models import PUSH_CONFIG_COLLECTION, ROLE_NUMBERS, ROLES, STATE_NUMBERS, STATES, invalid
 
@@ -254,7 +258,8 @@ def artifact_update_out(event: m.TaskArtifactUpdateEvent) -> JSON:
     return out
 
 
-def push_config_out(config: m.PushNotificationConfig) -> JSON:
+def push_config_out(config: m.TaskPushNotificationConfig) -> JSON:
+    """PushNotificationConfig (the config without its task): one scheme is a list of one."""
     out: JSON = {}
     if config.id is not None:
         out["id"] = config.id
@@ -263,17 +268,16 @@ def push_config_out(config: m.PushNotificationConfig) -> JSON:
         out["token"] = config.token
     auth = config.authentication
     if auth is not None:
-        out["authentication"] = {"schemes": list(auth.schemes)}
+        out["authentication"] = {"schemes": [auth.scheme] if auth.scheme else []}
         if auth.credentials is not None:
             out["authentication"]["credentials"] = auth.credentials
     return out
 
 
 def task_push_config_out(config: m.TaskPushNotificationConfig) -> JSON:
-    inner = config.push_notification_config
     return {
-        "name": push_config_name(config.task_id, inner.id),
-        "pushNotificationConfig": push_config_out(inner),
+        "name": push_config_name(config.task_id or "", config.id),
+        "pushNotificationConfig": push_config_out(config),
     }
 
 
@@ -282,20 +286,20 @@ def push_config_list_out(configs: list[m.TaskPushNotificationConfig]) -> JSON:
     return {"configs": [task_push_config_out(c) for c in configs]}
 
 
-def send_config_out(config: m.MessageSendConfiguration) -> JSON:
+def send_config_out(config: m.SendMessageConfiguration) -> JSON:
     out: JSON = {}
     if config.accepted_output_modes is not None:
         out["acceptedOutputModes"] = config.accepted_output_modes
-    if config.push_notification_config is not None:
-        out["pushNotification"] = push_config_out(config.push_notification_config)
+    if config.task_push_notification_config is not None:
+        out["pushNotification"] = push_config_out(config.task_push_notification_config)
     if config.history_length is not None:
         out["historyLength"] = config.history_length
-    if config.blocking is not None:
-        out["blocking"] = config.blocking
+    if config.return_immediately is not None:
+        out["blocking"] = not config.return_immediately
     return out
 
 
-def send_params_out(params: m.MessageSendParams) -> JSON:
+def send_params_out(params: m.SendMessageRequest) -> JSON:
     out: JSON = {"message": message_out(params.message)}
     if params.configuration is not None:
         out["configuration"] = send_config_out(params.configuration)
@@ -322,7 +326,7 @@ def stream_response(result: m.StreamResult) -> JSON:
     return {"artifactUpdate": artifact_update_out(result)}
 
 
-def list_result_out(result: m.ListTasksResult) -> JSON:
+def list_result_out(result: m.ListTasksResponse) -> JSON:
     return {
         "tasks": [task_out(t) for t in result.tasks],
         "nextPageToken": result.next_page_token,
@@ -391,8 +395,9 @@ def artifact_update_in(
 
 def push_config_in(
     config: v03.PushNotificationConfig, at: str = "config"
-) -> m.PushNotificationConfig:
-    return _checked(m.PushNotificationConfig, _push_config(config, at), at)
+) -> m.TaskPushNotificationConfig:
+    """The config without its task (checked as 0.3's JSON-RPC form, so errors read alike)."""
+    return rpc.push_config_in(_checked(rpc.PushNotificationConfig, _push_config(config, at), at))
 
 
 def task_push_config_in(
@@ -400,7 +405,8 @@ def task_push_config_in(
 ) -> m.TaskPushNotificationConfig:
     """A TaskPushNotificationConfig; `task_id` (from the URL) when the name is left out (a name
     naming another task is refused)."""
-    return _checked(m.TaskPushNotificationConfig, _task_push_config(config, at, task_id), at)
+    checked = _checked(rpc.TaskPushNotificationConfig, _task_push_config(config, at, task_id), at)
+    return rpc.task_push_config_in(checked)
 
 
 def push_config_list_in(
@@ -412,13 +418,13 @@ def push_config_list_in(
 
 def send_config_in(
     config: v03.SendMessageConfiguration, at: str = "configuration"
-) -> m.MessageSendConfiguration:
-    return _checked(m.MessageSendConfiguration, _send_config(config, at), at)
+) -> m.SendMessageConfiguration:
+    return rpc.send_config_in(_checked(rpc.MessageSendConfiguration, _send_config(config, at), at))
 
 
-def send_params_in(request: v03.SendMessageRequest) -> m.MessageSendParams:
+def send_params_in(request: v03.SendMessageRequest) -> m.SendMessageRequest:
     """SendMessageRequest: the body of POST /v1/message:send and /v1/message:stream."""
-    return _checked(m.MessageSendParams, _send_params(request, ""), "")
+    return rpc.send_request_in(_checked(rpc.MessageSendParams, _send_params(request, ""), ""))
 
 
 def send_result_in(response: v03.SendMessageResponse, at: str = "response") -> m.Task | m.Message:
@@ -439,13 +445,13 @@ def stream_result_in(response: v03.StreamResponse, at: str = "event") -> m.Strea
     return artifact_update_in(response.artifact_update, f"{at}.artifactUpdate")
 
 
-def list_result_in(response: v03.ListTasksResponse, at: str = "response") -> m.ListTasksResult:
+def list_result_in(response: v03.ListTasksResponse, at: str = "response") -> m.ListTasksResponse:
     tasks = response.tasks or []
     out: JSON = {"tasks": [_task(t, f"{at}.tasks.{i}") for i, t in enumerate(tasks)]}
     out["totalSize"] = _int(response.total_size or 0, f"{at}.totalSize")
     out["pageSize"] = _int(response.page_size or 0, f"{at}.pageSize")
     out["nextPageToken"] = response.next_page_token or ""
-    return _checked(m.ListTasksResult, out, at)
+    return rpc.list_result_in(_checked(rpc.ListTasksResult, out, at))
 
 
 def _checked(model: type[_M], value: JSON, at: str) -> _M:

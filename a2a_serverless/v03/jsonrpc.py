@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..errors import A2AError, MethodNotFoundError, VersionNotSupportedError
 from ..jsonrpc import Protocol
-from .methods import METHODS
+from .methods import JSONRPC_METHODS
 
 # The JSON-RPC methods of A2A 1.0 (v10/methods.py serves them): named here, not imported, so
 # that 0.3 never loads the 1.0 codec (tests/unit/test_codecs.py holds the two lists together).
@@ -45,7 +45,7 @@ def unknown_method(name: str) -> A2AError:
 
 V03 = Protocol(
     version="0.3",
-    methods=METHODS,
+    methods=JSONRPC_METHODS,
     error_object=lambda error: error.to_jsonrpc(),
     event_result=lambda event: event.payload.model_dump(),
     unknown_method=unknown_method,

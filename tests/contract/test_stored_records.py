@@ -5,7 +5,9 @@ with a file by bytes and by URI, internal state), its three events and a push co
 previous model layer (`wire.py`) wrote them. Every store keeps these JSON texts as they are
 (SQLite as TEXT, DynamoDB and Firestore zlib-packed in a body attribute) and reads them through
 the same functions of `a2a_serverless.store.base`, tested here; the SQLite test also reads them
-out of a store file, as rows an older version left there.
+out of a store file, as rows an older version left there. The push config is 0.3's nested form,
+which the store layer reads into today's flat config (`store/legacy.py`) and writes in today's
+form (the store contract reads such configs back through every store).
 """
 
 from __future__ import annotations
@@ -17,8 +19,15 @@ from typing import Any
 
 import pytest
 
-from a2a_serverless.models import FileWithBytes, FileWithUri, TaskState
+from a2a_serverless.models import (
+    AuthenticationInfo,
+    FileWithBytes,
+    FileWithUri,
+    TaskPushNotificationConfig,
+    TaskState,
+)
 from a2a_serverless.store.base import (
+    StoredPushConfig,
     event_from_json,
     event_to_json,
     push_config_from_json,
@@ -53,8 +62,22 @@ def test_events_and_push_config_read_back_and_are_written_the_same() -> None:
         assert event.seq == int(seq)
         assert event_to_json(event) == text
     config = push_config_from_json(STORED["pushConfig"])
-    assert config.config.authentication is not None
-    assert push_config_to_json(config) == STORED["pushConfig"]
+    assert config == PUSH_CONFIG
+    assert push_config_from_json(push_config_to_json(config)) == config
+
+
+# The fixture's push config, as it reads now: flat, its one scheme the first of the list.
+PUSH_CONFIG = StoredPushConfig(
+    task_id="t-1",
+    owner="user:alice",
+    config=TaskPushNotificationConfig(
+        url="https://hooks.example.com/a2a",
+        id="cfg-1",
+        task_id="t-1",
+        token="tok",
+        authentication=AuthenticationInfo(scheme="Bearer", credentials="secret"),
+    ),
+)
 
 
 @pytest.mark.asyncio
@@ -94,5 +117,5 @@ async def test_sqlite_file_with_rows_of_the_previous_version(tmp_path: Path) -> 
     events = await store.read_events(task["id"])
     assert [event_to_json(event) for event in events] == list(STORED["events"].values())
     config = await store.get_push_config(task["id"], "cfg-1")
-    assert config is not None and push_config_to_json(config) == STORED["pushConfig"]
+    assert config == PUSH_CONFIG
     await store.close()

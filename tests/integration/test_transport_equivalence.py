@@ -58,13 +58,13 @@ from a2a_serverless.models import (
     A2AModel,
     AgentCard,
     AgentExtension,
-    ListTasksResult,
     StreamResult,
-    TaskPushNotificationConfig,
     validate,
 )
 from a2a_serverless.v03 import convert as v03convert
+from a2a_serverless.v03 import jsonrpc_params as rpc
 from a2a_serverless.v03 import models as v03
+from a2a_serverless.v03.jsonrpc_params import ListTasksResult, TaskPushNotificationConfig
 from tests.integration.jsonrpc_agents import parse_sse, request, scripted, streamer
 
 FAST = {"blocking_timeout_s": 5.0, "poll_interval_s": 0.02, "stream_timeout_s": 5.0}
@@ -435,9 +435,8 @@ class Rest(Adapter):
                 query[name] = str(value)
         outcome, _ = await self._request("GET", "/v1/tasks", params=query)
         if not is_error(outcome):
-            outcome = v03convert.list_result_in(
-                v03.read(v03.ListTasksResponse, outcome, "response")
-            ).model_dump()
+            listed = v03convert.list_result_in(v03.read(v03.ListTasksResponse, outcome, "response"))
+            outcome = rpc.list_result_out(listed).model_dump()
         return self.note("list", outcome)
 
     async def cancel(self, task_id: str) -> Any:
@@ -489,7 +488,7 @@ class Rest(Adapter):
         if not is_error(outcome):
             outcome = by_url(
                 [
-                    c.model_dump()
+                    rpc.task_push_config_out(c).model_dump()
                     for c in v03convert.push_config_list_in(
                         v03.read(v03.ListTaskPushNotificationConfigResponse, outcome, "response")
                     )
@@ -546,7 +545,7 @@ def _rest_push_config(outcome: Any) -> Any:
     if is_error(outcome):
         return outcome
     config = v03.read(v03.TaskPushNotificationConfig, outcome, "response")
-    return v03convert.task_push_config_in(config).model_dump()
+    return rpc.task_push_config_out(v03convert.task_push_config_in(config)).model_dump()
 
 
 def parse_rest_sse(text: str) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from a2a_serverless.models import PushNotificationAuthenticationInfo
+from a2a_serverless.models import AuthenticationInfo
 from a2a_serverless.push import WebhookVerifier, notification_id
 
 from .conftest import HarnessFactory, JwksServer
@@ -412,7 +412,7 @@ async def test_explicit_bearer_credentials_are_used_and_our_jwt_moves_aside(
     harness: HarnessFactory, webhook: WebhookServer, jwks_server: JwksServer
 ) -> None:
     h = await harness()
-    auth = PushNotificationAuthenticationInfo(schemes=["Bearer"], credentials="client-issued")
+    auth = AuthenticationInfo(scheme="Bearer", credentials="client-issued")
     await h.send("hello", webhook.url(), authentication=auth)
     await h.drain()
     [request] = webhook.notifications()
@@ -426,7 +426,7 @@ async def test_basic_credentials_are_encoded(
     harness: HarnessFactory, webhook: WebhookServer
 ) -> None:
     h = await harness()
-    auth = PushNotificationAuthenticationInfo(schemes=["basic"], credentials="user:pass")
+    auth = AuthenticationInfo(scheme="basic", credentials="user:pass")
     await h.send("hello", webhook.url(), authentication=auth)
     await h.drain()
     [request] = webhook.notifications()
@@ -438,7 +438,7 @@ async def test_schemes_without_credentials_get_our_jwt(
     harness: HarnessFactory, webhook: WebhookServer
 ) -> None:
     h = await harness()
-    auth = PushNotificationAuthenticationInfo(schemes=["Bearer"])
+    auth = AuthenticationInfo(scheme="Bearer")
     await h.send("hello", webhook.url(), authentication=auth)
     await h.drain()
     [request] = webhook.notifications()

@@ -48,22 +48,24 @@ from a2a_serverless.models import (
     A2AModel,
     AgentCard,
     APIKeySecurityScheme,
-    DeleteTaskPushNotificationConfigParams,
-    GetTaskPushNotificationConfigParams,
     JSONRPCErrorResponse,
     JSONRPCRequest,
     JSONRPCSuccessResponse,
+    Message,
+    StreamResult,
+    ValidationError,
+    validate,
+)
+from a2a_serverless.v03.jsonrpc_params import (
+    DeleteTaskPushNotificationConfigParams,
+    GetTaskPushNotificationConfigParams,
     ListTaskPushNotificationConfigParams,
     ListTasksParams,
     ListTasksResult,
-    Message,
     MessageSendParams,
-    StreamResult,
     TaskIdParams,
     TaskPushNotificationConfig,
     TaskQueryParams,
-    ValidationError,
-    validate,
 )
 
 SECTION = "## 9. Common Workflows & Examples"
