@@ -42,10 +42,10 @@ import msgspec
 from .config import Settings
 from .errors import InvalidParamsError, InvalidRequestError, JSONParseError
 from .models import (
-    ListTasksParams,
+    ListTasksRequest,
     Message,
-    MessageSendParams,
-    PushNotificationConfig,
+    SendMessageRequest,
+    TaskPushNotificationConfig,
 )
 
 # Integers a Store can hold (SQLite INTEGER, DynamoDB and Firestore numbers): signed 64 bits.
@@ -288,7 +288,7 @@ def over_store_limit(store_limit: str, maximum: int, actual: int) -> LimitExceed
     return refusal
 
 
-def check_push_config(config: PushNotificationConfig, at: str) -> None:
+def check_push_config(config: TaskPushNotificationConfig, at: str) -> None:
     """Refuse a push config id with a "/" (its REST resource name, and URL, would name
     another resource), and a token or credentials that cannot go in an HTTP header (printable
     ASCII only: every notification carries them as header values; refused now rather than
@@ -315,20 +315,22 @@ def check_push_config(config: PushNotificationConfig, at: str) -> None:
             )
 
 
-def check_send(params: MessageSendParams, settings: Settings) -> None:
+def check_send(params: SendMessageRequest, settings: Settings) -> None:
     """The limits on a message/send or message/stream request: its message, and the push config
     it may carry."""
     check_message(params.message, settings)
-    push = params.configuration.push_notification_config if params.configuration else None
+    push = params.configuration.task_push_notification_config if params.configuration else None
     if push is not None:
         check_push_config(push, "configuration.pushNotificationConfig")
 
 
-def check_list(params: ListTasksParams) -> None:
-    """The limit on a tasks/list request: a time filter a Store can hold."""
-    if (params.last_updated_after or 0) > MAX_INT64:
+def check_list(params: ListTasksRequest) -> None:
+    """The limit on a tasks/list request: a time filter a Store can hold. (Each codec reads its
+    own form of the filter into milliseconds, refusing what is out of range under the name its
+    client sent: this holds a caller that builds the request itself.)"""
+    if (params.status_timestamp_after_ms or 0) > MAX_INT64:
         raise InvalidParamsError(
-            data={"errors": [{"field": "lastUpdatedAfter", "message": "Must fit in 64 bits"}]}
+            data={"errors": [{"field": "statusTimestampAfter", "message": "Must fit in 64 bits"}]}
         )
 
 

@@ -9,14 +9,13 @@ converts to and from these (`v10/`: 1.0's ProtoJSON; `v03/`: 0.3's JSON-RPC obje
 the stores' record form (camelCase names, defaults left out); records written before it held
 0.3's shapes, which the store layer still reads (`store/legacy.py`).
 
-`TaskState` and a message's role keep the values they always had ("working", "input-required",
-"user"): they are the records' encoding (stores index and filter on the state), not a wire
-form; each codec maps them to its names (1.0: `TASK_STATE_WORKING`, `ROLE_USER`).
-
-Class names are A2A's, attributes the snake_case form of the JSON's camelCase names. Build
-objects with keywords:
+Class names are A2A 1.0's proto names, attributes the snake_case form of the JSON's camelCase
+names. Build objects with keywords:
 
     message = Message(message_id="m-1", role="user", parts=[Part(text="hi")])
+    request = GetTaskRequest.model_validate({"id": "t-1"})   # ValidationError if bad
+    request = GetTaskRequest.model_validate_json(body_bytes)  # straight from bytes
+    message.model_dump()             # {"messageId": "m-1", "role": "user", "parts": [...]}
     task.model_copy(update={"status": TaskStatus(state=TaskState.WORKING)})
 
 `TextPart`, `FilePart` and `DataPart`, the parts of earlier releases, are deprecated
@@ -33,6 +32,15 @@ What every model does (the codec is `codec.py`):
 - `SecurityScheme` is a union tagged by its `type`, which the input must carry; `validate(tp,
   obj)` checks a value against a union or any other type;
 - `model_copy(update=...)` refuses a field name the model does not have.
+
+The service's requests, their results and the push config are A2A 1.0's (`SendMessageRequest`,
+`GetTaskRequest`, ..., `ListTasksResponse`, the flat `TaskPushNotificationConfig`), named as
+1.0's proto names them: 1.0 decodes into them straight where its wire form is the same
+(`v10/methods.py`), and 0.3's JSON-RPC params are converted into them at the edge
+(`v03/jsonrpc_params.py`). `TaskState` and `Role` values ("working", "input-required", "user")
+are no wire form but the records' storage encoding (the stores index and filter on them): each
+codec maps its own names onto them (1.0: `TASK_STATE_WORKING`; 0.3 HTTP+JSON: its proto names;
+0.3 JSON-RPC: these same strings).
 
 Every Struct is `gc=False`: protocol objects come from JSON and hold no reference cycles, so the
 garbage collector need not track them (a large heap of stored tasks made full collections stall
@@ -303,83 +311,115 @@ StreamResult = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 # --- push notifications ------------------------------------------------------------------------
 
 
-class PushNotificationAuthenticationInfo(A2AModel):
-    schemes: list[str]
+# How a webhook wants to be called: one HTTP auth scheme ("Bearer", "Basic") and its credentials.
+# (Comments, not docstrings, on the models 1.0 decodes straight: a docstring would be their
+# description in the OpenAPI document, scripts/openapi_gen.py.)
+class AuthenticationInfo(A2AModel):
+    scheme: str
     credentials: str | None = None
 
+    @classmethod
+    def of_schemes(cls, schemes: list[str], credentials: str | None) -> AuthenticationInfo:
+        """The one scheme of a list (0.3's form, and push configs stored before 1.0's): the
+        one a notification is sent with, Bearer over Basic, else the first ("" if none)."""
+        named = {scheme.strip().lower(): scheme for scheme in schemes}
+        scheme = named.get("bearer") or named.get("basic") or (schemes[0] if schemes else "")
+        return cls(scheme=scheme, credentials=credentials)
 
-class PushNotificationConfig(A2AModel):
+
+# A push config, flat as 1.0 has it. `task_id` is absent in a send request's configuration (the
+# task is the one the message makes); `id` absent is the task's default config (the service
+# gives it the task's id).
+class TaskPushNotificationConfig(A2AModel):
     url: str
     id: str | None = None
+    task_id: str | None = None
     token: str | None = None
-    authentication: PushNotificationAuthenticationInfo | None = None
+    authentication: AuthenticationInfo | None = None
+    tenant: str | None = None
 
 
-class TaskPushNotificationConfig(A2AModel):
-    task_id: str
-    push_notification_config: PushNotificationConfig
+# --- method requests and results (1.0's) --------------------------------------------------------
+
+PageSize = Annotated[int, Meta(ge=1, le=100)]
 
 
-# --- method parameters and results -------------------------------------------------------------
-
-
-class MessageSendConfiguration(A2AModel):
+class SendMessageConfiguration(A2AModel):
     accepted_output_modes: list[str] | None = None
-    blocking: bool | None = None
+    task_push_notification_config: TaskPushNotificationConfig | None = None
     history_length: NonNegative | None = None
-    push_notification_config: PushNotificationConfig | None = None
+    # 1.0 blocks unless told to return at once (0.3's `blocking`, inverted).
+    return_immediately: bool | None = None
 
 
-class MessageSendParams(A2AModel):
+class SendMessageRequest(A2AModel):
     message: Message
-    configuration: MessageSendConfiguration | None = None
+    configuration: SendMessageConfiguration | None = None
     metadata: dict[str, Any] | None = None
+    tenant: str | None = None
 
 
-class TaskIdParams(A2AModel):
-    id: str
-    metadata: dict[str, Any] | None = None
-
-
-class TaskQueryParams(A2AModel):
+class GetTaskRequest(A2AModel):
     id: str
     history_length: NonNegative | None = None
+    tenant: str | None = None
+
+
+class CancelTaskRequest(A2AModel):
+    id: str
     metadata: dict[str, Any] | None = None
+    tenant: str | None = None
 
 
-class ListTasksParams(A2AModel):
+class SubscribeToTaskRequest(A2AModel):
+    id: str
+    tenant: str | None = None
+
+
+class ListTasksRequest(A2AModel):
     context_id: str | None = None
     status: TaskState | None = None
-    page_size: Annotated[int, Meta(ge=1, le=100)] | None = None
+    page_size: PageSize | None = None
     page_token: str | None = None
     history_length: NonNegative | None = None
-    last_updated_after: Int64 | None = None
+    # 1.0's `statusTimestampAfter` (0.3's `lastUpdatedAfter`) as milliseconds since the epoch:
+    # each codec reads its own form, so a refusal names the field its client sent.
+    status_timestamp_after_ms: Int64 | None = None
     include_artifacts: bool | None = None
-    metadata: dict[str, Any] | None = None
+    tenant: str | None = None
 
 
-class ListTasksResult(A2AModel):
+class ListTasksResponse(A2AModel):
     tasks: list[Task]
-    total_size: int
+    next_page_token: str
     page_size: int
+    total_size: int
+
+
+class GetTaskPushNotificationConfigRequest(A2AModel):
+    task_id: str
+    id: str
+    tenant: str | None = None
+
+
+# 1.0's proto has two messages of this one shape: one model (and one OpenAPI schema) for both.
+DeleteTaskPushNotificationConfigRequest = GetTaskPushNotificationConfigRequest
+
+
+class ListTaskPushNotificationConfigsRequest(A2AModel):
+    task_id: str
+    page_size: Annotated[int, Meta(ge=0, le=100)] | None = None
+    page_token: str | None = None
+    tenant: str | None = None
+
+
+class ListTaskPushNotificationConfigsResponse(A2AModel):
+    configs: list[TaskPushNotificationConfig]
     next_page_token: str
 
 
-class GetTaskPushNotificationConfigParams(A2AModel):
-    id: str
-    push_notification_config_id: str | None = None
-    metadata: dict[str, Any] | None = None
-
-
-class ListTaskPushNotificationConfigParams(A2AModel):
-    id: str
-    metadata: dict[str, Any] | None = None
-
-
-class DeleteTaskPushNotificationConfigParams(A2AModel):
-    id: str
-    push_notification_config_id: str
-    metadata: dict[str, Any] | None = None
+class GetExtendedAgentCardRequest(A2AModel):
+    tenant: str | None = None
 
 
 # --- agent card --------------------------------------------------------------------------------

@@ -50,19 +50,21 @@ from .lifecycle import CANCELABLE_STATES, now_iso, status_event, task_view
 from .media import check_message_media
 from .models import (
     AgentExtension,
-    DeleteTaskPushNotificationConfigParams,
-    GetTaskPushNotificationConfigParams,
-    ListTaskPushNotificationConfigParams,
-    ListTasksParams,
-    ListTasksResult,
+    AuthenticationInfo,
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    ListTasksRequest,
+    ListTasksResponse,
     Message,
-    MessageSendParams,
-    PushNotificationConfig,
+    SendMessageRequest,
+    SubscribeToTaskRequest,
     Task,
     TaskArtifactUpdateEvent,
-    TaskIdParams,
     TaskPushNotificationConfig,
-    TaskQueryParams,
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
@@ -180,7 +182,7 @@ class TaskService:
     # --- message/send, message/stream ----------------------------------------------------------
 
     async def send_message(
-        self, params: MessageSendParams, caller: Caller, *, webhook_version: str = "0.3"
+        self, params: SendMessageRequest, caller: Caller, *, webhook_version: str = "0.3"
     ) -> Task | Message:
         """Accept the message and answer the task (once its turn ends, unless non-blocking) or
         the direct reply. `webhook_version` is recorded with a push config the request carries:
@@ -191,7 +193,7 @@ class TaskService:
             return accepted  # a direct reply: nothing to wait for
         record = accepted.record
         config = params.configuration
-        if config is None or config.blocking is not False:
+        if config is None or not config.return_immediately:
             # Subscribed before the turn is queued: an in-process queue may run the turn to its
             # end within `enqueue`, and its writes' wake-ups must not be missed.
             with self.journal.bus.subscribe(record.task_id) as subscription:
@@ -206,7 +208,7 @@ class TaskService:
 
     async def stream_message(
         self,
-        params: MessageSendParams,
+        params: SendMessageRequest,
         caller: Caller,
         *,
         last_event_id: int | None = None,
@@ -230,7 +232,7 @@ class TaskService:
         return self._follow(record, after_seq=last_event_id, history_length=history_length)
 
     async def _accept(
-        self, params: MessageSendParams, caller: Caller, webhook_version: str
+        self, params: SendMessageRequest, caller: Caller, webhook_version: str
     ) -> _Accepted | Message:
         """The task the message created or continued, with the turn to start (the caller
         starts it: `_start_turn`), or the agent's direct reply to it."""
@@ -244,9 +246,7 @@ class TaskService:
             input_modes=self.input_modes,
             output_modes=self.output_modes,
         )
-        push_config = (
-            params.configuration.push_notification_config if params.configuration else None
-        )
+        push_config = config.task_push_notification_config if config else None
         size = len(ENCODER.encode(message))
         if size > self.settings.max_task_bytes:
             # Alone over the bound of the task it would join: refused before anything (a
@@ -326,7 +326,7 @@ class TaskService:
         return None
 
     async def _answer_directly(
-        self, direct: DirectHook, params: MessageSendParams, caller: Caller, key: str | None
+        self, direct: DirectHook, params: SendMessageRequest, caller: Caller, key: str | None
     ) -> Message | None:
         """Ask the agent's direct hook; store and return its reply (None: make a task)."""
         message = params.message
@@ -384,7 +384,7 @@ class TaskService:
         return replied.reply
 
     async def _create(
-        self, params: MessageSendParams, caller: Caller, key: str | None
+        self, params: SendMessageRequest, caller: Caller, key: str | None
     ) -> TaskRecord:
         message = params.message
         task_id = random_uuid()
@@ -414,7 +414,7 @@ class TaskService:
             raise limits.over_store_limit(over.store_limit, over.maximum, over.size) from None
 
     async def _continue(
-        self, params: MessageSendParams, caller: Caller, key: str | None
+        self, params: SendMessageRequest, caller: Caller, key: str | None
     ) -> _Accepted:
         message = params.message
         task_id = message.task_id
@@ -483,7 +483,7 @@ class TaskService:
 
     def _turn_info(
         self,
-        params: MessageSendParams,
+        params: SendMessageRequest,
         caller: Caller,
         skill_id: str | None,
         position: int,
@@ -566,7 +566,7 @@ class TaskService:
 
     async def resubscribe(
         self,
-        params: TaskIdParams,
+        params: SubscribeToTaskRequest,
         caller: Caller,
         *,
         last_event_id: int | None = None,
@@ -663,18 +663,18 @@ class TaskService:
 
     # --- tasks/get, tasks/list, tasks/cancel ---------------------------------------------------
 
-    async def get_task(self, params: TaskQueryParams, caller: Caller) -> Task:
+    async def get_task(self, params: GetTaskRequest, caller: Caller) -> Task:
         record = await self._owned(params.id, caller)
         return await self._shown(task_view(record.task, history_length=params.history_length))
 
-    async def list_tasks(self, params: ListTasksParams, caller: Caller) -> ListTasksResult:
+    async def list_tasks(self, params: ListTasksRequest, caller: Caller) -> ListTasksResponse:
         limits.check_list(params)
         page_size = params.page_size or DEFAULT_PAGE_SIZE
         query = TaskQuery(
             owner=caller.owner,
             context_id=params.context_id,
             state=params.status.value if params.status else None,
-            updated_after_ms=params.last_updated_after,
+            updated_after_ms=params.status_timestamp_after_ms,
             limit=page_size,
             after=self.page_tokens.decode(params.page_token) if params.page_token else None,
         )
@@ -691,8 +691,8 @@ class TaskService:
         if page.has_more and page.records:
             last = page.records[-1]
             next_token = self.page_tokens.encode(last.updated_at_ms, last.task_id)
-        return ListTasksResult(
-            tasks=tasks, total_size=page.total_size, page_size=page_size, next_page_token=next_token
+        return ListTasksResponse(
+            tasks=tasks, next_page_token=next_token, page_size=page_size, total_size=page.total_size
         )
 
     async def context_has_tasks(self, context_id: str, caller: Caller) -> bool:
@@ -702,7 +702,7 @@ class TaskService:
         )
         return bool(probe.records)
 
-    async def cancel_task(self, params: TaskIdParams, caller: Caller) -> Task:
+    async def cancel_task(self, params: CancelTaskRequest, caller: Caller) -> Task:
         def decide(record: TaskRecord) -> Change:
             if record.owner != caller.owner:
                 raise TaskNotFoundError(data={"taskId": params.id})
@@ -730,70 +730,83 @@ class TaskService:
         self, params: TaskPushNotificationConfig, caller: Caller, *, webhook_version: str = "0.3"
     ) -> TaskPushNotificationConfig:
         """Store a push config; its notifications are written in `webhook_version`."""
-        limits.check_push_config(params.push_notification_config, "pushNotificationConfig")
+        if not params.task_id:
+            raise InvalidParamsError(
+                data={"errors": [{"field": "taskId", "message": "Object missing required field"}]}
+            )
+        limits.check_push_config(params, "pushNotificationConfig")
         notifier = self._require_push()
-        await notifier.check_config_url(params.push_notification_config.url)
+        await notifier.check_config_url(params.url)
         record = await self._owned(params.task_id, caller)
-        stored = await self._put_push_config(
-            record, params.push_notification_config, caller, webhook_version
-        )
-        return TaskPushNotificationConfig(task_id=params.task_id, push_notification_config=stored)
+        return await self._put_push_config(record, params, caller, webhook_version)
 
     async def get_push_config(
-        self, params: GetTaskPushNotificationConfigParams, caller: Caller
+        self, params: GetTaskPushNotificationConfigRequest, caller: Caller
     ) -> TaskPushNotificationConfig:
         self._require_push()
-        await self._owned(params.id, caller)
-        configs = await self.store.list_push_configs(params.id)
-        wanted = params.push_notification_config_id or params.id
-        for stored in configs:
+        await self._owned(params.task_id, caller)
+        # An empty id names the task's default config (whose id is the task's).
+        wanted = params.id or params.task_id
+        for stored in await self.store.list_push_configs(params.task_id):
             if stored.config.id == wanted:
-                return TaskPushNotificationConfig(
-                    task_id=params.id, push_notification_config=stored.config
-                )
-        if params.push_notification_config_id is None and configs:
-            return TaskPushNotificationConfig(
-                task_id=params.id, push_notification_config=configs[0].config
-            )
+                return stored.config
         # Spec 1.0 §3.1.8: "TaskNotFoundError: the push notification configuration does not
         # exist". (Delete stays a success for a missing config: §3.1.10 makes it idempotent.)
         raise PushConfigNotFoundError(
-            f"Task {params.id} has no push notification config {wanted!r}",
-            data={"taskId": params.id, "pushNotificationConfigId": wanted},
+            f"Task {params.task_id} has no push notification config {wanted!r}",
+            data={"taskId": params.task_id, "pushNotificationConfigId": wanted},
         )
 
     async def list_push_configs(
-        self, params: ListTaskPushNotificationConfigParams, caller: Caller
-    ) -> list[TaskPushNotificationConfig]:
+        self, params: ListTaskPushNotificationConfigsRequest, caller: Caller
+    ) -> ListTaskPushNotificationConfigsResponse:
+        """A page of the task's configs (all of them without a page size)."""
         self._require_push()
-        await self._owned(params.id, caller)
-        return [
-            TaskPushNotificationConfig(task_id=params.id, push_notification_config=s.config)
-            for s in await self.store.list_push_configs(params.id)
-        ]
+        await self._owned(params.task_id, caller)
+        configs = [s.config for s in await self.store.list_push_configs(params.task_id)]
+        # A task has a handful of configs at most (A2A_PUSH_MAX_CONFIGS_PER_TASK): pages are
+        # slices, their tokens the signed position, so a token is only good for the task it was
+        # made for.
+        start = 0
+        if params.page_token:
+            start, task_id = self.page_tokens.decode(params.page_token)
+            if task_id != params.task_id:
+                raise InvalidParamsError(
+                    data={"errors": [{"field": "pageToken", "message": "not a token of this task"}]}
+                )
+        size = params.page_size or len(configs) or 1
+        page = configs[start : start + size]
+        end = start + len(page)
+        token = self.page_tokens.encode(end, params.task_id) if end < len(configs) else ""
+        return ListTaskPushNotificationConfigsResponse(configs=page, next_page_token=token)
 
     async def delete_push_config(
-        self, params: DeleteTaskPushNotificationConfigParams, caller: Caller
+        self, params: DeleteTaskPushNotificationConfigRequest, caller: Caller
     ) -> None:
         """Remove a config. Deleting one that is already gone succeeds (retries are safe)."""
         notifier = self._require_push()
-        await self._owned(params.id, caller)
-        config_id = params.push_notification_config_id
-        if await self.store.delete_push_config(params.id, config_id):
-            await notifier.on_config_deleted(params.id, config_id)
+        await self._owned(params.task_id, caller)
+        if await self.store.delete_push_config(params.task_id, params.id):
+            await notifier.on_config_deleted(params.task_id, params.id)
 
     async def _put_push_config(
         self,
         record: TaskRecord,
-        config: PushNotificationConfig,
+        config: TaskPushNotificationConfig,
         caller: Caller,
         webhook_version: str,
-    ) -> PushNotificationConfig:
+    ) -> TaskPushNotificationConfig:
         """Store a config for the task `record` (as read before this call)."""
         task_id = record.task_id
         # Without an id a config is the task's default one (the official SDK does the same).
         config_id = config.id or task_id
-        config = config.model_copy(update={"id": config_id})
+        config = TaskPushNotificationConfig(
+            url=config.url,
+            id=config_id,
+            task_id=task_id,
+            token=config.token,
+            authentication=config.authentication,
+        )
         others = [s.config for s in await self.store.list_push_configs(task_id)]
         others = [c for c in others if c.id != config_id]
         if any(c.url == config.url for c in others):
@@ -868,7 +881,7 @@ def _finished_task_error(task_id: str, state: TaskState) -> A2AError:
     )
 
 
-def idempotency_key(owner: str, params: MessageSendParams) -> str:
+def idempotency_key(owner: str, params: SendMessageRequest) -> str:
     """The key a message is deduplicated under: its caller, its messageId and the fingerprint
     of the rest of the request (`request_fingerprint`). Another message with the same id has
     another key, so it is a new message, not a retry."""
@@ -880,7 +893,7 @@ def legacy_idempotency_key(owner: str, message_id: str) -> str:
     return f"{owner}\n{message_id}"
 
 
-def request_fingerprint(params: MessageSendParams) -> str:
+def request_fingerprint(params: SendMessageRequest) -> str:
     """A digest of everything in a send request but its messageId, computed on the parsed
     request, so both bindings and both protocol versions give one value for one request.
 
@@ -896,14 +909,33 @@ def request_fingerprint(params: MessageSendParams) -> str:
         "message": {k: v for k, v in message.items() if v not in (None, [], {})},
         "acceptedOutputModes": (config.accepted_output_modes or None) if config else None,
         "pushNotificationConfig": (
-            config.push_notification_config.model_dump()
-            if config is not None and config.push_notification_config is not None
+            _fingerprinted_push_config(config.task_push_notification_config)
+            if config is not None and config.task_push_notification_config is not None
             else None
         ),
         "metadata": params.metadata or None,
     }
     encoded = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(encoded.encode()).hexdigest()
+
+
+def _fingerprinted_push_config(config: TaskPushNotificationConfig) -> dict[str, Any]:
+    """A push config as fingerprints have held it since they were first kept (0.3's JSON-RPC
+    form: `authentication.schemes`), so a key stored before still names its request."""
+    out: dict[str, Any] = {"url": config.url}
+    for name, value in (("id", config.id), ("token", config.token)):
+        if value is not None:
+            out[name] = value
+    if config.authentication is not None:
+        out["authentication"] = _fingerprinted_auth(config.authentication)
+    return out
+
+
+def _fingerprinted_auth(auth: AuthenticationInfo) -> dict[str, Any]:
+    out: dict[str, Any] = {"schemes": [auth.scheme] if auth.scheme else []}
+    if auth.credentials is not None:
+        out["credentials"] = auth.credentials
+    return out
 
 
 def _same_as_task(record: TaskRecord, message: Message) -> bool:
@@ -966,7 +998,7 @@ def _stream_ends(
 
 
 def _turn_info(
-    params: MessageSendParams, caller: Caller, skill_id: str | None, turn: str | None
+    params: SendMessageRequest, caller: Caller, skill_id: str | None, turn: str | None
 ) -> TurnInfo:
     config = params.configuration
     return TurnInfo(

@@ -21,7 +21,7 @@ from typing import Any
 from .auth.base import ANONYMOUS, AuthError, Identity
 from .auth.policy import Security
 from .errors import AuthorizationError, InvalidParamsError
-from .models import AgentSkill, MessageSendParams
+from .models import AgentSkill, SendMessageRequest
 
 SKILL_ID_KEY = "skillId"
 
@@ -33,7 +33,7 @@ class SkillGate:
 
     def resolve(
         self,
-        params: MessageSendParams,
+        params: SendMessageRequest,
         identity: Identity | None,
         *,
         current: str | None = None,
@@ -74,7 +74,7 @@ class SkillGate:
             ) from None
 
 
-def _named_skill(params: MessageSendParams) -> str | None:
+def _named_skill(params: SendMessageRequest) -> str | None:
     named = {
         source: value
         for source, metadata in (

@@ -89,8 +89,15 @@ class Call(msgspec.Struct):
 Handler = Callable[[Any, Call], Awaitable[Any]]
 
 
+class ParamsType(Protocol):
+    """What a method's params are validated by: a model class, or a reader of one (1.0's
+    `ProtoJSON`)."""
+
+    def model_validate(self, obj: object, /) -> Any: ...
+
+
 class Method(msgspec.Struct, frozen=True):
-    params: type[A2AModel] | None
+    params: ParamsType | None
     handler: Handler
     streaming: bool = False
     # Every field of the params object is optional, so `params` may be left out altogether.

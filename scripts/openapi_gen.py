@@ -32,6 +32,7 @@ from a2a_serverless.v03.models import PUSH_CONFIG_COLLECTION, ROLES, STATES
 from a2a_serverless.v10.methods import METHODS as V10_METHODS
 from a2a_serverless.v10.models import ROLES as V10_ROLES
 from a2a_serverless.v10.models import STATES as V10_STATES
+from a2a_serverless.v10.models import ProtoJSON
 from a2a_serverless.v10.rest import ROUTES as V10_ROUTES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -799,7 +800,11 @@ def _v10_ref(name: str) -> JSON:
 
 def _v10_request_schemas(limits: Limits) -> tuple[dict[str, JSON], JSON]:
     """Each 1.0 method's request object (by method name) and the components they use."""
-    methods = {name: method.params for name, method in V10_METHODS.items()}
+    # A request 1.0 decodes straight into the internal model is read by a ProtoJSON of it.
+    methods = {
+        name: method.params.model if isinstance(method.params, ProtoJSON) else method.params
+        for name, method in V10_METHODS.items()
+    }
     found, components = msgspec.json.schema_components(
         list(methods.values()), ref_template=f"#/components/schemas/{V10_PREFIX}request.{{name}}"
     )

@@ -261,7 +261,7 @@ async def _get(client: A2AClient, holder: list[m.Task | m.Message]) -> tuple[Out
 async def _list(client: A2AClient, holder: list[m.Task | m.Message]) -> tuple[Outcome, str]:
     sent = _sent_task(holder)
     try:
-        listed = await client.list_tasks(m.ListTasksParams(page_size=50))
+        listed = await client.list_tasks(m.ListTasksRequest(page_size=50))
     except (e.MethodNotFoundError, e.UnsupportedOperationError) as exc:
         if client.interface.version == "0.3":
             return "n/a", f"not implemented ({type(exc).__name__}); optional in 0.3"
@@ -376,7 +376,7 @@ async def _push_check(
     label = _label(client.interface)
     token = random.token_urlsafe(16)
     host, port = _listen_address(webhook_url, webhook_listen)
-    config = m.PushNotificationConfig(url=webhook_url, token=token, id="a2a-check")
+    config = m.TaskPushNotificationConfig(url=webhook_url, token=token, id="a2a-check")
     try:
         async with _receiver(host, port) as received:
             # The config rides on the send, so every change of the task is notified.

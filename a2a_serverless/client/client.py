@@ -152,7 +152,7 @@ class A2AClient:
         *,
         blocking: bool = True,
         history_length: int | None = None,
-        push: m.PushNotificationConfig | None = None,
+        push: m.TaskPushNotificationConfig | None = None,
         accepted_output_modes: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> m.Task | m.Message:
@@ -167,7 +167,7 @@ class A2AClient:
         message: m.Message | str,
         *,
         history_length: int | None = None,
-        push: m.PushNotificationConfig | None = None,
+        push: m.TaskPushNotificationConfig | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> AsyncIterator[m.StreamResult]:
         params = _send_params(message, True, history_length, push, None, metadata)
@@ -177,8 +177,8 @@ class A2AClient:
         task: m.Task = await self._call(Call("get", task_id=task_id, history_length=history_length))
         return task
 
-    async def list_tasks(self, params: m.ListTasksParams | None = None) -> m.ListTasksResult:
-        result: m.ListTasksResult = await self._call(Call("list", list_params=params))
+    async def list_tasks(self, params: m.ListTasksRequest | None = None) -> m.ListTasksResponse:
+        result: m.ListTasksResponse = await self._call(Call("list", list_params=params))
         return result
 
     async def cancel_task(self, task_id: str) -> m.Task:
@@ -190,7 +190,7 @@ class A2AClient:
         return self._stream(Call("subscribe", task_id=task_id))
 
     async def set_push_config(
-        self, task_id: str, config: m.PushNotificationConfig
+        self, task_id: str, config: m.TaskPushNotificationConfig
     ) -> m.TaskPushNotificationConfig:
         found: m.TaskPushNotificationConfig = await self._call(
             Call("push_set", task_id=task_id, push=config)
@@ -424,19 +424,19 @@ def _send_params(
     message: m.Message | str,
     blocking: bool,
     history_length: int | None,
-    push: m.PushNotificationConfig | None,
+    push: m.TaskPushNotificationConfig | None,
     accepted_output_modes: list[str] | None,
     metadata: dict[str, Any] | None,
-) -> m.MessageSendParams:
+) -> m.SendMessageRequest:
     if isinstance(message, str):
         message = text_message(message)
-    return m.MessageSendParams(
+    return m.SendMessageRequest(
         message=message,
-        configuration=m.MessageSendConfiguration(
-            blocking=blocking,
-            history_length=history_length,
-            push_notification_config=push,
+        configuration=m.SendMessageConfiguration(
             accepted_output_modes=accepted_output_modes,
+            task_push_notification_config=push,
+            history_length=history_length,
+            return_immediately=not blocking,
         ),
         metadata=metadata,
     )

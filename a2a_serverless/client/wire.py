@@ -20,12 +20,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 from urllib.parse import quote
 
+from msgspec.structs import replace
+
 from .. import models as m
 from ..codec import ValidationError
 from ..errors import A2AError, InvalidAgentResponseError
 from ..v03 import convert as v03convert
 from ..v03 import jsonrpc_convert as v03json
 from ..v03 import jsonrpc_models as v03objects
+from ..v03 import jsonrpc_params as v03rpc
 from ..v03 import models as v03models
 from ..v10 import convert as v1convert
 from ..v10 import models as v1models
@@ -87,12 +90,12 @@ class Call:
     """One operation's arguments, in the kit's models (whichever of them it takes)."""
 
     op: Operation
-    send: m.MessageSendParams | None = None
+    send: m.SendMessageRequest | None = None
     task_id: str = ""
     history_length: int | None = None
     config_id: str | None = None
-    push: m.PushNotificationConfig | None = None
-    list_params: m.ListTasksParams | None = None
+    push: m.TaskPushNotificationConfig | None = None
+    list_params: m.ListTasksRequest | None = None
 
 
 @dataclass(slots=True)
@@ -144,8 +147,7 @@ def _params_03(call: Call) -> dict[str, Any]:
     op = call.op
     if op in ("send", "stream"):
         assert call.send is not None
-        # The message in 0.3's JSON-RPC shapes; the rest is the params' own JSON.
-        return {**call.send.model_dump(), "message": v03json.message_out(call.send.message)}
+        return v03rpc.send_request_out(call.send).model_dump()
     if op == "get":
         params: dict[str, Any] = {"id": call.task_id}
         if call.history_length is not None:
@@ -155,8 +157,8 @@ def _params_03(call: Call) -> dict[str, Any]:
         return {"id": call.task_id}
     if op == "push_set":
         assert call.push is not None
-        return m.TaskPushNotificationConfig(
-            task_id=call.task_id, push_notification_config=call.push
+        return v03rpc.TaskPushNotificationConfig(
+            task_id=call.task_id, push_notification_config=v03rpc.push_config_out(call.push)
         ).model_dump()
     if op in ("push_get", "push_delete"):
         params = {"id": call.task_id}
@@ -164,7 +166,7 @@ def _params_03(call: Call) -> dict[str, Any]:
             params["pushNotificationConfigId"] = call.config_id
         return params
     if op == "list":
-        return (call.list_params or m.ListTasksParams()).model_dump()
+        return v03rpc.list_tasks_out(call.list_params or m.ListTasksRequest()).model_dump()
     return {}
 
 
@@ -175,11 +177,13 @@ def _result_03(op: Operation, value: Any) -> Any:
     if op in ("get", "cancel"):
         return v03json.task_in(_read("task", v03objects.Task, value))
     if op == "list":
-        return v03json.list_result_in(_read("task list", v03objects.ListTasksResult, value))
+        return v03rpc.list_result_in(_read("task list", v03rpc.ListTasksResult, value))
     if op in ("push_set", "push_get"):
-        return _read("push config", m.TaskPushNotificationConfig, value)
+        config = _read("push config", v03rpc.TaskPushNotificationConfig, value)
+        return v03rpc.task_push_config_in(config)
     if op == "push_list":
-        return _read("push config list", list[m.TaskPushNotificationConfig], value)
+        configs = _read("push config list", list[v03rpc.TaskPushNotificationConfig], value)
+        return [v03rpc.task_push_config_in(config) for config in configs]
     if op == "extended_card":
         if not isinstance(value, dict):
             raise bad_response("extended card", "not a JSON object")
@@ -204,9 +208,9 @@ class Rest03:
         if op in ("send", "stream"):
             assert call.send is not None
             # proto3's `blocking` left out is false; ours left out is true.
-            send_config = call.send.configuration or m.MessageSendConfiguration()
-            if send_config.blocking is None:
-                send_config = send_config.model_copy(update={"blocking": True})
+            send_config = call.send.configuration or m.SendMessageConfiguration()
+            if send_config.return_immediately is None:
+                send_config = send_config.model_copy(update={"return_immediately": False})
             params = call.send.model_copy(update={"configuration": send_config})
             verb = "message:send" if op == "send" else "message:stream"
             return WireRequest("POST", f"/v1/{verb}", v03convert.send_params_out(params))
@@ -225,11 +229,7 @@ class Rest03:
             return WireRequest("GET", "/v1/tasks", query=_list_query(call.list_params, "0.3"))
         if op == "push_set":
             assert call.push is not None
-            config = v03convert.task_push_config_out(
-                m.TaskPushNotificationConfig(
-                    task_id=call.task_id, push_notification_config=call.push
-                )
-            )
+            config = v03convert.task_push_config_out(replace(call.push, task_id=call.task_id))
             body = {"parent": v03convert.task_name(call.task_id), "config": config}
             if call.push.id:
                 body["configId"] = call.push.id
@@ -278,7 +278,7 @@ def _first_error(exc: A2AError) -> str:
     return f"{first.get('field', '')}: {first.get('message', exc.message)}"
 
 
-def _list_query(params: m.ListTasksParams | None, version: Version) -> dict[str, str]:
+def _list_query(params: m.ListTasksRequest | None, version: Version) -> dict[str, str]:
     if params is None:
         return {}
     query: dict[str, str] = {}
@@ -301,11 +301,12 @@ def _list_query(params: m.ListTasksParams | None, version: Version) -> dict[str,
         query["pageToken"] = params.page_token
     if params.include_artifacts is not None:
         query["includeArtifacts"] = "true" if params.include_artifacts else "false"
-    if params.last_updated_after is not None:
+    after_ms = params.status_timestamp_after_ms
+    if after_ms is not None:
         if version == "0.3":
-            query["lastUpdatedAfter"] = str(params.last_updated_after)
+            query["lastUpdatedAfter"] = str(after_ms)
         else:
-            query["statusTimestampAfter"] = _rfc3339(params.last_updated_after)
+            query["statusTimestampAfter"] = _rfc3339(after_ms)
     return query
 
 
@@ -319,7 +320,7 @@ def _rfc3339(epoch_ms: int) -> str:
 # --- A2A 1.0 -------------------------------------------------------------------------------------
 
 
-def send_request_10(params: m.MessageSendParams) -> dict[str, Any]:
+def send_request_10(params: m.SendMessageRequest) -> dict[str, Any]:
     """A `SendMessageRequest` in 1.0 JSON."""
     out: dict[str, Any] = {"message": v1convert.message_out(params.message)}
     config = params.configuration
@@ -329,11 +330,11 @@ def send_request_10(params: m.MessageSendParams) -> dict[str, Any]:
             v1config["acceptedOutputModes"] = config.accepted_output_modes
         if config.history_length is not None:
             v1config["historyLength"] = config.history_length
-        if config.blocking is False:
+        if config.return_immediately:
             v1config["returnImmediately"] = True
-        if config.push_notification_config is not None:
+        if config.task_push_notification_config is not None:
             v1config["taskPushNotificationConfig"] = _push_config_10(
-                "", config.push_notification_config
+                "", config.task_push_notification_config
             )
         if v1config:
             out["configuration"] = v1config
@@ -342,10 +343,8 @@ def send_request_10(params: m.MessageSendParams) -> dict[str, Any]:
     return out
 
 
-def _push_config_10(task_id: str, config: m.PushNotificationConfig) -> dict[str, Any]:
-    out = v1convert.push_config_out(
-        m.TaskPushNotificationConfig(task_id=task_id, push_notification_config=config)
-    )
+def _push_config_10(task_id: str, config: m.TaskPushNotificationConfig) -> dict[str, Any]:
+    out = v1convert.push_config_out(replace(config, task_id=task_id))
     if not task_id:
         del out["taskId"]
     return out
@@ -501,10 +500,8 @@ def event_10(value: Any) -> m.StreamResult:
 
 
 def push_config_10(value: Any, at: str = "push config") -> m.TaskPushNotificationConfig:
-    config = _read_v1(at, v1models.TaskPushNotificationConfig, value)
-    return m.TaskPushNotificationConfig(
-        task_id=config.task_id or "", push_notification_config=v1convert.push_config_in(config)
-    )
+    config = _read_v1(at, v1models.ProtoJSON(m.TaskPushNotificationConfig), value)
+    return v1convert.push_config_in(config)
 
 
 def _result_10(op: Operation, value: Any) -> Any:
@@ -520,11 +517,11 @@ def _result_10(op: Operation, value: Any) -> Any:
     if op == "list":
         response = _object(value, "ListTasksResponse")
         tasks = response.get("tasks") or []
-        return m.ListTasksResult(
+        return m.ListTasksResponse(
             tasks=[task_10(t, f"tasks.{i}") for i, t in enumerate(tasks)],
-            total_size=int(response.get("totalSize") or 0),
-            page_size=int(response.get("pageSize") or 0),
             next_page_token=str(response.get("nextPageToken") or ""),
+            page_size=int(response.get("pageSize") or 0),
+            total_size=int(response.get("totalSize") or 0),
         )
     if op in ("push_set", "push_get"):
         return push_config_10(value)

@@ -44,7 +44,7 @@ from ..executor import TaskEnded, TaskUpdater
 from ..ids import url_uuid
 from ..journal import Change, Journal, now_ms
 from ..lifecycle import status_event
-from ..models import Message, PushNotificationConfig, Task, TaskState
+from ..models import Message, Task, TaskPushNotificationConfig, TaskState
 from ..publicurl import PublicPrefix, agent_url, clean_prefix, resolved_prefix
 from ..queue.base import DurableCheck, DurableCheckJob, Queue, RunAgentJob, RunTurn
 from ..routepaths import CALLBACK_PREFIX
@@ -404,11 +404,20 @@ class DurableSession:
         assert op.callback_id is not None
         callback = self._calls.callback_url(self.task_id, op.callback_id)
         if callback is not None and self._calls.remotes.offers_push(client):
-            push = PushNotificationConfig(url=callback, token=op.callback_token)
+            push = TaskPushNotificationConfig(url=callback, token=op.callback_token)
         from ..client import ClientError  # loaded with the client above
 
+        send = asyncio.ensure_future(client.send(outgoing, blocking=False, push=push))
         try:
-            reply = await client.send(outgoing, blocking=False, push=push)
+            reply = await asyncio.shield(send)
+        except asyncio.CancelledError:
+            if not self._suspending:
+                # The run stopped this call while its message was on the way (the turn ended,
+                # or our task was canceled): the remote may have started a task no record
+                # names, which nothing else would cancel. A suspension keeps it: the next run
+                # sends the same message again and the remote answers with the same task.
+                await _cancel_once_sent(send, self._calls.remotes, url)
+            raise
         except (ClientError, A2AError) as exc:
             raise RemoteUnavailable(
                 f"the agent at {url} did not take the message: {exc}", remote=url
@@ -549,6 +558,17 @@ async def cancel_remote(remotes: Remotes, remote: str | None, task_id: str | Non
         await client.cancel_task(task_id)
     except (ClientError, A2AError, CallError) as exc:
         log.info("remote task %s not canceled: %s", task_id, exc)
+
+
+async def _cancel_once_sent(send: asyncio.Future[Any], remotes: Remotes, remote: str) -> None:
+    """Once `send` answers, cancel the remote task it started, if one is still running. Bounded
+    by the client's timeout, and by `end_run`'s wait, which cancels this again."""
+    try:
+        reply = await asyncio.shield(send)
+    except Exception:  # the message was not taken: no task was started
+        return
+    if isinstance(reply, Task) and not ended(reply):
+        await cancel_remote(remotes, remote, reply.id)
 
 
 def _call_outcome(op: DurableOp, settings: Settings) -> CallResult:

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from ..models import PushNotificationConfig, Task
+from ..models import Task, TaskPushNotificationConfig
 from ..versions import V03, webhook_form
 
 # Notification ids are uuid5(NOTIFICATION_NAMESPACE, "<task id>/<config id>/<seq>").
@@ -75,7 +75,7 @@ def bounded_body(task: Task, limit: int, version: str = V03) -> bytes:
 
 
 def notification_headers(
-    config: PushNotificationConfig, nid: str, seq: int, jwt_token: str, version: str = V03
+    config: TaskPushNotificationConfig, nid: str, seq: int, jwt_token: str, version: str = V03
 ) -> dict[str, str]:
     """The headers of one notification POST (ValueError if the config's values are unusable).
 
@@ -101,17 +101,17 @@ def notification_headers(
     return headers
 
 
-def _explicit_authorization(config: PushNotificationConfig) -> str | None:
+def _explicit_authorization(config: TaskPushNotificationConfig) -> str | None:
     auth = config.authentication
     if auth is None or not auth.credentials:
         return None
     credentials = auth.credentials.strip()
     if _HEADER_UNSAFE.search(credentials) or not credentials.isascii():
         raise ValueError("the config's credentials contain control characters or non-ASCII text")
-    schemes = {scheme.strip().lower() for scheme in auth.schemes}
-    if "bearer" in schemes:
+    scheme = auth.scheme.strip().lower()
+    if scheme == "bearer":
         return f"Bearer {credentials}"
-    if "basic" in schemes:
+    if scheme == "basic":
         if ":" in credentials:  # user:password, not yet encoded
             credentials = base64.b64encode(credentials.encode()).decode("ascii")
         return f"Basic {credentials}"

@@ -36,9 +36,9 @@ from .. import codec
 from ..exceptions import A2AServerlessError, ConfigurationError, LimitError, UnavailableError
 from ..models import (
     Message,
-    PushNotificationConfig,
     Task,
     TaskArtifactUpdateEvent,
+    TaskPushNotificationConfig,
     TaskStatusUpdateEvent,
 )
 from ..models import TaskEventPayload as TaskEventPayload  # what an event log holds
@@ -248,7 +248,8 @@ class TaskPage(msgspec.Struct, frozen=True):
 class StoredPushConfig(msgspec.Struct, frozen=True):
     task_id: str
     owner: str
-    config: PushNotificationConfig
+    # Its `id` is set (the store's key) and its `task_id` is this record's.
+    config: TaskPushNotificationConfig
     # The A2A version the config was registered in: its webhooks' bodies are written in it
     # ("0.3": the Task; "1.0": a StreamResponse).
     protocol: str = "0.3"
@@ -403,8 +404,17 @@ class _StoredRecord(msgspec.Struct, gc=False):
 class _StoredPushConfig(msgspec.Struct, gc=False, omit_defaults=True):
     task_id: str = msgspec.field(name="taskId")
     owner: str
-    config: PushNotificationConfig
+    config: TaskPushNotificationConfig
     # Left out at its default, so a v0.3 config is stored exactly as before it existed.
+    protocol: str = "0.3"
+
+
+class _ReadPushConfig(msgspec.Struct, gc=False):
+    """`_StoredPushConfig` as read: its config in today's shape or an earlier one (legacy.py)."""
+
+    task_id: str = msgspec.field(name="taskId")
+    owner: str
+    config: legacy.StoredPushConfigBody
     protocol: str = "0.3"
 
 
@@ -428,7 +438,7 @@ class _StoredEvent(msgspec.Struct, gc=False, omit_defaults=True, rename="camel")
 _RECORD = codec.decoder(_StoredRecord)
 _REPLY = codec.decoder(_StoredReply)
 _EVENT = codec.decoder(_StoredEvent)
-_PUSH_CONFIG = codec.decoder(_StoredPushConfig)
+_PUSH_CONFIG = codec.decoder(_ReadPushConfig)
 
 
 def record_to_json(record: TaskRecord) -> str:
@@ -515,7 +525,10 @@ def push_config_to_json(config: StoredPushConfig) -> str:
 def push_config_from_json(text: str | bytes) -> StoredPushConfig:
     data = _PUSH_CONFIG.decode(text)
     return StoredPushConfig(
-        task_id=data.task_id, owner=data.owner, config=data.config, protocol=data.protocol
+        task_id=data.task_id,
+        owner=data.owner,
+        config=legacy.push_config(data.config, data.task_id),
+        protocol=data.protocol,
     )
 
 

@@ -1,27 +1,39 @@
-"""Records written before the internal model became A2A 1.0's, read into it.
+"""Stored records in the shapes earlier versions of the kit wrote, read into today's models.
 
-Until then the stores kept message content in the shapes of A2A 0.3's JSON-RPC form: parts,
-messages, tasks and events carried a `kind`; a file part nested its content in `file` (`bytes`
-or `uri`, `mimeType`, `name`); a data part whose content was not a JSON object held it as
-`{"value": ...}` with `metadata.data_part_compat`; a status update had `final`; the event log
-held the events untagged but for their `kind`. Task records, event logs, stored replies, the
-remote outcomes a durable call recorded and the task a queued notification carries may still
-hold that form, on every store. This module is the one reader of it: each function takes the
+Records outlive the code that wrote them: a store written before a model changed shape is still
+read, on every store (they all share `base.py`'s JSON forms). This module is the one place that
+knows the old shapes, next to the new ones, and turns what it reads into today's model. The old
+shapes are the kit's own storage forms, not a protocol's wire: nothing here imports a codec
+(`v03/` stays deletable on its own).
+
+Message content: until the internal model became A2A 1.0's, the stores kept it in the shapes of
+0.3's JSON-RPC form: parts, messages, tasks and events carried a `kind`; a file part nested its
+content in `file` (`bytes` or `uri`, `mimeType`, `name`); a data part whose content was not a
+JSON object held it as `{"value": ...}` with `metadata.data_part_compat`; a status update had
+`final`; the event log held the events untagged but for their `kind`. Task records, event logs,
+stored replies, large parts in object storage, the remote outcomes a durable call recorded and
+the task a queued notification carries may still hold that form. Each function below takes the
 JSON (a dict) of an object in either form and returns it in today's, which the model then reads.
-It is the store layer's and knows nothing of the protocol's codecs (the old form is ours, not a
-wire's, and 0.3's codec stays deletable on its own).
-
 A record in the old form is told apart by how it begins (`is_old_record`, ...): the old form
-wrote the `kind` of a task, an event or a reply first, today's form has none.
+wrote the `kind` of a task, an event, a part or a reply first; today's form has none. The other
+way, `old_message` and `old_part` give a message's old form, which the digests kept with
+idempotency keys were taken over (`service.request_fingerprint`, `message_digest`): a retry of a
+request made before the change has the same key, not a second task.
 
-The other way, `old_message` and `old_part` give a message's old form, which the digests kept
-with idempotency keys were taken over (`service.request_fingerprint`, `message_digest`): a
-retry of a request made before the change has the same key, not a second task.
+Push configs (`StoredPushConfig.config`): written flat since the internal model became 1.0's,
+`{url, id, taskId, token, authentication: {scheme, credentials}}`; before, without `taskId`
+(the record's own `taskId` says it) and with `authentication: {schemes: [...], credentials}`.
+Of an old list of schemes the one notifications were sent with is kept
+(`AuthenticationInfo.of_schemes`, as 0.3's wire form has it now).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import msgspec
+
+from ..models import AuthenticationInfo, TaskPushNotificationConfig
 
 JSON = dict[str, Any]
 
@@ -186,3 +198,42 @@ def old_part(new: JSON) -> JSON:
 def old_message(new: JSON) -> JSON:
     """A message's JSON (today's form) in the old form."""
     return {"kind": "message", **new, "parts": [old_part(p) for p in new.get("parts", [])]}
+
+
+# --- push configs ---------------------------------------------------------------------------
+
+
+class StoredAuthentication(msgspec.Struct, gc=False):
+    """A push config's authentication, as stored now (`scheme`) or before (`schemes`)."""
+
+    scheme: str | None = None
+    schemes: list[str] | None = None
+    credentials: str | None = None
+
+
+class StoredPushConfigBody(msgspec.Struct, rename="camel", gc=False):
+    """A push config, as stored now or before (the differences are optional fields)."""
+
+    url: str
+    id: str | None = None
+    task_id: str | None = None
+    token: str | None = None
+    authentication: StoredAuthentication | None = None
+
+
+def push_config(stored: StoredPushConfigBody, task_id: str) -> TaskPushNotificationConfig:
+    """Today's push config of a stored one of task `task_id`, whichever shape it was kept in."""
+    auth = stored.authentication
+    authentication = None
+    if auth is not None:
+        if auth.scheme is not None:
+            authentication = AuthenticationInfo(scheme=auth.scheme, credentials=auth.credentials)
+        else:
+            authentication = AuthenticationInfo.of_schemes(auth.schemes or [], auth.credentials)
+    return TaskPushNotificationConfig(
+        url=stored.url,
+        id=stored.id,
+        task_id=stored.task_id or task_id,
+        token=stored.token,
+        authentication=authentication,
+    )

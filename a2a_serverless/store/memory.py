@@ -35,6 +35,8 @@ from .base import (
     check_event_sequence,
     event_from_json,
     event_json_bytes,
+    push_config_from_json,
+    push_config_to_json,
     record_from_json,
     record_json_bytes,
 )
@@ -95,7 +97,8 @@ class MemoryStore:
         # Per task, event payloads' JSON in seq order; seqs start at 1 and have no gaps, so seq
         # n is [n-1].
         self._events: dict[str, list[bytes]] = {}
-        self._push: dict[str, dict[str, StoredPushConfig]] = {}
+        # Per task, by config id, the config's JSON (the stored format every store writes).
+        self._push: dict[str, dict[str, str]] = {}
         self._keys: dict[str, str] = {}
         self._replies: dict[str, StoredReply] = {}
 
@@ -229,19 +232,19 @@ class MemoryStore:
 
     async def put_push_config(self, config: StoredPushConfig) -> None:
         config_id = _config_id(config)
-        stored = _copied_config(config)
+        stored = push_config_to_json(config)
         with self._lock:
             self._push.setdefault(config.task_id, {})[config_id] = stored
 
     async def get_push_config(self, task_id: str, config_id: str) -> StoredPushConfig | None:
         with self._lock:
             stored = self._push.get(task_id, {}).get(config_id)
-        return None if stored is None else _copied_config(stored)
+        return None if stored is None else push_config_from_json(stored)
 
     async def list_push_configs(self, task_id: str) -> list[StoredPushConfig]:
         with self._lock:
             configs = sorted(self._push.get(task_id, {}).items())
-        return [_copied_config(stored) for _, stored in configs]
+        return [push_config_from_json(stored) for _, stored in configs]
 
     async def delete_push_config(self, task_id: str, config_id: str) -> bool:
         with self._lock:
@@ -255,10 +258,6 @@ class MemoryStore:
 
     async def close(self) -> None:
         """Nothing to release; the data stays readable, as a test may inspect it after a run."""
-
-
-def _copied_config(config: StoredPushConfig) -> StoredPushConfig:
-    return replace(config, config=deep_copy(config.config))
 
 
 def _config_id(config: StoredPushConfig) -> str:

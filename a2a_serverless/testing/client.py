@@ -34,19 +34,12 @@ from ..asgi import A2AApplication
 from ..codec import convert
 from ..config import Settings
 from ..exceptions import A2AServerlessError
-from ..models import (
-    Artifact,
-    Message,
-    MessageSendConfiguration,
-    MessageSendParams,
-    Part,
-    Task,
-    TaskStatus,
-)
+from ..models import Artifact, Message, Part, Task, TaskStatus
 from ..routepaths import CARD_PATH
 from ..v03 import convert as v03convert
 from ..v03 import jsonrpc_convert
 from ..v03 import jsonrpc_models as rpc
+from ..v03 import jsonrpc_params as v03rpc
 from ..v03 import models as v03
 from ..v10 import convert as v10convert
 from ..v10 import models as v10
@@ -176,13 +169,8 @@ class AgentTestClient:
         if self.version == "1.0":
             return self._send_result(await self._rest("POST", "/message:send", params))
         # 0.3's HTTP+JSON speaks the proto JSON of its a2a.proto (v03/convert.py).
-        body = v03convert.send_params_out(
-            MessageSendParams(
-                message=message,
-                configuration=MessageSendConfiguration(blocking=blocking),
-                metadata=metadata,
-            )
-        )
+        request = v03rpc.send_request_in(convert(params, v03rpc.MessageSendParams))
+        body = v03convert.send_params_out(request)
         reply = await self._rest("POST", "/v1/message:send", body)
         return v03convert.send_result_in(v03.read(v03.SendMessageResponse, reply, "response"))
 

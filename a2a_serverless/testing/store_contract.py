@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import random
 import sys
 import threading
@@ -36,14 +37,14 @@ from msgspec.structs import replace
 from .. import codec
 from ..models import (
     Artifact,
+    AuthenticationInfo,
     Message,
-    MessageSendConfiguration,
-    MessageSendParams,
     Part,
-    PushNotificationAuthenticationInfo,
-    PushNotificationConfig,
+    SendMessageConfiguration,
+    SendMessageRequest,
     Task,
     TaskArtifactUpdateEvent,
+    TaskPushNotificationConfig,
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
@@ -188,13 +189,42 @@ def push_config(
     return StoredPushConfig(
         task_id=task_id,
         owner=owner,
-        config=PushNotificationConfig(
+        config=TaskPushNotificationConfig(
             id=config_id,
+            task_id=task_id,
             url=url,
             token="tok",
-            authentication=PushNotificationAuthenticationInfo(schemes=["Bearer"]),
+            authentication=AuthenticationInfo(scheme="Bearer"),
         ),
     )
+
+
+def legacy_push_config_json(task_id: str, first_id: str, second_id: str) -> list[str]:
+    """Two push configs of `task_id` as the kit stored them before its push config was 1.0's
+    (literal JSON): a 0.3 config with credentials and two schemes, and a 1.0 config whose
+    scheme list is empty."""
+    first = {
+        "taskId": task_id,
+        "owner": "user:alice",
+        "config": {
+            "url": "https://hooks.example.com/a2a",
+            "id": first_id,
+            "token": "tok",
+            # Sent with Bearer: the scheme read back is the one notifications used.
+            "authentication": {"schemes": ["Basic", "Bearer"], "credentials": "secret"},
+        },
+    }
+    second = {
+        "taskId": task_id,
+        "owner": "user:alice",
+        "config": {
+            "url": "https://hooks.example.com/v1",
+            "id": second_id,
+            "authentication": {"schemes": []},
+        },
+        "protocol": "1.0",
+    }
+    return [json.dumps(stored, separators=(",", ":")) for stored in (first, second)]
 
 
 async def all_pages(store: Store, query: TaskQuery) -> list[list[TaskRecord]]:
@@ -807,10 +837,10 @@ class StoreContract:
         # (`owner\nmessageId`), which stays readable. None is a prefix match of another.
         owner, message_id = new_id("owner"), new_id("msg")
 
-        def request(text: str, **config: Any) -> MessageSendParams:
+        def request(text: str, **config: Any) -> SendMessageRequest:
             message = Message(message_id=message_id, role="user", parts=[Part(text=text)])
-            configuration = MessageSendConfiguration(**config) if config else None
-            return MessageSendParams(message=message, configuration=configuration)
+            configuration = SendMessageConfiguration(**config) if config else None
+            return SendMessageRequest(message=message, configuration=configuration)
 
         legacy = legacy_idempotency_key(owner, message_id)
         keys = [
@@ -1145,6 +1175,48 @@ class StoreContract:
         assert read[-1].is_final and not read[0].is_final
         replied = await store.find_reply(reply_key)
         assert replied is not None and replied.reply == legacy_records.EXPECTED_REPLY
+
+    async def test_push_configs_stored_by_earlier_versions_read_back(
+        self, store: Store, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # Each store keeps a config's JSON as `store.base.push_config_to_json` writes it; here
+        # it writes, instead, the literal JSON earlier versions wrote (0.3's nested form:
+        # `authentication.schemes`, no `taskId` in the config), which reads back as today's.
+        task_id = new_id("task")
+        written = iter(legacy_push_config_json(task_id, "cfg-1", "cfg-2"))
+        monkeypatch.setattr(
+            sys.modules[type(store).__module__], "push_config_to_json", lambda _: next(written)
+        )
+        for config_id in ("cfg-1", "cfg-2"):
+            await store.put_push_config(push_config(task_id, config_id))
+        monkeypatch.undo()
+        first = StoredPushConfig(
+            task_id=task_id,
+            owner="user:alice",
+            config=TaskPushNotificationConfig(
+                url="https://hooks.example.com/a2a",
+                id="cfg-1",
+                task_id=task_id,
+                token="tok",
+                authentication=AuthenticationInfo(scheme="Bearer", credentials="secret"),
+            ),
+        )
+        second = StoredPushConfig(
+            task_id=task_id,
+            owner="user:alice",
+            config=TaskPushNotificationConfig(
+                url="https://hooks.example.com/v1",
+                id="cfg-2",
+                task_id=task_id,
+                authentication=AuthenticationInfo(scheme=""),
+            ),
+            protocol="1.0",
+        )
+        assert await store.get_push_config(task_id, "cfg-1") == first
+        assert await store.list_push_configs(task_id) == [first, second]
+        # Written again, it is kept in today's form and reads back the same.
+        await store.put_push_config(second)
+        assert await store.get_push_config(task_id, "cfg-2") == second
 
     # --- isolation of stored state ---
 

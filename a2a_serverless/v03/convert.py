@@ -3,10 +3,12 @@
 The 0.3 HTTP+JSON binding speaks the proto3 JSON mapping of 0.3's a2a.proto. `*_in` functions
 take bodies read into `v03/models.py`'s Structs and return internal models, checked as over
 JSON-RPC (a `-32602` names the field: a message's parts are `message.parts.0`): each reader
-writes 0.3's JSON-RPC form, which is checked as its object (`jsonrpc_models.py`) and converted
-by `jsonrpc_convert.py`, so both bindings read content one way. `*_out` functions take internal
-models and return proto JSON values (dicts ready to encode). The server reads requests and
-writes results with them, the client (client/wire.py) the other way round.
+writes 0.3's JSON-RPC form, which is checked as that (`jsonrpc_models.py` for parts, messages,
+tasks and events, `jsonrpc_params.py` for requests and push configs, so a refusal names the
+same field as over JSON-RPC) and converted by `jsonrpc_convert.py` and `jsonrpc_params.py`
+(push configs: `schemes` <-> one `scheme`, as there), so both bindings read one way. `*_out`
+functions take internal models and return proto JSON values (dicts ready to encode). The server
+reads requests and writes results with them, the client (client/wire.py) the other way round.
 
 Mapping, in 0.3's JSON-RPC terms (`jsonrpc_convert.py` maps those to the internal model's) ->
 proto JSON (a2a.proto as the SDK has it):
@@ -32,8 +34,8 @@ proto JSON (a2a.proto as the SDK has it):
   AuthenticationInfo: the same field names.
 - TaskPushNotificationConfig `{taskId, pushNotificationConfig}` ->
   `{name: "tasks/{taskId}/pushNotificationConfigs/{id}", pushNotificationConfig}`.
-- MessageSendConfiguration -> SendMessageConfiguration, where `pushNotificationConfig` is
-  called `pushNotification`.
+- SendMessageConfiguration: `taskPushNotificationConfig` is called `pushNotification`, and
+  `returnImmediately` is `blocking` inverted.
 - MessageSendParams `{message, configuration, metadata}` -> SendMessageRequest, same names
   (proto field name of `message`: `request`).
 - message/send's result, a Task or a Message -> SendMessageResponse `{task}` or `{message}`
@@ -92,7 +94,8 @@ from .. import models as m
 from ..codec import ValidationError
 from ..errors import invalid_params_from_validation
 from . import jsonrpc_convert
-from . import jsonrpc_models as rpc
+from . import jsonrpc_models as objects
+from . import jsonrpc_params as rpc
 from . import models as v03
 from .models import PUSH_CONFIG_COLLECTION, ROLE_NUMBERS, ROLES, STATE_NUMBERS, STATES, invalid
 
@@ -265,7 +268,8 @@ def artifact_update_out(event: m.TaskArtifactUpdateEvent) -> JSON:
     return out
 
 
-def push_config_out(config: m.PushNotificationConfig) -> JSON:
+def push_config_out(config: m.TaskPushNotificationConfig) -> JSON:
+    """PushNotificationConfig (the config without its task): one scheme is a list of one."""
     out: JSON = {}
     if config.id is not None:
         out["id"] = config.id
@@ -274,17 +278,16 @@ def push_config_out(config: m.PushNotificationConfig) -> JSON:
         out["token"] = config.token
     auth = config.authentication
     if auth is not None:
-        out["authentication"] = {"schemes": list(auth.schemes)}
+        out["authentication"] = {"schemes": [auth.scheme] if auth.scheme else []}
         if auth.credentials is not None:
             out["authentication"]["credentials"] = auth.credentials
     return out
 
 
 def task_push_config_out(config: m.TaskPushNotificationConfig) -> JSON:
-    inner = config.push_notification_config
     return {
-        "name": push_config_name(config.task_id, inner.id),
-        "pushNotificationConfig": push_config_out(inner),
+        "name": push_config_name(config.task_id or "", config.id),
+        "pushNotificationConfig": push_config_out(config),
     }
 
 
@@ -293,20 +296,20 @@ def push_config_list_out(configs: list[m.TaskPushNotificationConfig]) -> JSON:
     return {"configs": [task_push_config_out(c) for c in configs]}
 
 
-def send_config_out(config: m.MessageSendConfiguration) -> JSON:
+def send_config_out(config: m.SendMessageConfiguration) -> JSON:
     out: JSON = {}
     if config.accepted_output_modes is not None:
         out["acceptedOutputModes"] = config.accepted_output_modes
-    if config.push_notification_config is not None:
-        out["pushNotification"] = push_config_out(config.push_notification_config)
+    if config.task_push_notification_config is not None:
+        out["pushNotification"] = push_config_out(config.task_push_notification_config)
     if config.history_length is not None:
         out["historyLength"] = config.history_length
-    if config.blocking is not None:
-        out["blocking"] = config.blocking
+    if config.return_immediately is not None:
+        out["blocking"] = not config.return_immediately
     return out
 
 
-def send_params_out(params: m.MessageSendParams) -> JSON:
+def send_params_out(params: m.SendMessageRequest) -> JSON:
     out: JSON = {"message": message_out(params.message)}
     if params.configuration is not None:
         out["configuration"] = send_config_out(params.configuration)
@@ -333,7 +336,7 @@ def stream_response(result: m.StreamResult) -> JSON:
     return {"artifactUpdate": artifact_update_out(result)}
 
 
-def list_result_out(result: m.ListTasksResult) -> JSON:
+def list_result_out(result: m.ListTasksResponse) -> JSON:
     return {
         "tasks": [task_out(t) for t in result.tasks],
         "nextPageToken": result.next_page_token,
@@ -403,8 +406,9 @@ def artifact_update_in(
 
 def push_config_in(
     config: v03.PushNotificationConfig, at: str = "config"
-) -> m.PushNotificationConfig:
-    return _checked(m.PushNotificationConfig, _push_config(config, at), at)
+) -> m.TaskPushNotificationConfig:
+    """The config without its task (checked as 0.3's JSON-RPC form, so errors read alike)."""
+    return rpc.push_config_in(_checked(rpc.PushNotificationConfig, _push_config(config, at), at))
 
 
 def task_push_config_in(
@@ -412,7 +416,8 @@ def task_push_config_in(
 ) -> m.TaskPushNotificationConfig:
     """A TaskPushNotificationConfig; `task_id` (from the URL) when the name is left out (a name
     naming another task is refused)."""
-    return _checked(m.TaskPushNotificationConfig, _task_push_config(config, at, task_id), at)
+    checked = _checked(rpc.TaskPushNotificationConfig, _task_push_config(config, at, task_id), at)
+    return rpc.task_push_config_in(checked)
 
 
 def push_config_list_in(
@@ -424,14 +429,13 @@ def push_config_list_in(
 
 def send_config_in(
     config: v03.SendMessageConfiguration, at: str = "configuration"
-) -> m.MessageSendConfiguration:
-    return _checked(m.MessageSendConfiguration, _send_config(config, at), at)
+) -> m.SendMessageConfiguration:
+    return rpc.send_config_in(_checked(rpc.MessageSendConfiguration, _send_config(config, at), at))
 
 
-def send_params_in(request: v03.SendMessageRequest) -> rpc.MessageSendParams:
-    """SendMessageRequest: the body of POST /v1/message:send and /v1/message:stream, as the
-    params of JSON-RPC's message/send (what 0.3's methods take)."""
-    return _checked(rpc.MessageSendParams, _send_params(request, ""), "")
+def send_params_in(request: v03.SendMessageRequest) -> m.SendMessageRequest:
+    """SendMessageRequest: the body of POST /v1/message:send and /v1/message:stream."""
+    return rpc.send_request_in(_checked(rpc.MessageSendParams, _send_params(request, ""), ""))
 
 
 def send_result_in(response: v03.SendMessageResponse, at: str = "response") -> m.Task | m.Message:
@@ -452,26 +456,25 @@ def stream_result_in(response: v03.StreamResponse, at: str = "event") -> m.Strea
     return artifact_update_in(response.artifact_update, f"{at}.artifactUpdate")
 
 
-def list_result_in(response: v03.ListTasksResponse, at: str = "response") -> m.ListTasksResult:
+def list_result_in(response: v03.ListTasksResponse, at: str = "response") -> m.ListTasksResponse:
     tasks = response.tasks or []
     out: JSON = {"tasks": [_task(t, f"{at}.tasks.{i}") for i, t in enumerate(tasks)]}
     out["totalSize"] = _int(response.total_size or 0, f"{at}.totalSize")
     out["pageSize"] = _int(response.page_size or 0, f"{at}.pageSize")
     out["nextPageToken"] = response.next_page_token or ""
-    return _checked(m.ListTasksResult, out, at)
+    return rpc.list_result_in(_checked(rpc.ListTasksResult, out, at))
 
 
 # The internal models whose content 0.3's JSON-RPC form writes in its own shapes: the object the
 # readers' JSON is checked as, and its conversion. Any other model is checked as itself.
 _JSONRPC_FORMS: dict[Any, tuple[Any, Any]] = {
-    m.Part: (rpc.Part, jsonrpc_convert.part_in),
-    m.Message: (rpc.Message, jsonrpc_convert.message_in),
-    m.TaskStatus: (rpc.TaskStatus, jsonrpc_convert.status_in),
-    m.Artifact: (rpc.Artifact, jsonrpc_convert.artifact_in),
-    m.Task: (rpc.Task, jsonrpc_convert.task_in),
-    m.TaskStatusUpdateEvent: (rpc.TaskStatusUpdateEvent, jsonrpc_convert.stream_result_in),
-    m.TaskArtifactUpdateEvent: (rpc.TaskArtifactUpdateEvent, jsonrpc_convert.stream_result_in),
-    m.ListTasksResult: (rpc.ListTasksResult, jsonrpc_convert.list_result_in),
+    m.Part: (objects.Part, jsonrpc_convert.part_in),
+    m.Message: (objects.Message, jsonrpc_convert.message_in),
+    m.TaskStatus: (objects.TaskStatus, jsonrpc_convert.status_in),
+    m.Artifact: (objects.Artifact, jsonrpc_convert.artifact_in),
+    m.Task: (objects.Task, jsonrpc_convert.task_in),
+    m.TaskStatusUpdateEvent: (objects.TaskStatusUpdateEvent, jsonrpc_convert.stream_result_in),
+    m.TaskArtifactUpdateEvent: (objects.TaskArtifactUpdateEvent, jsonrpc_convert.stream_result_in),
 }
 
 

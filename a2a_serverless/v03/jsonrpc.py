@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..errors import A2AError, MethodNotFoundError, VersionNotSupportedError
 from ..jsonrpc import Protocol
 from .jsonrpc_convert import result_out, stream_result_out
-from .methods import METHODS
+from .methods import JSONRPC_METHODS
 
 # The JSON-RPC methods of A2A 1.0 (v10/methods.py serves them): named here, not imported, so
 # that 0.3 never loads the 1.0 codec (tests/unit/test_codecs.py holds the two lists together).
@@ -46,7 +46,7 @@ def unknown_method(name: str) -> A2AError:
 
 V03 = Protocol(
     version="0.3",
-    methods=METHODS,
+    methods=JSONRPC_METHODS,
     error_object=lambda error: error.to_jsonrpc(),
     event_result=lambda event: stream_result_out(event.payload),
     unknown_method=unknown_method,

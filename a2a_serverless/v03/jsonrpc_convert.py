@@ -18,8 +18,9 @@ JSON values (dicts ready to encode): the `result` of its methods and stream even
 
 Members come in the order 0.3's clients have always read from us, and a member the internal
 model leaves out (None) is not written (tests/unit/test_v03_jsonrpc_convert.py holds the bytes).
-What is not a task, a message, an event or a task list (push configs, the card) is written as
-the internal model's JSON, which is 0.3's for those.
+What is not a task, a message, an event or a task list (push configs, written by
+`jsonrpc_params.py`; the card) is written as its own JSON. Requests' params are
+`jsonrpc_params.py`'s, which converts their messages here.
 """
 
 from __future__ import annotations
@@ -124,23 +125,6 @@ def stream_result_in(result: v03.StreamResult) -> m.StreamResult:
     if isinstance(result, v03.Task):
         return task_in(result)
     return message_in(result)
-
-
-def send_params_in(params: v03.MessageSendParams) -> m.MessageSendParams:
-    return m.MessageSendParams(
-        message=message_in(params.message),
-        configuration=params.configuration,
-        metadata=params.metadata,
-    )
-
-
-def list_result_in(result: v03.ListTasksResult) -> m.ListTasksResult:
-    return m.ListTasksResult(
-        tasks=[task_in(task) for task in result.tasks],
-        total_size=result.total_size,
-        page_size=result.page_size,
-        next_page_token=result.next_page_token,
-    )
 
 
 # --- internal -> 0.3 ------------------------------------------------------------------------------
@@ -276,7 +260,7 @@ def result_out(result: Any) -> Any:
         return task_out(result)
     if isinstance(result, m.Message):
         return message_out(result)
-    if isinstance(result, m.ListTasksResult):
+    if isinstance(result, m.ListTasksResponse):
         return {
             "tasks": [task_out(task) for task in result.tasks],
             "totalSize": result.total_size,

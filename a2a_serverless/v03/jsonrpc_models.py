@@ -4,10 +4,10 @@ The shapes of 0.3's JSON schema (`spec/a2a.json` of A2A v0.3.0), as its JSON-RPC
 them: the `kind` of a part, message, task or event is its class, written on the wire without
 being spelt out, and the input must carry it (the unions are tagged by it); `FilePart.file` is a
 `FileWithBytes` or a `FileWithUri` by which one of `bytes` / `uri` it has (exactly one); a status
-update has `final`. The server reads a request's message into these and the client a result or
-a stream event; `jsonrpc_convert.py` turns them into the internal model (A2A 1.0's) and writes
-the internal model back in these shapes. The internal model's `TaskState` values are 0.3's
-state names, so states need no table here.
+update has `final`. The server reads a request's message into these (inside the params of
+`jsonrpc_params.py`) and the client a result or a stream event; `jsonrpc_convert.py` turns them
+into the internal model (A2A 1.0's) and writes the internal model back in these shapes. The
+internal model's `TaskState` values are 0.3's state names, so states need no table here.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from msgspec import Meta
 
-from ..models import A2AModel, MessageSendConfiguration, TaskState, is_base64
+from ..models import A2AModel, TaskState, is_base64
 
 
 class TextPart(A2AModel, tag_field="kind", tag="text"):
@@ -138,21 +138,3 @@ class TaskArtifactUpdateEvent(A2AModel, tag_field="kind", tag="artifact-update")
 
 
 StreamResult = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
-
-
-class ListTasksResult(A2AModel):
-    """tasks/list's result, its tasks in these shapes (what the client reads)."""
-
-    tasks: list[Task]
-    total_size: int
-    page_size: int
-    next_page_token: str
-
-
-class MessageSendParams(A2AModel):
-    """message/send's and message/stream's params, the message in these shapes (the
-    configuration is the internal model's, which is 0.3's)."""
-
-    message: Message
-    configuration: MessageSendConfiguration | None = None
-    metadata: dict[str, Any] | None = None

@@ -122,22 +122,24 @@ from ..httpjson import (
 )
 from ..models import (
     A2AModel,
-    DeleteTaskPushNotificationConfigParams,
-    GetTaskPushNotificationConfigParams,
-    ListTaskPushNotificationConfigParams,
-    ListTasksParams,
-    MessageSendConfiguration,
-    TaskIdParams,
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTasksRequest,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    SubscribeToTaskRequest,
     TaskPushNotificationConfig,
-    TaskQueryParams,
     TaskState,
 )
 from ..routepaths import Route
 from ..service import Caller, StreamEvent, TaskService
 from ..transport import ExtendedCard, Method, render
 from . import convert
+from . import jsonrpc_params as rpc
 from . import models as wire
-from .jsonrpc_models import MessageSendParams
 from .methods import METHODS
 
 if TYPE_CHECKING:
@@ -257,7 +259,7 @@ def _check_task_name(body: dict[str, Any] | None, task_id: str) -> None:
 # --- message:send, message:stream ----------------------------------------------------------------
 
 
-def _send_params(call: RouteCall) -> MessageSendParams:
+def _send_params(call: RouteCall) -> SendMessageRequest:
     body = _body(call, required=True)
     assert body is not None
     # Before the conversion and validation, which would otherwise build every part first.
@@ -266,10 +268,10 @@ def _send_params(call: RouteCall) -> MessageSendParams:
     params = convert.send_params_in(wire.read(wire.SendMessageRequest, body, ""))
     # proto3 defaults (see the module docstring): blocking left out is false, historyLength 0
     # (or left out) is the whole history.
-    config = params.configuration or MessageSendConfiguration()
+    config = params.configuration or SendMessageConfiguration()
     update: dict[str, Any] = {}
-    if config.blocking is None:
-        update["blocking"] = False
+    if config.return_immediately is None:
+        update["return_immediately"] = True
     if config.history_length == 0:
         update["history_length"] = None
     if update or params.configuration is None:
@@ -281,12 +283,12 @@ def _send_params(call: RouteCall) -> MessageSendParams:
 # --- tasks ----------------------------------------------------------------------------------------
 
 
-def _get_params(call: RouteCall) -> TaskQueryParams:
+def _get_params(call: RouteCall) -> GetTaskRequest:
     raw: dict[str, Any] = {"id": call.params["id"]}
     history_length = query_int(call.query, "historyLength")
     if history_length is not None:
         raw["historyLength"] = history_length
-    return _validate(TaskQueryParams, raw)
+    return rpc.get_task_in(_validate(rpc.TaskQueryParams, raw))
 
 
 _LIST_QUERY = (
@@ -301,7 +303,7 @@ _LIST_QUERY = (
 )
 
 
-def _list_params(call: RouteCall) -> ListTasksParams:
+def _list_params(call: RouteCall) -> ListTasksRequest:
     raw: dict[str, Any] = {}
     for name in ("contextId", "pageToken"):
         value = query_value(call.query, name)
@@ -326,7 +328,7 @@ def _list_params(call: RouteCall) -> ListTasksParams:
                 "Give lastUpdatedAfter (milliseconds) or lastUpdatedTime (RFC 3339), not both"
             )
         raw["lastUpdatedAfter"] = limits.timestamp_ms(updated_time, "lastUpdatedTime")
-    return _validate(ListTasksParams, raw)
+    return rpc.list_tasks_in(_validate(rpc.ListTasksParams, raw))
 
 
 def _list_status(value: str) -> str | None:
@@ -340,15 +342,15 @@ def _list_status(value: str) -> str | None:
     return None if state is TaskState.UNKNOWN else state.value
 
 
-def _cancel_params(call: RouteCall) -> TaskIdParams:
+def _cancel_params(call: RouteCall) -> CancelTaskRequest:
     _check_task_name(_body(call, required=False, typed=True), call.params["id"])
-    return TaskIdParams(id=call.params["id"])
+    return CancelTaskRequest(id=call.params["id"])
 
 
-def _subscribe_params(call: RouteCall) -> TaskIdParams:
+def _subscribe_params(call: RouteCall) -> SubscribeToTaskRequest:
     if call.request.method == "POST":
         _check_task_name(_body(call, required=False), call.params["id"])
-    return TaskIdParams(id=call.params["id"])
+    return SubscribeToTaskRequest(id=call.params["id"])
 
 
 # --- push notification configs --------------------------------------------------------------------
@@ -380,10 +382,8 @@ def _push_set_params(call: RouteCall) -> TaskPushNotificationConfig:
             data={"errors": [{"field": "pushNotificationConfig", "message": "Field required"}]}
         )
     result = convert.task_push_config_in(config, at, task_id=task_id)
-    inner = result.push_notification_config
-    if config_id and inner.id is None:
-        inner = inner.model_copy(update={"id": config_id})
-        result = result.model_copy(update={"push_notification_config": inner})
+    if config_id and result.id is None:
+        result = result.model_copy(update={"id": config_id})
     return result
 
 
@@ -395,19 +395,19 @@ def _check_config_id(config_id: str | None, field: str) -> None:
         )
 
 
-def _push_get_params(call: RouteCall) -> GetTaskPushNotificationConfigParams:
-    return GetTaskPushNotificationConfigParams(
-        id=call.params["id"], push_notification_config_id=call.params["configId"]
+def _push_get_params(call: RouteCall) -> GetTaskPushNotificationConfigRequest:
+    return GetTaskPushNotificationConfigRequest(
+        task_id=call.params["id"], id=call.params["configId"]
     )
 
 
-def _push_list_params(call: RouteCall) -> ListTaskPushNotificationConfigParams:
-    return ListTaskPushNotificationConfigParams(id=call.params["id"])
+def _push_list_params(call: RouteCall) -> ListTaskPushNotificationConfigsRequest:
+    return ListTaskPushNotificationConfigsRequest(task_id=call.params["id"])
 
 
-def _push_delete_params(call: RouteCall) -> DeleteTaskPushNotificationConfigParams:
-    return DeleteTaskPushNotificationConfigParams(
-        id=call.params["id"], push_notification_config_id=call.params["configId"]
+def _push_delete_params(call: RouteCall) -> DeleteTaskPushNotificationConfigRequest:
+    return DeleteTaskPushNotificationConfigRequest(
+        task_id=call.params["id"], id=call.params["configId"]
     )
 
 

@@ -1,4 +1,5 @@
-"""A2A v1.0 <-> the internal model (whose message content is 1.0's).
+"""A2A v1.0 <-> the internal model (the models the service and the stores use; their message
+content and requests are 1.0's).
 
 `*_in` functions take checked v1.0 requests (`v10/models.py`) and return internal models; `*_out`
 functions take internal models and return v1.0 JSON values (dicts ready to encode). The mapping:
@@ -11,10 +12,9 @@ functions take internal models and return v1.0 JSON values (dicts ready to encod
   "<name>" ("input-required" <-> TASK_STATE_INPUT_REQUIRED); v0.3's "unknown" is
   TASK_STATE_UNSPECIFIED (the tables are `models.py`'s `ROLES` and `STATES`).
 - `kind` is never written; status updates carry no `final` (a v1.0 stream just ends).
-- `configuration.returnImmediately` is v0.3's `blocking` inverted (v1.0 blocks by default);
-  `taskPushNotificationConfig` is v0.3's `pushNotificationConfig`.
-- TaskPushNotificationConfig is flat in v1.0 (`{id, taskId, url, token, authentication:
-  {scheme, credentials}}`); v0.3 nests it and lists `schemes`: one scheme in, the first out.
+- The requests and push configs are the internal model's own (1.0's): most are decoded straight
+  into it (`methods.py`); here a send request's message is converted, and ProtoJSON's empty
+  strings (`"token": ""`) are taken as absent in a push config and a send configuration.
 """
 
 from __future__ import annotations
@@ -81,50 +81,47 @@ def _standard_base64(text: str, field: str) -> str:
     return base64.b64encode(raw).decode()
 
 
-def send_params_in(request: v10.SendMessageRequest) -> m.MessageSendParams:
+def send_params_in(request: v10.SendMessageRequest) -> m.SendMessageRequest:
     config = request.configuration
-    internal_config = None
     if config is not None:
         push = config.task_push_notification_config
-        internal_config = m.MessageSendConfiguration(
+        config = m.SendMessageConfiguration(
             accepted_output_modes=config.accepted_output_modes or None,
-            # v1.0 blocks unless told to return at once.
-            blocking=not config.return_immediately,
+            task_push_notification_config=None if push is None else push_config_in(push),
             history_length=config.history_length,
-            push_notification_config=None if push is None else push_config_in(push),
+            return_immediately=config.return_immediately,
         )
-    return m.MessageSendParams(
-        message=message_in(request.message),
-        configuration=internal_config,
-        metadata=request.metadata,
+    return m.SendMessageRequest(
+        message=message_in(request.message), configuration=config, metadata=request.metadata
     )
 
 
-def push_config_in(config: v10.TaskPushNotificationConfig) -> m.PushNotificationConfig:
+def push_config_in(config: m.TaskPushNotificationConfig) -> m.TaskPushNotificationConfig:
+    """A push config as decoded, its empty strings absent (and its tenant, which the config is
+    not kept under, left out)."""
     auth = config.authentication
-    return m.PushNotificationConfig(
+    return m.TaskPushNotificationConfig(
         url=config.url,
         id=config.id or None,
+        task_id=config.task_id,
         token=config.token or None,
         authentication=None
         if auth is None
-        else m.PushNotificationAuthenticationInfo(
-            schemes=[auth.scheme], credentials=auth.credentials or None
-        ),
+        else m.AuthenticationInfo(scheme=auth.scheme, credentials=auth.credentials or None),
     )
 
 
-def list_params_in(request: v10.ListTasksRequest) -> m.ListTasksParams:
+def list_params_in(request: v10.ListTasksRequest) -> m.ListTasksRequest:
     after_ms = None
     if request.status_timestamp_after:
         after_ms = limits.timestamp_ms(request.status_timestamp_after, "statusTimestampAfter")
-    return m.ListTasksParams(
+    return m.ListTasksRequest(
         context_id=request.context_id or None,
         status=None if request.status is None else state_in(request.status),
         page_size=request.page_size,
         page_token=request.page_token or None,
         history_length=request.history_length,
-        last_updated_after=after_ms,
+        status_timestamp_after_ms=after_ms,
         include_artifacts=request.include_artifacts,
     )
 
@@ -259,21 +256,20 @@ def send_result_out(result: m.Task | m.Message) -> dict[str, Any]:
 
 
 def push_config_out(config: m.TaskPushNotificationConfig) -> dict[str, Any]:
-    inner = config.push_notification_config
-    out: dict[str, Any] = {"taskId": config.task_id, "url": inner.url}
-    if inner.id is not None:
-        out["id"] = inner.id
-    if inner.token is not None:
-        out["token"] = inner.token
-    auth = inner.authentication
-    if auth is not None and auth.schemes:
-        out["authentication"] = {"scheme": auth.schemes[0]}
+    out: dict[str, Any] = {"taskId": config.task_id or "", "url": config.url}
+    if config.id is not None:
+        out["id"] = config.id
+    if config.token is not None:
+        out["token"] = config.token
+    auth = config.authentication
+    if auth is not None and auth.scheme:
+        out["authentication"] = {"scheme": auth.scheme}
         if auth.credentials is not None:
             out["authentication"]["credentials"] = auth.credentials
     return out
 
 
-def list_result_out(result: m.ListTasksResult) -> dict[str, Any]:
+def list_result_out(result: m.ListTasksResponse) -> dict[str, Any]:
     return {
         "tasks": [task_out(task) for task in result.tasks],
         "nextPageToken": result.next_page_token,

@@ -1,10 +1,14 @@
 """A2A v1.0 request objects, as msgspec Structs (ProtoJSON of the v1.0 a2a.proto).
 
-Only what clients send is declared here: requests are decoded into these, checked, and turned
-into the internal (v0.3) models by `convert.py`; responses are written from the internal models
-straight to v1.0 JSON there too. Names are the proto's json names (camelCase); enums are their
-names (`ROLE_USER`, `TASK_STATE_WORKING`); JSON `null` counts as a field left out, as ProtoJSON
-has it; unknown fields are ignored. A field may also be sent under its proto name (`message_id`,
+The internal requests are 1.0's (`models.py`): a request whose form is the same is decoded
+straight into its internal model (`ProtoJSON(model)`, which reads the proto names too). Only
+what differs is declared here: the message and its parts, the send request that carries them,
+and ListTasksRequest (1.0's enum names, an RFC 3339 time); `convert.py` turns them into the
+internal models, and writes responses from the internal models straight to v1.0 JSON.
+
+Names are the proto's json names (camelCase); enums are their names (`ROLE_USER`,
+`TASK_STATE_WORKING`); JSON `null` counts as a field left out, as ProtoJSON has it; unknown
+fields are ignored. A field may also be sent under its proto name (`message_id`,
 `history_length`): ProtoJSON parsers accept both, and the official SDKs' servers do. A
 `ValidationError` names the v1.0 field (`message.parts.0`), so a v1.0 client reads its own
 field names in `-32602` errors.
@@ -15,13 +19,13 @@ from __future__ import annotations
 import functools
 import types
 import typing
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, Self, TypeVar
 
 import msgspec
 from msgspec import Meta
 
 from .. import codec
-from ..models import A2AModel, Int64, NonNegative
+from ..models import A2AModel, Int64, NonNegative, SendMessageConfiguration
 from ..models import TaskState as InternalState
 
 # 1.0's names of the internal enums: the one table each direction is read from (convert.py),
@@ -50,6 +54,9 @@ else:
 PageSize = Annotated[int, Meta(ge=1, le=100)]
 
 
+_M = TypeVar("_M", bound=A2AModel)
+
+
 class ProtoModel(A2AModel):
     """A v1.0 request object: read from ProtoJSON, where each field may come under its json
     name or its proto name."""
@@ -57,6 +64,17 @@ class ProtoModel(A2AModel):
     @classmethod
     def model_validate(cls, obj: object) -> Self:
         return codec.convert(_json_names(cls, obj), cls)
+
+
+class ProtoJSON(Generic[_M]):
+    """The reader of an internal model from 1.0's ProtoJSON, where each field (at any depth)
+    may come under its json name or its proto name: a method's params type."""
+
+    def __init__(self, model: type[_M]) -> None:
+        self.model = model
+
+    def model_validate(self, obj: object) -> _M:
+        return codec.convert(_json_names(self.model, obj), self.model)
 
 
 def _json_names(tp: Any, value: Any) -> Any:
@@ -96,9 +114,9 @@ def _unwrap(tp: Any) -> Any:
             return tp
 
 
-def _struct(tp: Any) -> type[ProtoModel] | None:
+def _struct(tp: Any) -> type[A2AModel] | None:
     tp = _unwrap(tp)
-    return tp if isinstance(tp, type) and issubclass(tp, ProtoModel) else None
+    return tp if isinstance(tp, type) and issubclass(tp, A2AModel) else None
 
 
 def _list_item(tp: Any) -> Any:
@@ -107,14 +125,14 @@ def _list_item(tp: Any) -> Any:
 
 
 @functools.cache
-def _aliases(struct: type[ProtoModel]) -> dict[str, str]:
+def _aliases(struct: type[A2AModel]) -> dict[str, str]:
     return {
         f.name: f.encode_name for f in msgspec.structs.fields(struct) if f.name != f.encode_name
     }
 
 
 @functools.cache
-def _field_types(struct: type[ProtoModel]) -> dict[str, Any]:
+def _field_types(struct: type[A2AModel]) -> dict[str, Any]:
     return {f.encode_name: f.type for f in msgspec.structs.fields(struct)}
 
 
@@ -154,48 +172,11 @@ class Message(ProtoModel):
     reference_task_ids: list[str] | None = None
 
 
-class AuthenticationInfo(ProtoModel):
-    scheme: str
-    credentials: str | None = None
-
-
-class TaskPushNotificationConfig(ProtoModel):
-    url: str
-    id: str | None = None
-    task_id: str | None = None
-    token: str | None = None
-    authentication: AuthenticationInfo | None = None
-    tenant: str | None = None
-
-
-class SendMessageConfiguration(ProtoModel):
-    accepted_output_modes: list[str] | None = None
-    task_push_notification_config: TaskPushNotificationConfig | None = None
-    history_length: NonNegative | None = None
-    return_immediately: bool | None = None
-
-
 class SendMessageRequest(ProtoModel):
     message: Message
+    # The internal model's: 1.0 decodes it straight.
     configuration: SendMessageConfiguration | None = None
     metadata: dict[str, Any] | None = None
-    tenant: str | None = None
-
-
-class GetTaskRequest(ProtoModel):
-    id: str
-    history_length: NonNegative | None = None
-    tenant: str | None = None
-
-
-class CancelTaskRequest(ProtoModel):
-    id: str
-    metadata: dict[str, Any] | None = None
-    tenant: str | None = None
-
-
-class SubscribeToTaskRequest(ProtoModel):
-    id: str
     tenant: str | None = None
 
 
@@ -211,40 +192,11 @@ class ListTasksRequest(ProtoModel):
     tenant: str | None = None
 
 
-class GetTaskPushNotificationConfigRequest(ProtoModel):
-    task_id: str
-    id: str
-    tenant: str | None = None
-
-
-DeleteTaskPushNotificationConfigRequest = GetTaskPushNotificationConfigRequest
-
-
-class ListTaskPushNotificationConfigsRequest(ProtoModel):
-    task_id: str
-    page_size: Annotated[int, Meta(ge=0, le=100)] | None = None
-    page_token: str | None = None
-    tenant: str | None = None
-
-
-class GetExtendedAgentCardRequest(ProtoModel):
-    tenant: str | None = None
-
-
 __all__ = [
-    "AuthenticationInfo",
-    "CancelTaskRequest",
-    "DeleteTaskPushNotificationConfigRequest",
-    "GetExtendedAgentCardRequest",
-    "GetTaskPushNotificationConfigRequest",
-    "GetTaskRequest",
     "Int64",
-    "ListTaskPushNotificationConfigsRequest",
     "ListTasksRequest",
     "Message",
     "Part",
-    "SendMessageConfiguration",
+    "ProtoJSON",
     "SendMessageRequest",
-    "SubscribeToTaskRequest",
-    "TaskPushNotificationConfig",
 ]

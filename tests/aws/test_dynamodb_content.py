@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from msgspec.structs import replace
 
-from a2a_serverless.models import Artifact, Part, TaskState
+from a2a_serverless.models import Artifact, Part, TaskState, TaskStatus
 from a2a_serverless.store.base import (
     StoreUnavailable,
     TaskEvent,
@@ -129,7 +129,11 @@ async def test_the_write_that_finishes_a_task_marks_its_content_to_expire(
         expires_at_ms=now_ms() + 3_600_000,
     )
     finished_events = [
-        TaskEvent(seq=e.seq, payload=e.payload.model_copy(update={"final": True})) for e in events
+        TaskEvent(
+            seq=e.seq,
+            payload=e.payload.model_copy(update={"status": TaskStatus(state=TaskState.COMPLETED)}),
+        )
+        for e in events
     ]
     await store.update_task(finished, finished_events)
     (key,) = objects(s3, s3_bucket, record.task_id)

@@ -3,6 +3,7 @@ interfaces (A2A 1.0 and 0.3, JSON-RPC and HTTP+JSON), typed results and typed er
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from a2a_serverless import errors as e
@@ -53,7 +54,7 @@ async def test_send_get_list(ours: LiveServer, version: str, binding: str) -> No
     got = await client.get_task(task.id, history_length=1)
     assert got.id == task.id and got.context_id == task.context_id
     assert got.history is not None and len(got.history) == 1
-    listed = await client.list_tasks(m.ListTasksParams(context_id=task.context_id))
+    listed = await client.list_tasks(m.ListTasksRequest(context_id=task.context_id))
     assert [t.id for t in listed.tasks] == [task.id]
     assert listed.total_size == 1
 
@@ -96,7 +97,7 @@ async def test_non_blocking_send_cancel_and_subscribe(
     canceled = await client.cancel_task(running.id)
     assert canceled.status.state is m.TaskState.CANCELED
     listed = await client.list_tasks(
-        m.ListTasksParams(context_id=running.context_id, status=m.TaskState.CANCELED)
+        m.ListTasksRequest(context_id=running.context_id, status=m.TaskState.CANCELED)
     )
     assert [t.id for t in listed.tasks] == [running.id]
     with pytest.raises(e.TaskNotCancelableError) as raised:
@@ -126,10 +127,10 @@ async def test_push_config_crud(ours: LiveServer, version: str, binding: str) ->
     client = await connect(ours, version, binding)
     task = await client.send("hello")
     assert isinstance(task, m.Task)
-    config = m.PushNotificationConfig(url="https://hooks.example.com/a2a", id="c1", token="t0k")
+    config = m.TaskPushNotificationConfig(url="https://hooks.example.com/a2a", id="c1", token="t0k")
     made = await client.set_push_config(task.id, config)
     assert made.task_id == task.id
-    assert made.push_notification_config == config
+    assert made == msgspec.structs.replace(config, task_id=task.id)
     assert await client.get_push_config(task.id, "c1") == made
     assert await client.list_push_configs(task.id) == [made]
     await client.delete_push_config(task.id, "c1")
@@ -143,7 +144,7 @@ async def test_errors_are_the_kits_classes(ours: LiveServer, version: str, bindi
         await client.get_task("no-such-task")
     assert raised.value.code == -32001
     with pytest.raises(e.InvalidParamsError) as invalid:
-        await client.list_tasks(m.ListTasksParams(page_size=1000))
+        await client.list_tasks(m.ListTasksRequest(page_size=1000))
     assert invalid.value.code == -32602
     expected = (
         e.UnsupportedOperationError

@@ -62,10 +62,10 @@ async def round_trips(client: A2AClient) -> None:
     assert isinstance(tail[-1], m.TaskStatusUpdateEvent)
     assert tail[-1].status.state is m.TaskState.COMPLETED
 
-    config = m.PushNotificationConfig(url="https://hooks.example.com/a2a", id="c1", token="t0k")
+    config = m.TaskPushNotificationConfig(url="https://hooks.example.com/a2a", id="c1", token="t0k")
     made = await client.set_push_config(task.id, config)
-    assert made.task_id == task.id and made.push_notification_config.url == config.url
-    assert (await client.get_push_config(task.id, "c1")).push_notification_config.id == "c1"
+    assert made.task_id == task.id and made.url == config.url
+    assert (await client.get_push_config(task.id, "c1")).id == "c1"
 
     with pytest.raises(e.TaskNotFoundError):
         await client.get_task("no-such-task")
@@ -89,13 +89,11 @@ async def test_sdk1_server(sdk1_server: LiveServer, version: str, binding: str) 
         with pytest.raises(e.MethodNotFoundError):  # no tasks/list in its 0.3 layer
             await client.list_tasks()
     else:
-        listed = await client.list_tasks(m.ListTasksParams(context_id=task.context_id))
+        listed = await client.list_tasks(m.ListTasksRequest(context_id=task.context_id))
         assert [t.id for t in listed.tasks] == [task.id]
-    config = m.PushNotificationConfig(url="https://hooks.example.com/b", id="c2")
+    config = m.TaskPushNotificationConfig(url="https://hooks.example.com/b", id="c2")
     await client.set_push_config(task.id, config)
-    assert [c.push_notification_config.id for c in await client.list_push_configs(task.id)] == [
-        "c2"
-    ]
+    assert [c.id for c in await client.list_push_configs(task.id)] == ["c2"]
     await client.delete_push_config(task.id, "c2")
     assert await client.list_push_configs(task.id) == []
     with pytest.raises(e.UnsupportedOperationError):
@@ -126,11 +124,9 @@ async def test_sdk03_server(sdk03_server: LiveServer, version: str, binding: str
         return
     with pytest.raises(e.MethodNotFoundError):
         await client.list_tasks()
-    config = m.PushNotificationConfig(url="https://hooks.example.com/b", id="c2")
+    config = m.TaskPushNotificationConfig(url="https://hooks.example.com/b", id="c2")
     await client.set_push_config(task.id, config)
-    assert [c.push_notification_config.id for c in await client.list_push_configs(task.id)] == [
-        "c2"
-    ]
+    assert [c.id for c in await client.list_push_configs(task.id)] == ["c2"]
     await client.delete_push_config(task.id, "c2")
     assert await client.list_push_configs(task.id) == []
 

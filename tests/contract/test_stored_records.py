@@ -8,7 +8,9 @@ the internal model became A2A 1.0's (`store/legacy.py`; the contract suite's
 JSON texts as they are (SQLite as TEXT, DynamoDB and Firestore zlib-packed in a body attribute)
 and reads them through the same functions of `a2a_serverless.store.base`, tested here; the
 SQLite test also reads them out of a store file, as rows an older version left there. Written
-again, a record is in today's form, and reads back the same.
+again, a record is in today's form, and reads back the same. The push config is 0.3's nested
+form, which the store layer reads into today's flat config and writes in today's form (the store
+contract reads such configs back through every store).
 """
 
 from __future__ import annotations
@@ -20,8 +22,14 @@ from typing import Any
 
 import pytest
 
-from a2a_serverless.models import Part, TaskState
+from a2a_serverless.models import (
+    AuthenticationInfo,
+    Part,
+    TaskPushNotificationConfig,
+    TaskState,
+)
 from a2a_serverless.store.base import (
+    StoredPushConfig,
     event_from_json,
     event_to_json,
     push_config_from_json,
@@ -65,8 +73,22 @@ def test_events_and_push_config_read_back_and_are_written_the_same() -> None:
         finals.append(event.is_final)
     assert finals == [False, False, True]
     config = push_config_from_json(STORED["pushConfig"])
-    assert config.config.authentication is not None
-    assert push_config_to_json(config) == STORED["pushConfig"]
+    assert config == PUSH_CONFIG
+    assert push_config_from_json(push_config_to_json(config)) == config
+
+
+# The fixture's push config, as it reads now: flat, its one scheme the first of the list.
+PUSH_CONFIG = StoredPushConfig(
+    task_id="t-1",
+    owner="user:alice",
+    config=TaskPushNotificationConfig(
+        url="https://hooks.example.com/a2a",
+        id="cfg-1",
+        task_id="t-1",
+        token="tok",
+        authentication=AuthenticationInfo(scheme="Bearer", credentials="secret"),
+    ),
+)
 
 
 @pytest.mark.asyncio
@@ -106,5 +128,5 @@ async def test_sqlite_file_with_rows_of_the_previous_version(tmp_path: Path) -> 
     events = await store.read_events(task["id"])
     assert events == [event_from_json(int(s), text) for s, text in STORED["events"].items()]
     config = await store.get_push_config(task["id"], "cfg-1")
-    assert config is not None and push_config_to_json(config) == STORED["pushConfig"]
+    assert config == PUSH_CONFIG
     await store.close()

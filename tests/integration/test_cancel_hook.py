@@ -22,7 +22,7 @@ import pytest
 
 from a2a_serverless import Agent, Context, Settings, TaskEnded, TaskUpdater, agent
 from a2a_serverless.executor import AgentExecutor, CancelableExecutor, has_cancel_hook
-from a2a_serverless.models import MessageSendParams, Task, TaskIdParams, TaskState
+from a2a_serverless.models import CancelTaskRequest, SendMessageRequest, Task, TaskState
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless.runtime import Runtime
 from a2a_serverless.service import Caller
@@ -191,8 +191,8 @@ async def two_instances(
 
 async def send_there(here: Runtime, text: str) -> Task:
     """A message to a new task, sent to `here` without blocking (its turn runs there)."""
-    params = MessageSendParams.model_validate(
-        {"message": user_message(text), "configuration": {"blocking": False}}
+    params = SendMessageRequest.model_validate(
+        {"message": user_message(text), "configuration": {"returnImmediately": True}}
     )
     task = await here.service.send_message(params, Caller())
     assert isinstance(task, Task)
@@ -200,7 +200,7 @@ async def send_there(here: Runtime, text: str) -> Task:
 
 
 async def cancel_here(here: Runtime, task_id: str) -> None:
-    await here.service.cancel_task(TaskIdParams(id=task_id), Caller())
+    await here.service.cancel_task(CancelTaskRequest(id=task_id), Caller())
 
 
 class Stubborn(Holding):

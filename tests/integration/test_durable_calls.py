@@ -226,6 +226,7 @@ async def two_agents(
     worker_settings: dict[str, Any] | None = None,
     orchestrator_settings: dict[str, Any] | None = None,
     worker_push: bool = True,
+    worker_wrap: Any = None,
 ) -> tuple[Served, Served]:
     worker_port, orch_port = free_port(), free_port()
     worker_served = await stack.serve(
@@ -238,6 +239,7 @@ async def two_agents(
             **(worker_settings or {}),
         ),
         worker_port,
+        wrap=worker_wrap,
     )
     orchestrator.remote_agents["worker"] = worker_served.url
     orch = await stack.serve(
@@ -1033,6 +1035,71 @@ async def test_a_turn_completing_with_an_unawaited_call_cancels_its_remote_task(
     done = await wait_state(client, task.id, TaskState.COMPLETED)
     assert artifact_text(done) == "did not wait"
     await call_canceled(worker, orch, task.id, 0)
+    gate.event.set()
+
+
+class HoldFirstAnswer:
+    """ASGI middleware before the worker: its first POST (the call's message) is answered by
+    the worker at once, but the answer is held until `release` is set."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.answered = asyncio.Event()
+        self.release = asyncio.Event()
+        self.body = b""
+        self._held = False
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or self._held:
+            await self.app(scope, receive, send)
+            return
+        self._held = True
+        answer: list[Any] = []
+
+        async def keep(message: Any) -> None:
+            answer.append(message)
+
+        await self.app(scope, receive, keep)
+        bodies = [m.get("body", b"") for m in answer if m["type"] == "http.response.body"]
+        self.body = b"".join(bodies)
+        self.answered.set()
+        await self.release.wait()
+        for message in answer:
+            await send(message)
+
+
+@needs_crypto
+async def test_a_turn_ending_while_a_calls_message_is_on_the_way_cancels_the_remote_task(
+    stack: Stack,
+) -> None:
+    gate = Gate()
+    hold: list[HoldFirstAnswer] = []
+
+    def held(app: Any) -> HoldFirstAnswer:
+        hold.append(HoldFirstAnswer(app))
+        return hold[0]
+
+    @agent(name="Impatient", description="starts a call and returns before it is answered")
+    async def impatient(ctx: Context) -> str:
+        asyncio.ensure_future(ctx.call("worker", "slow"))  # noqa: RUF006 (left on purpose)
+        await hold[0].answered.wait()  # the remote has started its task; its answer is held
+        return "did not wait"
+
+    worker, orch = await two_agents(
+        stack, impatient, gate, worker=picky_worker(gate), worker_wrap=held
+    )
+    client, task = await send(orch.url, "go")
+    done = await wait_state(client, task.id, TaskState.COMPLETED)
+    assert artifact_text(done) == "did not wait"
+    # No record names the remote task yet: only the stopped call knows it, once answered.
+    turn = durable_of((await orch.record(task.id)).internal)
+    op = turn.op(0) if turn is not None else None
+    assert op is not None and op.remote_task_id is None
+    hold[0].release.set()
+    answer = json.loads(hold[0].body)
+    remote_task_id = answer["result"]["task"]["id"]  # the client speaks 1.0 to our agents
+    worker_client = await A2AClient.connect(worker.url, allow_private_urls=True)
+    await wait_state(worker_client, remote_task_id, TaskState.CANCELED)
     gate.event.set()
 
 

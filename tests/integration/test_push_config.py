@@ -107,6 +107,21 @@ async def test_crud_round_trip(client: httpx.AsyncClient) -> None:
     assert "result" in body and body["result"] is None
 
 
+async def test_get_without_id_and_no_default_config_is_the_first_config(
+    client: httpx.AsyncClient,
+) -> None:
+    task_id = await new_task(client)
+    second = await set_config(client, task_id, {"id": "b", "url": "https://hooks.example.com/b"})
+    first = await set_config(client, task_id, {"id": "a", "url": "https://hooks.example.com/a"})
+    assert await result_of(client, GET, {"id": task_id}) == first
+    await rpc(client, DELETE, {"id": task_id, "pushNotificationConfigId": "a"})
+    assert await result_of(client, GET, {"id": task_id}) == second
+    # An id given is looked for alone.
+    body = await rpc(client, GET, {"id": task_id, "pushNotificationConfigId": task_id})
+    assert body["error"]["code"] == -32602
+    assert body["error"]["data"] == {"taskId": task_id, "pushNotificationConfigId": task_id}
+
+
 async def test_set_again_replaces_the_config(client: httpx.AsyncClient) -> None:
     task_id = await new_task(client)
     await set_config(client, task_id, {"id": "c", "url": "https://hooks.example.com/old"})

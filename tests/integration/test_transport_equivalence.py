@@ -58,13 +58,14 @@ from a2a_serverless.models import (
     A2AModel,
     AgentCard,
     AgentExtension,
-    TaskPushNotificationConfig,
     validate,
 )
 from a2a_serverless.v03 import convert as v03convert
 from a2a_serverless.v03 import jsonrpc_convert as j
-from a2a_serverless.v03 import jsonrpc_models as rpc
+from a2a_serverless.v03 import jsonrpc_models as objects
+from a2a_serverless.v03 import jsonrpc_params as rpc
 from a2a_serverless.v03 import models as v03
+from a2a_serverless.v03.jsonrpc_params import TaskPushNotificationConfig
 from tests.integration.jsonrpc_agents import parse_sse, request, scripted, streamer
 
 FAST = {"blocking_timeout_s": 5.0, "poll_interval_s": 0.02, "stream_timeout_s": 5.0}
@@ -150,7 +151,7 @@ def is_error(outcome: Any, code: int | None = None) -> bool:
 
 def result(value: Any) -> dict[str, Any]:
     """A Task / Message / event in our JSON model form."""
-    parsed: A2AModel = validate(rpc.StreamResult, value)
+    parsed: A2AModel = validate(objects.StreamResult, value)
     return parsed.model_dump()
 
 
@@ -491,7 +492,7 @@ class Rest(Adapter):
         if not is_error(outcome):
             outcome = by_url(
                 [
-                    c.model_dump()
+                    rpc.task_push_config_out(c).model_dump()
                     for c in v03convert.push_config_list_in(
                         v03.read(v03.ListTaskPushNotificationConfigResponse, outcome, "response")
                     )
@@ -548,7 +549,7 @@ def _rest_push_config(outcome: Any) -> Any:
     if is_error(outcome):
         return outcome
     config = v03.read(v03.TaskPushNotificationConfig, outcome, "response")
-    return v03convert.task_push_config_in(config).model_dump()
+    return rpc.task_push_config_out(v03convert.task_push_config_in(config)).model_dump()
 
 
 def parse_rest_sse(text: str) -> list[dict[str, Any]]:

@@ -28,17 +28,17 @@ from a2a.grpc import a2a_pb2
 from a2a.utils.proto_utils import ToProto
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.message import Message as ProtoMessage
+from msgspec.structs import replace
 
 from a2a_serverless.errors import InvalidParamsError
 from a2a_serverless.models import (
     Artifact,
-    ListTasksResult,
+    AuthenticationInfo,
+    ListTasksResponse,
     Message,
-    MessageSendConfiguration,
-    MessageSendParams,
     Part,
-    PushNotificationAuthenticationInfo,
-    PushNotificationConfig,
+    SendMessageConfiguration,
+    SendMessageRequest,
     Task,
     TaskArtifactUpdateEvent,
     TaskPushNotificationConfig,
@@ -48,6 +48,7 @@ from a2a_serverless.models import (
 )
 from a2a_serverless.v03 import convert as c
 from a2a_serverless.v03 import jsonrpc_convert as j
+from a2a_serverless.v03 import jsonrpc_params as rpc
 from a2a_serverless.v03 import models as w
 
 TS = "2025-03-04T05:06:07.123Z"
@@ -90,8 +91,8 @@ TASK = Task(
     history=[USER, AGENT],
     metadata=META,
 )
-AUTH = PushNotificationAuthenticationInfo(schemes=["Bearer", "Basic"], credentials="secret")
-PUSH = PushNotificationConfig(
+AUTH = AuthenticationInfo(scheme="Bearer", credentials="secret")
+PUSH = TaskPushNotificationConfig(
     url="https://hooks.example.com/a", id="c-1", token="t", authentication=AUTH
 )
 
@@ -121,8 +122,6 @@ def dump(value: Any) -> Any:
         return j.artifact_out(value)
     if isinstance(value, Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent):
         return j.stream_result_out(value)
-    if isinstance(value, MessageSendParams):
-        return {**value.model_dump(), "message": j.message_out(value.message)}
     return j.result_out(value)
 
 
@@ -135,8 +134,14 @@ def sdk_obj(sdk_type: Any, value: Any) -> Any:
     return sdk_type.model_validate(dump(value))
 
 
-def _auth_out(auth: PushNotificationAuthenticationInfo) -> Any:
-    return c.push_config_out(PushNotificationConfig(url="u", authentication=auth))["authentication"]
+def sdk_03(sdk_type: Any, to_03: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """The SDK's object of an internal value, by 0.3's JSON-RPC form of it (`to_03`)."""
+    return lambda value: sdk_obj(sdk_type, to_03(value))
+
+
+def _auth_out(auth: AuthenticationInfo) -> Any:
+    config = TaskPushNotificationConfig(url="u", authentication=auth)
+    return c.push_config_out(config)["authentication"]
 
 
 def _auth_in(wire: Any) -> Any:
@@ -261,16 +266,16 @@ CASES = [
     Case(
         "auth-info",
         AUTH,
-        lambda v: c.push_config_out(PushNotificationConfig(url="u", authentication=v))[
-            "authentication"
-        ],
+        _auth_out,
         lambda v: (
             c.push_config_in(
                 w.read(w.PushNotificationConfig, {"url": "u", "authentication": v}, "config")
             ).authentication
         ),
         a2a_pb2.AuthenticationInfo,
-        lambda v: ToProto.authentication_info(sdk_obj(sdk.PushNotificationAuthenticationInfo, v)),
+        lambda v: ToProto.authentication_info(
+            sdk_03(sdk.PushNotificationAuthenticationInfo, _auth_03)(v)
+        ),
     ),
     Case(
         "push-config",
@@ -278,39 +283,44 @@ CASES = [
         c.push_config_out,
         reader(w.PushNotificationConfig, c.push_config_in),
         a2a_pb2.PushNotificationConfig,
-        lambda v: ToProto.push_notification_config(sdk_obj(sdk.PushNotificationConfig, v)),
+        lambda v: ToProto.push_notification_config(
+            sdk_03(sdk.PushNotificationConfig, rpc.push_config_out)(v)
+        ),
     ),
     Case(
         "push-config-minimal",
-        PushNotificationConfig(url="https://hooks.example.com/b"),
+        TaskPushNotificationConfig(url="https://hooks.example.com/b"),
         c.push_config_out,
         reader(w.PushNotificationConfig, c.push_config_in),
         a2a_pb2.PushNotificationConfig,
-        lambda v: ToProto.push_notification_config(sdk_obj(sdk.PushNotificationConfig, v)),
+        lambda v: ToProto.push_notification_config(
+            sdk_03(sdk.PushNotificationConfig, rpc.push_config_out)(v)
+        ),
     ),
     Case(
         "task-push-config",
-        TaskPushNotificationConfig(task_id="task-1", push_notification_config=PUSH),
+        replace(PUSH, task_id="task-1"),
         c.task_push_config_out,
         reader(w.TaskPushNotificationConfig, c.task_push_config_in),
         a2a_pb2.TaskPushNotificationConfig,
-        lambda v: ToProto.task_push_notification_config(sdk_obj(sdk.TaskPushNotificationConfig, v)),
+        lambda v: ToProto.task_push_notification_config(
+            sdk_03(sdk.TaskPushNotificationConfig, rpc.task_push_config_out)(v)
+        ),
     ),
     Case(
         "push-config-list",
         [
-            TaskPushNotificationConfig(task_id="task-1", push_notification_config=PUSH),
-            TaskPushNotificationConfig(
-                task_id="task-1",
-                push_notification_config=PushNotificationConfig(url="https://h.example/b", id="b"),
-            ),
+            replace(PUSH, task_id="task-1"),
+            TaskPushNotificationConfig(task_id="task-1", url="https://h.example/b", id="b"),
         ],
         c.push_config_list_out,
         reader(w.ListTaskPushNotificationConfigResponse, c.push_config_list_in),
         a2a_pb2.ListTaskPushNotificationConfigResponse,
         lambda v: a2a_pb2.ListTaskPushNotificationConfigResponse(
             configs=[
-                ToProto.task_push_notification_config(sdk_obj(sdk.TaskPushNotificationConfig, c))
+                ToProto.task_push_notification_config(
+                    sdk_03(sdk.TaskPushNotificationConfig, rpc.task_push_config_out)(c)
+                )
                 for c in v
             ]
         ),
@@ -322,38 +332,40 @@ CASES = [
             c.send_config_out,
             reader(w.SendMessageConfiguration, c.send_config_in),
             a2a_pb2.SendMessageConfiguration,
-            lambda v: ToProto.message_send_configuration(sdk_obj(sdk.MessageSendConfiguration, v)),
+            lambda v: ToProto.message_send_configuration(
+                sdk_03(sdk.MessageSendConfiguration, rpc.send_config_out)(v)
+            ),
         )
         for i, config in enumerate(
             [
-                MessageSendConfiguration(
+                SendMessageConfiguration(
                     accepted_output_modes=["text/plain", "application/json"],
-                    blocking=True,
+                    return_immediately=False,
                     history_length=3,
-                    push_notification_config=PUSH,
+                    task_push_notification_config=PUSH,
                 ),
-                MessageSendConfiguration(blocking=False),
-                MessageSendConfiguration(),
+                SendMessageConfiguration(return_immediately=True),
+                SendMessageConfiguration(),
             ]
         )
     ],
     Case(
         "send-params",
-        MessageSendParams(
+        SendMessageRequest(
             message=USER,
-            configuration=MessageSendConfiguration(blocking=True, history_length=2),
+            configuration=SendMessageConfiguration(return_immediately=False, history_length=2),
             metadata=META,
         ),
         c.send_params_out,
-        reader(w.SendMessageRequest, lambda r: j.send_params_in(c.send_params_in(r))),
+        reader(w.SendMessageRequest, c.send_params_in),
         a2a_pb2.SendMessageRequest,
-        lambda v: _sdk_send_request(sdk_obj(sdk.MessageSendParams, v)),
+        lambda v: _sdk_send_request(sdk_03(sdk.MessageSendParams, rpc.send_request_out)(v)),
     ),
     Case(
         "send-params-minimal",
-        MessageSendParams(message=USER),
+        SendMessageRequest(message=USER),
         c.send_params_out,
-        reader(w.SendMessageRequest, lambda r: j.send_params_in(c.send_params_in(r))),
+        reader(w.SendMessageRequest, c.send_params_in),
         a2a_pb2.SendMessageRequest,
         None,  # the SDK always writes a configuration; covered by the case above
     ),
@@ -389,17 +401,24 @@ CASES = [
     Case(
         # Not in the SDK's proto (0.3.26 has no ListTasks); a2a.proto's ListTasksResponse.
         "list-tasks-result",
-        ListTasksResult(tasks=[TASK, TASK], total_size=7, page_size=2, next_page_token="abc"),
+        ListTasksResponse(tasks=[TASK, TASK], next_page_token="abc", page_size=2, total_size=7),
         c.list_result_out,
         reader(w.ListTasksResponse, c.list_result_in),
     ),
     Case(
         "list-tasks-result-last-page",
-        ListTasksResult(tasks=[], total_size=0, page_size=50, next_page_token=""),
+        ListTasksResponse(tasks=[], next_page_token="", page_size=50, total_size=0),
         c.list_result_out,
         reader(w.ListTasksResponse, c.list_result_in),
     ),
 ]
+
+
+def _auth_03(auth: AuthenticationInfo) -> Any:
+    """0.3's JSON-RPC PushNotificationAuthenticationInfo of an internal AuthenticationInfo."""
+    config = rpc.push_config_out(TaskPushNotificationConfig(url="u", authentication=auth))
+    assert config.authentication is not None
+    return config.authentication
 
 
 def _sdk_send_request(params: Any) -> a2a_pb2.SendMessageRequest:
@@ -564,17 +583,16 @@ def test_proto_field_names_enum_numbers_and_a2a_proto_spellings_are_read() -> No
     read = c.send_params_in(w.read(w.SendMessageRequest, body, ""))
     assert read.model_dump() == {
         "message": {
-            "kind": "message",
             "messageId": "m",
-            "contextId": "c",
             "role": "user",
-            "parts": [{"kind": "text", "text": "hi"}],
+            "parts": [{"text": "hi"}],
+            "contextId": "c",
         },
         "configuration": {
             "acceptedOutputModes": ["text/plain"],
-            "pushNotificationConfig": {"url": "https://h.example/x"},
+            "taskPushNotificationConfig": {"url": "https://h.example/x"},
             "historyLength": 4,
-            "blocking": True,
+            "returnImmediately": False,
         },
     }
     wire_status = {"state": "TASK_STATE_WORKING", "update": c.message_out(AGENT)}
@@ -640,11 +658,9 @@ def test_a_status_with_an_unreadable_timestamp_leaves_it_out() -> None:
 
 
 def test_push_config_resource_names() -> None:
-    config = TaskPushNotificationConfig(task_id="t-1", push_notification_config=PUSH)
+    config = replace(PUSH, task_id="t-1")
     assert c.task_push_config_out(config)["name"] == "tasks/t-1/pushNotificationConfigs/c-1"
-    no_id = config.model_copy(
-        update={"push_notification_config": PushNotificationConfig(url="https://h.example")}
-    )
+    no_id = TaskPushNotificationConfig(task_id="t-1", url="https://h.example")
     assert c.task_push_config_out(no_id)["name"] == "tasks/t-1"
     assert c.parse_push_config_name("tasks/a/pushNotificationConfigs/b", "n") == ("a", "b")
     assert c.parse_push_config_name("tasks/a", "n") == ("a", None)

@@ -19,10 +19,10 @@ import pytest
 
 from a2a_serverless import Agent, Context, Settings, TaskUpdater
 from a2a_serverless.models import (
-    MessageSendParams,
+    CancelTaskRequest,
+    SendMessageRequest,
     Task,
     TaskArtifactUpdateEvent,
-    TaskIdParams,
 )
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless.runtime import Runtime
@@ -85,9 +85,9 @@ async def two_instances(tmp_path: Path, *, poll_interval_s: float) -> AsyncItera
         await there.aclose()
 
 
-def send_params(text: str, *, blocking: bool = True) -> MessageSendParams:
-    return MessageSendParams.model_validate(
-        {"message": user_message(text), "configuration": {"blocking": blocking}}
+def send_params(text: str, *, blocking: bool = True) -> SendMessageRequest:
+    return SendMessageRequest.model_validate(
+        {"message": user_message(text), "configuration": {"returnImmediately": not blocking}}
     )
 
 
@@ -134,7 +134,7 @@ async def test_a_stream_woken_by_its_own_write_does_not_skip_one_made_elsewhere(
         (task_id,) = await task_ids(here)
         gates.release("artifact")
         await gates.wait_arrived("finish", WAIT_S)  # the artifact is in the store
-        canceled = await here.service.cancel_task(TaskIdParams(id=task_id), Caller())
+        canceled = await here.service.cancel_task(CancelTaskRequest(id=task_id), Caller())
         assert canceled.status.state.value == "canceled"
         events = await asyncio.wait_for(reading, WAIT_S)
 

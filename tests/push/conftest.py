@@ -17,12 +17,12 @@ import pytest
 
 from a2a_serverless import Context, InputRequired, Runtime, Settings, agent, progress
 from a2a_serverless.models import (
+    AuthenticationInfo,
     Message,
-    MessageSendConfiguration,
-    MessageSendParams,
     Part,
-    PushNotificationAuthenticationInfo,
-    PushNotificationConfig,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    TaskPushNotificationConfig,
     TaskState,
 )
 from a2a_serverless.push import PushNotifier, generate_key
@@ -77,7 +77,7 @@ class Harness:
         url: str | None,
         *,
         token: str | None = None,
-        authentication: PushNotificationAuthenticationInfo | None = None,
+        authentication: AuthenticationInfo | None = None,
         config_id: str | None = None,
         task_id: str | None = None,
         floor: bool = True,
@@ -91,7 +91,7 @@ class Harness:
         """
         config = None
         if url is not None:
-            config = PushNotificationConfig(
+            config = TaskPushNotificationConfig(
                 url=url, token=token, authentication=authentication, id=config_id
             )
         self._messages += 1
@@ -101,9 +101,11 @@ class Harness:
             parts=[Part(text=text)],
             task_id=task_id,
         )
-        params = MessageSendParams(
+        params = SendMessageRequest(
             message=message,
-            configuration=MessageSendConfiguration(blocking=False, push_notification_config=config),
+            configuration=SendMessageConfiguration(
+                return_immediately=True, task_push_notification_config=config
+            ),
         )
         notifier: Any = self.notifier
         if not check:

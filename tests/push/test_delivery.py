@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from a2a_serverless.models import PushNotificationAuthenticationInfo, Task
+from a2a_serverless.models import AuthenticationInfo, Task
 from a2a_serverless.push import WebhookVerifier, notification_id
 
 from .conftest import HarnessFactory, JwksServer
@@ -410,7 +410,7 @@ async def test_explicit_bearer_credentials_are_used_and_our_jwt_moves_aside(
     harness: HarnessFactory, webhook: WebhookServer, jwks_server: JwksServer
 ) -> None:
     h = await harness()
-    auth = PushNotificationAuthenticationInfo(schemes=["Bearer"], credentials="client-issued")
+    auth = AuthenticationInfo(scheme="Bearer", credentials="client-issued")
     await h.send("hello", webhook.url(), authentication=auth)
     await h.drain()
     [request] = webhook.notifications()
@@ -424,7 +424,7 @@ async def test_basic_credentials_are_encoded(
     harness: HarnessFactory, webhook: WebhookServer
 ) -> None:
     h = await harness()
-    auth = PushNotificationAuthenticationInfo(schemes=["basic"], credentials="user:pass")
+    auth = AuthenticationInfo(scheme="basic", credentials="user:pass")
     await h.send("hello", webhook.url(), authentication=auth)
     await h.drain()
     [request] = webhook.notifications()
@@ -436,7 +436,7 @@ async def test_schemes_without_credentials_get_our_jwt(
     harness: HarnessFactory, webhook: WebhookServer
 ) -> None:
     h = await harness()
-    auth = PushNotificationAuthenticationInfo(schemes=["Bearer"])
+    auth = AuthenticationInfo(scheme="Bearer")
     await h.send("hello", webhook.url(), authentication=auth)
     await h.drain()
     [request] = webhook.notifications()

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from a2a_serverless.models import PushNotificationAuthenticationInfo, PushNotificationConfig
+from a2a_serverless.models import AuthenticationInfo, TaskPushNotificationConfig
 from a2a_serverless.push import notification_id
 from a2a_serverless.push.delivery import classify_status, parse_retry_after
 from a2a_serverless.push.payload import notification_headers
@@ -78,7 +78,7 @@ def test_notification_ids_are_stable_and_distinct() -> None:
 
 
 def test_headers_carry_id_seq_token_and_our_jwt() -> None:
-    config = PushNotificationConfig(url="https://r.example/", token="tok")
+    config = TaskPushNotificationConfig(url="https://r.example/", token="tok")
     headers = notification_headers(config, "nid", 7, "a.b.c")
     assert headers == {
         "Content-Type": "application/json",
@@ -90,20 +90,20 @@ def test_headers_carry_id_seq_token_and_our_jwt() -> None:
 
 
 def test_unknown_schemes_with_credentials_keep_our_jwt_in_authorization() -> None:
-    auth = PushNotificationAuthenticationInfo(schemes=["HMAC"], credentials="k")
-    config = PushNotificationConfig(url="https://r.example/", authentication=auth)
+    auth = AuthenticationInfo(scheme="HMAC", credentials="k")
+    config = TaskPushNotificationConfig(url="https://r.example/", authentication=auth)
     assert notification_headers(config, "n", 1, "a.b.c")["Authorization"] == "Bearer a.b.c"
 
 
 def test_header_injection_through_config_values_is_refused() -> None:
-    auth = PushNotificationAuthenticationInfo(schemes=["Bearer"], credentials="x\r\nEvil: 1")
+    auth = AuthenticationInfo(scheme="Bearer", credentials="x\r\nEvil: 1")
     with pytest.raises(ValueError, match="control characters"):
         notification_headers(
-            PushNotificationConfig(url="https://r.example/", authentication=auth), "n", 1, "j"
+            TaskPushNotificationConfig(url="https://r.example/", authentication=auth), "n", 1, "j"
         )
     with pytest.raises(ValueError, match="control characters"):
         notification_headers(
-            PushNotificationConfig(url="https://r.example/", token="a\nb"), "n", 1, "j"
+            TaskPushNotificationConfig(url="https://r.example/", token="a\nb"), "n", 1, "j"
         )
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 import pytest
 
 from a2a_serverless.errors import InvalidParamsError
-from a2a_serverless.models import PushNotificationConfig
+from a2a_serverless.models import TaskPushNotificationConfig
 from a2a_serverless.push.ssrf import (
     HostUnresolvable,
     UrlGuard,
@@ -310,7 +310,7 @@ async def test_production_refuses_a_loopback_receiver_at_send_time(
     record = await h.store.get_task(task_id)
     assert record is not None
     for url in others:
-        config = PushNotificationConfig(url=url, id=url)
+        config = TaskPushNotificationConfig(url=url, id=url)
         await h.store.put_push_config(StoredPushConfig(task_id, "anonymous", config))
         await h.notifier.on_config_set(task_id, url, seen_seq=record.last_seq)
     await h.send("blue", first, task_id=task_id, check=False)

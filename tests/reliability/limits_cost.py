@@ -15,7 +15,7 @@ from typing import Any
 
 from a2a_serverless.config import Settings
 from a2a_serverless.limits import check_send, parse_json
-from a2a_serverless.models import MessageSendParams
+from a2a_serverless.v03.jsonrpc_params import MessageSendParams, send_request_in
 
 SETTINGS = Settings()
 
@@ -70,7 +70,7 @@ def main() -> None:
     for name, raw in BODIES.items():
         loads = per_call_us(lambda raw=raw: json.loads(raw))  # type: ignore[misc]
         strict = per_call_us(lambda raw=raw: parse_json(raw, SETTINGS.max_json_depth))  # type: ignore[misc]
-        params = MessageSendParams.model_validate(json.loads(raw)["params"])
+        params = send_request_in(MessageSendParams.model_validate(json.loads(raw)["params"]))
         checks = per_call_us(lambda params=params: check_send(params, SETTINGS))  # type: ignore[misc]
         print(f"{name:32} {len(raw):>9} {loads:>9.1f}us {strict:>9.1f}us {checks:>11.2f}us")
 

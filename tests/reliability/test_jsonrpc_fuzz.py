@@ -34,8 +34,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from a2a_serverless.models import TaskPushNotificationConfig, validate
-from a2a_serverless.v03.jsonrpc_models import ListTasksResult, StreamResult, Task
+from a2a_serverless.models import validate
+from a2a_serverless.v03.jsonrpc_models import StreamResult, Task
+from a2a_serverless.v03.jsonrpc_params import ListTasksResult, TaskPushNotificationConfig
 from a2a_serverless.v03.methods import METHODS
 from tests.reliability import strategies
 from tests.reliability.harness import FuzzApp, finish

@@ -20,7 +20,7 @@ import pytest
 from a2a_serverless import InvalidParamsError, Settings
 from a2a_serverless.http import json_bytes
 from a2a_serverless.limits import MAX_INT64, LimitExceededError, decoded_size, parse_json
-from a2a_serverless.models import ListTasksParams, MessageSendParams, TaskPushNotificationConfig
+from a2a_serverless.models import ListTasksRequest, SendMessageRequest, TaskPushNotificationConfig
 from a2a_serverless.runtime import Runtime
 from a2a_serverless.service import Caller
 from a2a_serverless.store.base import TaskQuery
@@ -389,18 +389,19 @@ async def test_the_service_holds_its_callers_to_the_limits(tmp_path: Path) -> No
     runtime = Runtime(fuzz_agent, settings)
     service, caller = runtime.service, Caller()
     message = {"role": "user", "messageId": "m-1", "parts": [text_part()] * 6}
-    too_many = MessageSendParams.model_validate({"message": message})
-    config = TaskPushNotificationConfig.model_validate(
-        {"taskId": "t", "pushNotificationConfig": {"url": "https://x.example/h", "id": "a/b"}}
-    )
+    too_many = SendMessageRequest.model_validate({"message": message})
+    config = TaskPushNotificationConfig(task_id="t", url="https://x.example/h", id="a/b")
     try:
         for method in (service.send_message, service.stream_message):
             with pytest.raises(LimitExceededError) as refused:
                 await method(too_many, caller)
             assert refused.value.data["limit"] == "max_message_parts"
         with pytest.raises(InvalidParamsError) as bad_time:
-            await service.list_tasks(ListTasksParams(last_updated_after=MAX_INT64 + 1), caller)
-        assert bad_time.value.data["errors"][0]["field"] == "lastUpdatedAfter"
+            await service.list_tasks(
+                ListTasksRequest(status_timestamp_after_ms=MAX_INT64 + 1), caller
+            )
+        # The internal request's name for it (each codec names its client's field itself).
+        assert bad_time.value.data["errors"][0]["field"] == "statusTimestampAfter"
         with pytest.raises(InvalidParamsError) as bad_id:
             await service.set_push_config(config, caller)
         assert bad_id.value.data["errors"][0]["field"] == "pushNotificationConfig.id"

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import typing
 
+from a2a_serverless import models as m
 from a2a_serverless.models import TaskState
 from a2a_serverless.v03 import jsonrpc as v03_jsonrpc
 from a2a_serverless.v03 import models as v03_models
 from a2a_serverless.v03.methods import METHODS as V03_METHODS
+from a2a_serverless.v10 import convert as v10_convert
 from a2a_serverless.v10 import jsonrpc as v10_jsonrpc
 from a2a_serverless.v10 import models as v10
 from a2a_serverless.v10.methods import METHODS as V10_METHODS
@@ -34,3 +36,29 @@ def test_a_v10_request_names_any_state_but_the_default() -> None:
     named = set(typing.get_args(v10.TaskState))
     assert named == set(v10.STATES.values()) - {"TASK_STATE_UNSPECIFIED"}
     assert set(typing.get_args(v10.Role)) == {"ROLE_USER", "ROLE_AGENT"}
+
+
+def test_v10_decodes_its_requests_straight_into_the_internal_ones_under_either_name() -> None:
+    # A request the same in 1.0 and inside is read as the internal model, with the proto names
+    # (at any depth) taken too: a send request's configuration, a push config's auth.
+    config = v10.ProtoJSON(m.TaskPushNotificationConfig).model_validate(
+        {"task_id": "t", "url": "https://h.example/x", "authentication": {"scheme": "Bearer"}}
+    )
+    assert config == m.TaskPushNotificationConfig(
+        url="https://h.example/x", task_id="t", authentication=m.AuthenticationInfo(scheme="Bearer")
+    )
+    request = v10.SendMessageRequest.model_validate(
+        {
+            "message": {"message_id": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]},
+            "configuration": {
+                "return_immediately": True,
+                "task_push_notification_config": {"url": "https://h.example/x", "token": ""},
+            },
+        }
+    )
+    sent = v10_convert.send_params_in(request)
+    assert sent.configuration == m.SendMessageConfiguration(
+        # ProtoJSON's empty string is no token.
+        task_push_notification_config=m.TaskPushNotificationConfig(url="https://h.example/x"),
+        return_immediately=True,
+    )

@@ -1,6 +1,8 @@
-"""0.3's objects checked field by field against the A2A JSON Schema (`a2a.json`): the JSON-RPC
-objects of 0.3's codec (`a2a_serverless.v03.jsonrpc_models`: parts, messages, tasks, events),
-else `a2a_serverless.models` (whose message content is 1.0's, so not checked here).
+"""0.3's JSON-RPC models checked field by field against the A2A 0.3 JSON Schema (`a2a.json`).
+
+The models are the 0.3 codec's where it declares its own (`v03/jsonrpc_models.py`: parts,
+messages, tasks and events; `v03/jsonrpc_params.py`: the method params and results and the
+nested push config, where the internal model is 1.0's), else `a2a_serverless.models`'s.
 
 For every plain-object definition of the schema (see `checked_definitions` for what is left out
 and why) there must be a model of the same name whose wire field names are exactly the schema's
@@ -32,7 +34,7 @@ import msgspec
 import pytest
 
 from a2a_serverless import models
-from a2a_serverless.v03 import jsonrpc_models
+from a2a_serverless.v03 import jsonrpc_models, jsonrpc_params
 
 # The published v0.3 schema, kept as a test fixture (source and license in its README).
 SPEC_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "a2a-spec-v0.3"
@@ -70,9 +72,13 @@ CHECKED = checked_definitions()
 
 
 def model_named(name: str) -> type[models.A2AModel]:
-    model = getattr(jsonrpc_models, name, None) or getattr(models, name, None)
+    model = (
+        getattr(jsonrpc_models, name, None)
+        or getattr(jsonrpc_params, name, None)
+        or getattr(models, name, None)
+    )
     assert isinstance(model, type) and issubclass(model, models.A2AModel), (
-        f"a2a.json defines {name!r}; neither v03.jsonrpc_models nor models has a model of it"
+        f"a2a.json defines {name!r}; no 0.3 model of the codec or the internal model has it"
     )
     return model
 

@@ -49,24 +49,23 @@ from a2a_serverless.models import (
     A2AModel,
     AgentCard,
     APIKeySecurityScheme,
-    DeleteTaskPushNotificationConfigParams,
-    GetTaskPushNotificationConfigParams,
     JSONRPCErrorResponse,
     JSONRPCRequest,
     JSONRPCSuccessResponse,
-    ListTaskPushNotificationConfigParams,
-    ListTasksParams,
-    TaskIdParams,
-    TaskPushNotificationConfig,
-    TaskQueryParams,
     ValidationError,
     validate,
 )
-from a2a_serverless.v03.jsonrpc_models import (
+from a2a_serverless.v03.jsonrpc_models import Message, StreamResult
+from a2a_serverless.v03.jsonrpc_params import (
+    DeleteTaskPushNotificationConfigParams,
+    GetTaskPushNotificationConfigParams,
+    ListTaskPushNotificationConfigParams,
+    ListTasksParams,
     ListTasksResult,
-    Message,
     MessageSendParams,
-    StreamResult,
+    TaskIdParams,
+    TaskPushNotificationConfig,
+    TaskQueryParams,
 )
 
 SECTION = "## 9. Common Workflows & Examples"

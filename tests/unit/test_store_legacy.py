@@ -9,12 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from a2a_serverless.models import (
-    Message,
-    MessageSendConfiguration,
-    MessageSendParams,
-    Part,
-)
+from a2a_serverless.models import Message, Part, SendMessageConfiguration, SendMessageRequest
 from a2a_serverless.service import request_fingerprint
 from a2a_serverless.store import legacy
 from a2a_serverless.store.base import message_digest
@@ -105,9 +100,11 @@ DIGEST = "3a492806fc3157d9c7f1000aa4f1c166be85bc66afb3a92c0e4a23ed19fac089"
 
 
 def test_digests_kept_with_idempotency_keys_name_the_same_request_as_before() -> None:
-    params = MessageSendParams(
+    params = SendMessageRequest(
         message=MESSAGE,
-        configuration=MessageSendConfiguration(accepted_output_modes=["text/plain"], blocking=True),
+        configuration=SendMessageConfiguration(
+            accepted_output_modes=["text/plain"], return_immediately=False
+        ),
         metadata={"x": 1},
     )
     assert request_fingerprint(params) == FINGERPRINT

@@ -14,6 +14,7 @@ from a2a_serverless import models as m
 from a2a_serverless.models import TaskState
 from a2a_serverless.v03 import jsonrpc_convert as convert
 from a2a_serverless.v03 import jsonrpc_models as rpc
+from a2a_serverless.v03.jsonrpc_params import task_push_config_out
 
 B64 = "aGk="
 
@@ -201,18 +202,17 @@ def test_a_stream_may_carry_a_task_or_a_message() -> None:
 
 
 def test_a_task_list_and_what_has_no_form_of_its_own() -> None:
-    listed = m.ListTasksResult(tasks=[_task()], total_size=3, page_size=1, next_page_token="next")
+    listed = m.ListTasksResponse(tasks=[_task()], total_size=3, page_size=1, next_page_token="next")
     assert wire(convert.result_out(listed)) == (
         f'{{"tasks":[{wire(convert.task_out(_task()))}],"totalSize":3,"pageSize":1,'
         '"nextPageToken":"next"}'
     )
-    empty = m.ListTasksResult(tasks=[], total_size=0, page_size=50, next_page_token="")
+    empty = m.ListTasksResponse(tasks=[], total_size=0, page_size=50, next_page_token="")
     assert wire(convert.result_out(empty)) == (
         '{"tasks":[],"totalSize":0,"pageSize":50,"nextPageToken":""}'
     )
-    config = m.TaskPushNotificationConfig(
-        task_id="t-1", push_notification_config=m.PushNotificationConfig(url="https://h", id="p")
-    )
+    # Push configs: 0.3's objects already (jsonrpc_params.py), written as they are.
+    config = task_push_config_out(m.TaskPushNotificationConfig(url="https://h", id="p"))
     assert convert.result_out(config) == config.model_dump()
     assert convert.result_out([config]) == [config.model_dump()]
     assert convert.result_out(None) is None
