@@ -142,6 +142,9 @@ TERMINAL_STATES = frozenset(
 _STREAM_ENDING_STATES = TERMINAL_STATES | {TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED}
 
 
+_UNSET = msgspec.UNSET
+
+
 class Part(A2AModel):
     """One piece of content (A2A 1.0's Part): exactly one of `text`, `raw` (the bytes, as
     standard base64 text), `url` (a file elsewhere) and `data` (any JSON value, `null` too,
@@ -163,14 +166,18 @@ class Part(A2AModel):
     media_type: str | None = None
 
     def __post_init__(self) -> None:
+        # Text first and alone: the common part, checked in four comparisons (every stored
+        # record read decodes its parts).
+        if self.text is not None and self.raw is None and self.url is None and self.data is _UNSET:
+            return
         kinds = (self.text is not None) + (self.raw is not None) + (self.url is not None)
-        if kinds + (self.data is not msgspec.UNSET) != 1:
+        if kinds + (self.data is not _UNSET) != 1:
             present = [
                 name
                 for name, value in (("text", self.text), ("raw", self.raw), ("url", self.url))
                 if value is not None
             ]
-            if self.data is not msgspec.UNSET:
+            if self.data is not _UNSET:
                 present.append("data")
             found = ", ".join(present) or "none"
             raise ValueError(f"must have exactly one of text, raw, url and data (found {found})")
@@ -180,7 +187,7 @@ class Part(A2AModel):
     @property
     def has_data(self) -> bool:
         """Whether the part is a `data` part (its `data` may be any JSON value, None too)."""
-        return self.data is not msgspec.UNSET
+        return self.data is not _UNSET
 
 
 def is_base64(text: str) -> bool:

@@ -134,6 +134,8 @@ def part_out(part: m.Part) -> JSON:
     out: JSON
     metadata = part.metadata
     if part.text is not None:
+        if metadata is None:  # the common part, at once
+            return {"kind": "text", "text": part.text}
         out = {"kind": "text", "text": part.text}
     elif part.raw is not None or part.url is not None:
         content: JSON = {"bytes": part.raw} if part.raw is not None else {"uri": part.url}
