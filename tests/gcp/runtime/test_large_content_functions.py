@@ -17,11 +17,11 @@ from typing import Any
 import httpx
 import pytest
 
-from a2a_serverless import codec
 from a2a_serverless.models import Part, TaskArtifactUpdateEvent
 from a2a_serverless.push import WebhookVerifier
 from a2a_serverless.store import open_store
 from a2a_serverless.testing.store_contract import large_file, large_text
+from a2a_serverless.v03.jsonrpc_convert import part_out
 
 from .conftest import Deployment, deploy
 from .test_functions_e2e import TIMEOUT_S, message, receiving, rpc, wait_for_state
@@ -55,7 +55,8 @@ def large_deployment(
 
 
 def dumped(part: Part) -> Any:
-    return json.loads(codec.encode(part))
+    """A part as the wire carries it (A2A 0.3 JSON)."""
+    return part_out(part)
 
 
 async def replayed_parts(store_url: str, task_id: str) -> list[Any]:
