@@ -48,6 +48,7 @@ from __future__ import annotations
 import base64
 import binascii
 import builtins
+import warnings
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self
@@ -439,11 +440,17 @@ class AgentSkill(A2AModel):
     security_requirements: list[SecurityRequirement] | None = None
     # Deprecated, removed in the next release: 0.3's form of the requirements (alternatives of
     # scheme -> scopes), taken into `security_requirements` when the skill is made (so it is
-    # never kept, compared or written).
+    # never kept, compared or written). `skill(..., security=...)` takes the plain form.
     security: list[dict[str, list[str]]] | None = None
 
     def __post_init__(self) -> None:
         if self.security is not None:
+            warnings.warn(
+                "AgentSkill(security=...) is deprecated: use security_requirements="
+                "[SecurityRequirement.of({...})], or skill(..., security=...)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
             if self.security_requirements is None:
                 self.security_requirements = [SecurityRequirement.of(r) for r in self.security]
             self.security = None

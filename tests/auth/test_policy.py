@@ -24,7 +24,12 @@ from a2a_serverless.auth import (
     Unauthenticated,
 )
 from a2a_serverless.card import build_card, card_document
-from a2a_serverless.models import AgentCard, AgentSkill, MutualTLSSecurityScheme
+from a2a_serverless.models import (
+    AgentCard,
+    AgentSkill,
+    MutualTLSSecurityScheme,
+    SecurityRequirement,
+)
 
 from .support import AUDIENCE, ISSUER, IdentityProvider, Keys, mint
 
@@ -57,7 +62,10 @@ def request(*, key: str | None = None, token: str | None = None, **headers: str)
 
 
 def skill(skill_id: str, security: list[dict[str, list[str]]] | None = None) -> AgentSkill:
-    return AgentSkill(id=skill_id, name=skill_id, description="d", tags=[], security=security)
+    requirements = None if security is None else [SecurityRequirement.of(r) for r in security]
+    return AgentSkill(
+        id=skill_id, name=skill_id, description="d", tags=[], security_requirements=requirements
+    )
 
 
 # --- OR / AND --------------------------------------------------------------------------------

@@ -101,13 +101,15 @@ SKILLS = [
         input_modes=["text/plain"],
         output_modes=["application/json"],
     ),
-    # The old keyword (0.3's form), kept for one release: taken into security_requirements.
     m.AgentSkill(
         id="guarded",
         name="Guarded",
         description="scoped",
         tags=[],
-        security=[{"bearer": ["reports:write"]}, {"mtls": []}],
+        security_requirements=[
+            m.SecurityRequirement.of({"bearer": ["reports:write"]}),
+            m.SecurityRequirement.of({"mtls": []}),
+        ],
     ),
 ]
 EXTENDED = [
@@ -211,7 +213,9 @@ def test_the_internal_card_is_1_0s() -> None:
 
 
 def test_the_old_skill_keyword_is_the_new_field() -> None:
-    old = m.AgentSkill(id="s", name="s", description="d", tags=[], security=[{"k": ["a"]}])
+    """`AgentSkill(security=...)`, 0.3's form, is taken for one release (with a warning)."""
+    with pytest.warns(DeprecationWarning, match="security_requirements"):
+        old = m.AgentSkill(id="s", name="s", description="d", tags=[], security=[{"k": ["a"]}])
     new = m.AgentSkill(
         id="s",
         name="s",
