@@ -20,22 +20,9 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 from urllib.parse import parse_qsl
 
 from ..exceptions import A2AServerlessError, UnavailableError
-from ..models import (
-    APIKeySecurityScheme,
-    HTTPAuthSecurityScheme,
-    MutualTLSSecurityScheme,
-    OAuth2SecurityScheme,
-    OpenIdConnectSecurityScheme,
-)
 
 # What an Authenticator declares in the card's `securitySchemes`.
-SchemeModel = (
-    APIKeySecurityScheme
-    | HTTPAuthSecurityScheme
-    | OAuth2SecurityScheme
-    | OpenIdConnectSecurityScheme
-    | MutualTLSSecurityScheme
-)
+from ..models import SchemeModel as SchemeModel
 
 ANONYMOUS_SCHEME = "anonymous"
 JSONRPC_AUTH_ERROR = -32000

@@ -46,8 +46,6 @@ import pytest
 
 from a2a_serverless.models import (
     A2AModel,
-    AgentCard,
-    APIKeySecurityScheme,
     JSONRPCErrorResponse,
     JSONRPCRequest,
     JSONRPCSuccessResponse,
@@ -56,6 +54,7 @@ from a2a_serverless.models import (
     ValidationError,
     validate,
 )
+from a2a_serverless.v03.card import AgentCard, APIKeySecurityScheme
 from a2a_serverless.v03.jsonrpc_params import (
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,
