@@ -194,6 +194,9 @@ def user_env(emulator: Emulator, tmp_path: Path) -> dict[str, str]:
             "TF_CLI_ARGS_apply": "-auto-approve",
             "TF_IN_AUTOMATION": "1",
             "CHECKPOINT_DISABLE": "1",
+            # osls waits this long (default 5 s) before each look at a stack's progress; the
+            # emulator has each stack done at once.
+            "SLS_AWS_MONITORING_FREQUENCY": "200",
         }
     )
 
