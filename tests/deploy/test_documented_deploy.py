@@ -27,6 +27,9 @@ What the emulator cannot do, and what stands in for it:
   $default route and its payload 2.0 integration with the HTTP function.
 - IAM is recorded, not enforced: the roles' grants are checked by tests/deploy/test_serverless.py
   and test_terraform.py, not here.
+
+The Terraform path's commands run in the background from the first test of tests/deploy on,
+and its test runs last of the directory (conftest.py says why).
 """
 
 from __future__ import annotations
@@ -124,10 +127,8 @@ def readme_paths(project: Path) -> dict[str, Documented]:
     }
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`a2a-serverless new weather-agent --cloud aws`, from this checkout."""
-    out = tmp_path_factory.mktemp("new")
+def new_project(out: Path) -> Path:
+    """`a2a-serverless new weather-agent --cloud aws` into `out`, from this checkout."""
     run(
         [
             ROOT / ".venv" / "bin" / "a2a-serverless",
@@ -144,6 +145,11 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
         env=tool_env(),
     )
     return out / PROJECT
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return new_project(tmp_path_factory.mktemp("new"))
 
 
 @dataclass(frozen=True)
@@ -226,30 +232,6 @@ class Deploying:
         if status != 0:
             pytest.fail(f"the deploy exited with {status}:\n{self.bash.output()}")
         return (self.project / ".api_key").read_text()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def terraform_deploying(
-    request: pytest.FixtureRequest, project: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Deploying | None]:
-    """The Terraform path's commands, started with the module when its test is selected, for
-    that test (the module's last) to take over. `terraform apply` spends most of its 80 s in
-    the aws provider's fixed waits, not on the CPU: each SQS queue's attributes are read back
-    every 5 s until alike six times running (25 s, the dead-letter queue's before the job
-    queue's), the bucket's lifecycle rules likewise for 55 s. The serverless deploys run
-    meanwhile."""
-    if not any(item.name == TERRAFORM_TEST for item in request.session.items):
-        yield None
-        return
-    directory = tmp_path_factory.mktemp("terraform")
-    work = directory / PROJECT
-    shutil.copytree(project, work)
-    documented = readme_paths(work)["terraform"]
-    with moto_emulator(directory) as started:
-        env = user_env(started, directory)
-        command = ["bash", "-c", documented.script()]
-        with service(command, directory / "deploy.log", env=env, cwd=work) as bash:
-            yield Deploying(started, work, documented, bash)
 
 
 @dataclass(frozen=True)
@@ -494,7 +476,8 @@ def test_serverless_deploy_of_the_repository_serves_a_message(
 def test_terraform_apply_of_a_generated_project_serves_a_message(
     terraform_deploying: Deploying | None, tmp_path: Path
 ) -> None:
-    """Last in the module: its commands have been running since the module started."""
+    """Run last of tests/deploy: its commands have been running since that directory's first
+    test (conftest.py's `terraform_deploying`)."""
     assert terraform_deploying is not None
     emulator, work = terraform_deploying.emulator, terraform_deploying.project
     documented = terraform_deploying.documented
