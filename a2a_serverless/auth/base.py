@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from ..dataclassmethods import DataclassMethods
 from ..exceptions import A2AServerlessError, UnavailableError
 from ..models import (
     APIKeySecurityScheme,
@@ -43,8 +44,9 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # --- who called ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Identity:
+# eq, hash and repr from DataclassMethods: not compiled at import (dataclassmethods.py).
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Identity(DataclassMethods):
     """The authenticated caller.
 
     - `subject`: who it is within its scheme (a JWT's `sub`, an API key's configured name...);
@@ -107,8 +109,8 @@ def owner_key(prefix: str, subject: str) -> str:
 # --- what they sent -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class RequestView:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class RequestView(DataclassMethods):
     """What authenticators may look at: headers (lowercase names), query parameters, cookies,
     and the ASGI scope (for identities an upstream platform verified, e.g. `scope["aws.event"]`
     under Mangum). Build one with `from_asgi_scope`. None of it shows in the repr.
