@@ -335,7 +335,10 @@ def check_list(params: ListTasksParams) -> None:
 
 
 # Compiled on first use, by re's own cache: most processes never read a time filter.
-_RFC3339 = r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})"
+_RFC3339 = (
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt]"  # the date, "T"
+    r"[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})"  # the time, its offset
+)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MILLISECOND = timedelta(milliseconds=1)
 

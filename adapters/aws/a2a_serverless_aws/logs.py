@@ -8,7 +8,8 @@ task and JSON-RPC request being handled (`task_id`, `rpc_id`). Those are read fr
 invocation: the records of an SQS batch run concurrently, each with its own task.
 
 The level follows powertools: Lambda's `AWS_LAMBDA_LOG_LEVEL` (Advanced Logging Controls), else
-`POWERTOOLS_LOG_LEVEL`, else INFO. The service name is `POWERTOOLS_SERVICE_NAME`, else the one the handler passes.
+`POWERTOOLS_LOG_LEVEL`, else INFO. The service name is `POWERTOOLS_SERVICE_NAME`, else the one
+the handler passes.
 
 `with_lambda_context` puts the Lambda context's keys on the Logger for each invocation, as
 powertools' `inject_lambda_context` does, but by updating the two keys that change
