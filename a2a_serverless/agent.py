@@ -47,6 +47,9 @@ from .turn import progress as progress
 
 @dataclass
 class Agent:
+    """An agent: its card's name, description and skills, and what runs its turns (`executor`)
+    or answers at once (`direct`). `@agent` makes one from a function."""
+
     name: str
     description: str
     # Runs the turns of tasks; None for an agent that only answers directly (`direct`).
