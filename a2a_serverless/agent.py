@@ -27,7 +27,7 @@ from typing import Any, TypedDict, Unpack, overload
 
 from .executor import AgentExecutor
 from .function_agent import function_executor
-from .models import AgentExtension, AgentProvider, AgentSkill
+from .models import AgentExtension, AgentProvider, AgentSkill, SecurityRequirement
 
 # The vocabulary of a turn lives in turn.py; these names stay importable from here.
 from .turn import AuthRequired as AuthRequired
@@ -47,6 +47,9 @@ from .turn import progress as progress
 
 @dataclass
 class Agent:
+    """An agent: its card's name, description and skills, and what runs its turns (`executor`)
+    or answers at once (`direct`). `@agent` makes one from a function."""
+
     name: str
     description: str
     # Runs the turns of tasks; None for an agent that only answers directly (`direct`).
@@ -164,9 +167,9 @@ def skill(
         examples=list(examples) or None,
         input_modes=list(input_modes) if input_modes is not None else None,
         output_modes=list(output_modes) if output_modes is not None else None,
-        security=None
+        security_requirements=None
         if security is None
-        else [{name: list(scopes) for name, scopes in alt.items()} for alt in security],
+        else [SecurityRequirement.of(alt) for alt in security],
     )
 
 

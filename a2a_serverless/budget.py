@@ -25,7 +25,6 @@ live streams) responses are as large as they come.
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -38,8 +37,9 @@ GZIP_FROM = 64 * 1024
 # Room kept at the end of a stream for the error event that ends it.
 _ERROR_ROOM = 4 * 1024
 _GZIP_HEADERS: Headers = [(b"content-encoding", b"gzip"), (b"vary", b"Accept-Encoding")]
-# gzip (RFC 1952) container, default compression level: 8 MB of JSON in ~0.1 s.
-_GZIP_WBITS = 16 + zlib.MAX_WBITS
+# gzip (RFC 1952) container (16 + zlib.MAX_WBITS), default compression level: 8 MB of JSON in
+# ~0.1 s. zlib is imported where a body is compressed: most responses never are.
+_GZIP_WBITS = 16 + 15
 
 
 class ResponseTooLargeError(UnsupportedOperationError):
@@ -123,6 +123,8 @@ def _fit_whole(response: Response, budget: ResponseBudget, gzip: bool) -> Respon
         if cost <= budget.limit:
             return response
     if gzip:
+        import zlib
+
         compressed = zlib.compress(body, wbits=_GZIP_WBITS)
         headers = [*response.headers, *_GZIP_HEADERS]
         cost = budget.overhead(response.status, headers) + budget.binary_size(len(compressed))
@@ -206,6 +208,8 @@ class _StreamBody:
                 self.cost += cost
                 return True
             self._start_compressing()
+        import zlib
+
         trial = self.compressor.copy()
         piece = trial.compress(frame) + trial.flush(zlib.Z_SYNC_FLUSH)
         # The gzip trailer (a final empty block, CRC and length) is at most a dozen bytes.
@@ -219,6 +223,8 @@ class _StreamBody:
         return True
 
     def _start_compressing(self) -> None:
+        import zlib
+
         self.compressor = zlib.compressobj(wbits=_GZIP_WBITS)
         so_far = b"".join(self.chunks)
         first = self.compressor.compress(so_far) + self.compressor.flush(zlib.Z_SYNC_FLUSH)

@@ -22,6 +22,8 @@ from typing import Any
 
 import msgspec.inspect
 
+from .dataclassmethods import DataclassMethods
+
 # The settings' error, kept importable from here (its home is the exception tree's module).
 from .exceptions import ConfigurationError as ConfigurationError
 
@@ -159,8 +161,12 @@ def _flag(name: str, raw: str) -> bool:
     raise ConfigurationError(f"{name}={raw!r} is not a boolean (true or false)")
 
 
-@dataclass(frozen=True)
-class Settings:
+# eq, hash and repr from DataclassMethods: not compiled at import (dataclassmethods.py).
+@dataclass(frozen=True, eq=False, repr=False)
+class Settings(DataclassMethods):
+    """The kit's settings: each field's `A2A_*` variable (`from_env`), its default and its
+    checks (docs/configuration.md lists them all)."""
+
     # Where tasks live: "sqlite:///path.db" (default), "memory://", or an adapter's URL.
     store_url: str = "sqlite:///a2a-tasks.db"
     # The public URL clients use (the card's `url`). Unset: API Gateway's own domain name where

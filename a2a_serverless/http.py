@@ -14,13 +14,16 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from .codec import ENCODER
 from .exceptions import LimitError
-from .publicurl import IPNetwork, from_trusted_proxy, request_base_url
+from .publicurl import from_trusted_proxy, request_base_url
+
+if TYPE_CHECKING:
+    from .publicurl import IPNetwork
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

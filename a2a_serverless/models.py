@@ -29,8 +29,7 @@ What every model does (the codec is `codec.py`):
   `model_validate_json`, `model_dump`, `model_dump_json`, `model_copy`), which a2a-sdk 0.3's
   models have too, so code moving between the two reads the same; `dump()` / `dump_json()`
   are the older names of the two serialisers, kept so existing code runs;
-- `SecurityScheme` is a union tagged by its `type`, which the input must carry; `validate(tp,
-  obj)` checks a value against a union or any other type;
+- `validate(tp, obj)` checks a value against a type: a model, a union of models, a list;
 - `model_copy(update=...)` refuses a field name the model does not have.
 
 The service's requests, their results and the push config are A2A 1.0's (`SendMessageRequest`,
@@ -42,6 +41,11 @@ are no wire form but the records' storage encoding (the stores index and filter 
 codec maps its own names onto them (1.0: `TASK_STATE_WORKING`; 0.3 HTTP+JSON: its proto names;
 0.3 JSON-RPC: these same strings).
 
+The agent card is 1.0's (`AgentCard` with `supported_interfaces`,
+`capabilities.extended_agent_card`, `security_requirements`; `SecurityScheme` is 1.0's oneof
+of the scheme objects: `SecurityScheme.of(APIKeySecurityScheme(...))`). 0.3's card is the 0.3
+codec's (`v03/card.py`); `card.py` serves both in one document.
+
 Every Struct is `gc=False`: protocol objects come from JSON and hold no reference cycles, so the
 garbage collector need not track them (a large heap of stored tasks made full collections stall
 every connection under load).
@@ -51,17 +55,17 @@ from __future__ import annotations
 
 import base64
 import binascii
+import builtins
 import warnings
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
-from typing import Annotated, Any, ClassVar, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 import msgspec
 from msgspec import Meta
 
 from . import codec
 from .codec import ValidationError as ValidationError
-
-PROTOCOL_VERSION = "0.3.0"
 
 NonNegative = Annotated[int, Meta(ge=0)]
 # Integers a Store can hold (SQLite INTEGER, DynamoDB and Firestore numbers): signed 64 bits.
@@ -430,9 +434,15 @@ class GetExtendedAgentCardRequest(A2AModel):
 
 
 # --- agent card --------------------------------------------------------------------------------
+# A2A 1.0's AgentCard (a2a.proto), whose `model_dump()` is 1.0's card but for one rule of the
+# oneofs (`card.py` writes a scheme's flows as 1.0's oneof). 0.3's card (`url`,
+# `preferredTransport`, `type`-tagged schemes, `security`, ...) is the 0.3 codec's
+# (`v03/card.py`), made from this one.
 
 
 class TransportProtocol(StrEnum):
+    """The bindings an `AgentInterface.protocol_binding` names (1.0 takes any string)."""
+
     JSONRPC = "JSONRPC"
     GRPC = "GRPC"
     HTTP_JSON = "HTTP+JSON"
@@ -453,8 +463,28 @@ class AgentExtension(A2AModel):
 class AgentCapabilities(A2AModel):
     streaming: bool | None = None
     push_notifications: bool | None = None
-    state_transition_history: bool | None = None
     extensions: list[AgentExtension] | None = None
+    extended_agent_card: bool | None = None
+
+
+class StringList(A2AModel):
+    # 1.0 names its one member `list`: the builtin is spelt out beside it.
+    list: builtins.list[str]
+
+
+class SecurityRequirement(A2AModel):
+    """One alternative: every scheme named, each with the scopes it must grant.
+    `SecurityRequirement.of({"bearer": ["reports:write"]})` makes one from the plain form."""
+
+    schemes: dict[str, StringList]
+
+    @classmethod
+    def of(cls, scopes: Mapping[str, Iterable[str]]) -> SecurityRequirement:
+        return cls(schemes={name: StringList(list=list(s)) for name, s in scopes.items()})
+
+    def scopes(self) -> dict[str, list[str]]:
+        """The plain form: scheme name -> the scopes it must grant."""
+        return {name: list(scopes.list) for name, scopes in self.schemes.items()}
 
 
 class AgentSkill(A2AModel):
@@ -465,12 +495,36 @@ class AgentSkill(A2AModel):
     examples: list[str] | None = None
     input_modes: list[str] | None = None
     output_modes: list[str] | None = None
+    security_requirements: list[SecurityRequirement] | None = None
+    # Deprecated, removed in the next release: 0.3's form of the requirements (alternatives of
+    # scheme -> scopes), taken into `security_requirements` when the skill is made (so it is
+    # never kept, compared or written). `skill(..., security=...)` takes the plain form.
     security: list[dict[str, list[str]]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.security is not None:
+            warnings.warn(
+                "AgentSkill(security=...) is deprecated: use security_requirements="
+                "[SecurityRequirement.of({...})], or skill(..., security=...)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            if self.security_requirements is None:
+                self.security_requirements = [SecurityRequirement.of(r) for r in self.security]
+            self.security = None
+
+    def requirements(self) -> list[dict[str, list[str]]] | None:
+        """`security_requirements` in the plain form (None: the card's own apply)."""
+        if self.security_requirements is None:
+            return None
+        return [r.scopes() for r in self.security_requirements]
 
 
 class AgentInterface(A2AModel):
-    transport: str
     url: str
+    protocol_binding: str
+    protocol_version: str
+    tenant: str | None = None
 
 
 class AgentCardSignature(A2AModel):
@@ -479,16 +533,13 @@ class AgentCardSignature(A2AModel):
     header: dict[str, Any] | None = None
 
 
-class APIKeySecurityScheme(A2AModel, tag_field="type", tag="apiKey"):
-    type: ClassVar[str] = "apiKey"
+class APIKeySecurityScheme(A2AModel):
     name: str
-    # `in` is a Python keyword, so the attribute is `in_`.
-    in_: Literal["query", "header", "cookie"] = msgspec.field(name="in")
+    location: Literal["query", "header", "cookie"]
     description: str | None = None
 
 
-class HTTPAuthSecurityScheme(A2AModel, tag_field="type", tag="http"):
-    type: ClassVar[str] = "http"
+class HTTPAuthSecurityScheme(A2AModel):
     scheme: str
     bearer_format: str | None = None
     description: str | None = None
@@ -499,6 +550,7 @@ class AuthorizationCodeOAuthFlow(A2AModel):
     token_url: str
     scopes: dict[str, str]
     refresh_url: str | None = None
+    pkce_required: bool | None = None
 
 
 class ClientCredentialsOAuthFlow(A2AModel):
@@ -507,6 +559,8 @@ class ClientCredentialsOAuthFlow(A2AModel):
     refresh_url: str | None = None
 
 
+# 1.0 deprecates these two flows and makes their members optional; they stay required here, as
+# 0.3 has them, so that every flow an agent declares is one 0.3's card can carry.
 class ImplicitOAuthFlow(A2AModel):
     authorization_url: str
     scopes: dict[str, str]
@@ -519,32 +573,41 @@ class PasswordOAuthFlow(A2AModel):
     refresh_url: str | None = None
 
 
+class DeviceCodeOAuthFlow(A2AModel):
+    device_authorization_url: str
+    token_url: str
+    scopes: dict[str, str]
+    refresh_url: str | None = None
+
+
 class OAuthFlows(A2AModel):
+    """1.0's flows are a oneof; these keep every flow the agent declares (0.3's card lists them
+    all), and 1.0's form carries the first (`card.py`)."""
+
     authorization_code: AuthorizationCodeOAuthFlow | None = None
     client_credentials: ClientCredentialsOAuthFlow | None = None
     implicit: ImplicitOAuthFlow | None = None
     password: PasswordOAuthFlow | None = None
+    device_code: DeviceCodeOAuthFlow | None = None
 
 
-class OAuth2SecurityScheme(A2AModel, tag_field="type", tag="oauth2"):
-    type: ClassVar[str] = "oauth2"
+class OAuth2SecurityScheme(A2AModel):
     flows: OAuthFlows
     oauth2_metadata_url: str | None = None
     description: str | None = None
 
 
-class OpenIdConnectSecurityScheme(A2AModel, tag_field="type", tag="openIdConnect"):
-    type: ClassVar[str] = "openIdConnect"
+class OpenIdConnectSecurityScheme(A2AModel):
     open_id_connect_url: str
     description: str | None = None
 
 
-class MutualTLSSecurityScheme(A2AModel, tag_field="type", tag="mutualTLS"):
-    type: ClassVar[str] = "mutualTLS"
+class MutualTLSSecurityScheme(A2AModel):
     description: str | None = None
 
 
-SecurityScheme = (
+# One scheme's own object, as an authenticator declares it.
+SchemeModel = (
     APIKeySecurityScheme
     | HTTPAuthSecurityScheme
     | OAuth2SecurityScheme
@@ -553,31 +616,58 @@ SecurityScheme = (
 )
 
 
-def _protocol_version() -> str:
-    return PROTOCOL_VERSION
+class SecurityScheme(A2AModel):
+    """1.0's oneof: exactly one member set. `SecurityScheme.of(scheme)` wraps a scheme object."""
+
+    api_key_security_scheme: APIKeySecurityScheme | None = None
+    http_auth_security_scheme: HTTPAuthSecurityScheme | None = None
+    oauth2_security_scheme: OAuth2SecurityScheme | None = None
+    open_id_connect_security_scheme: OpenIdConnectSecurityScheme | None = None
+    mtls_security_scheme: MutualTLSSecurityScheme | None = None
+
+    def __post_init__(self) -> None:
+        if sum(value is not None for value in msgspec.structs.astuple(self)) != 1:
+            raise ValueError("a security scheme must have exactly one member")
+
+    @classmethod
+    def of(cls, scheme: SchemeModel) -> SecurityScheme:
+        if isinstance(scheme, APIKeySecurityScheme):
+            return cls(api_key_security_scheme=scheme)
+        if isinstance(scheme, HTTPAuthSecurityScheme):
+            return cls(http_auth_security_scheme=scheme)
+        if isinstance(scheme, OAuth2SecurityScheme):
+            return cls(oauth2_security_scheme=scheme)
+        if isinstance(scheme, OpenIdConnectSecurityScheme):
+            return cls(open_id_connect_security_scheme=scheme)
+        if isinstance(scheme, MutualTLSSecurityScheme):
+            return cls(mtls_security_scheme=scheme)
+        raise TypeError(f"not a security scheme: {type(scheme).__name__}")
+
+    @property
+    def scheme(self) -> SchemeModel:
+        """The one scheme object it holds."""
+        for value in msgspec.structs.astuple(self):
+            if value is not None:
+                return value  # type: ignore[no-any-return]
+        raise AssertionError("unreachable: checked when made")
 
 
 class AgentCard(A2AModel, kw_only=True):
     name: str
     description: str
-    url: str
+    # In order of preference, each version's interfaces (1.0 may list 0.3's).
+    supported_interfaces: list[AgentInterface]
+    provider: AgentProvider | None = None
     version: str
-    # Required by the schema, so always written: a factory's default is never left out of the
-    # JSON (a plain default would be, by omit_defaults).
-    protocol_version: str = msgspec.field(default_factory=_protocol_version)
+    documentation_url: str | None = None
     capabilities: AgentCapabilities
+    security_schemes: dict[str, SecurityScheme] | None = None
+    security_requirements: list[SecurityRequirement] | None = None
     default_input_modes: list[str]
     default_output_modes: list[str]
     skills: list[AgentSkill]
-    preferred_transport: str | None = None
-    additional_interfaces: list[AgentInterface] | None = None
-    provider: AgentProvider | None = None
-    documentation_url: str | None = None
-    icon_url: str | None = None
-    security_schemes: dict[str, SecurityScheme] | None = None
-    security: list[dict[str, list[str]]] | None = None
-    supports_authenticated_extended_card: bool | None = None
     signatures: list[AgentCardSignature] | None = None
+    icon_url: str | None = None
 
 
 # --- JSON-RPC envelopes ------------------------------------------------------------------------

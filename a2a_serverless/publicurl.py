@@ -21,12 +21,16 @@ about HTTP and the platforms, and knows nothing of A2A. An agent served under a 
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    # ipaddress (~1 ms of import) loads only where trusted proxies are configured.
+    import ipaddress
+
+    IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 _WILDCARD_HOSTS = {"0.0.0.0", "[::]", "::"}
-IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 # Where an agent is served under the configured public URL (a FastAPI mount's prefix, given to
 # its Runtime: mountprefix.py), or what finds it on first use (a worker's app named by
 # reference).
@@ -90,6 +94,8 @@ def trusted_networks(value: str | None) -> tuple[IPNetwork, ...]:
     networks: list[IPNetwork] = []
     for item in (value or "").split(","):
         if item.strip():
+            import ipaddress
+
             try:
                 networks.append(ipaddress.ip_network(item.strip(), strict=False))
             except ValueError:
@@ -101,6 +107,8 @@ def from_trusted_proxy(client: Any, networks: tuple[IPNetwork, ...]) -> bool:
     """Whether the peer of a request (the ASGI scope's `client`) is one of `networks`."""
     if not networks or not client:
         return False
+    import ipaddress
+
     try:
         address = ipaddress.ip_address(client[0])
     except (ValueError, TypeError, IndexError):

@@ -57,7 +57,7 @@ class SkillGate:
         return skill_id
 
     def _authorize(self, identity: Identity | None, skill: AgentSkill) -> None:
-        if self.security is None or not skill.security:
+        if self.security is None or not skill.security_requirements:
             return
         try:
             self.security.authorize_skill(identity or ANONYMOUS, skill)

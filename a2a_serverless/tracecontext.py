@@ -14,12 +14,14 @@ import msgspec
 TRACEPARENT = "traceparent"
 TRACESTATE = "tracestate"
 
+# The patterns are compiled on first use, by re's own cache: a request without trace headers
+# never needs them.
 # version "-" trace-id "-" parent-id "-" trace-flags, lower-case hex only (W3C §3.2.2).
-_TRACEPARENT = re.compile(r"([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})")
+_TRACEPARENT = r"([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})"
 _ZERO_TRACE = "0" * 32
 _ZERO_SPAN = "0" * 16
 # tracestate list members (W3C §3.3.1): a simple or a multi-tenant key, then a value.
-_TRACESTATE_MEMBER = re.compile(
+_TRACESTATE_MEMBER = (
     r"(?:[a-z][_0-9a-z\-*/]{0,255}|[a-z0-9][_0-9a-z\-*/]{0,240}@[a-z][_0-9a-z\-*/]{0,13})"
     r"=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]"
 )
@@ -81,7 +83,7 @@ def parse_traceparent(value: str | None, tracestate: str | None = None) -> Trace
     if not value:
         return None
     value = value.strip(" \t")
-    match = _TRACEPARENT.match(value)
+    match = re.match(_TRACEPARENT, value)
     if match is None:
         return None
     version, trace_id, span_id, flags = match.groups()
@@ -109,7 +111,7 @@ def parse_tracestate(value: str | None) -> str | None:
         member = raw.strip(" \t")
         if not member:
             continue  # empty list members are allowed, and dropped
-        if _TRACESTATE_MEMBER.fullmatch(member) is None:
+        if re.fullmatch(_TRACESTATE_MEMBER, member) is None:
             return None
         key = member.partition("=")[0]
         if key in keys:

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 import msgspec
 
+from .dataclassmethods import DataclassMethods
 from .durable.outcomes import CallResult, DurableUnavailable
 from .ids import random_uuid
 from .models import Message, Part, Task
@@ -114,8 +115,9 @@ class _MessageContent:
         return [p for p in self.message.parts if p.raw is not None or p.url is not None]
 
 
-@dataclass(frozen=True)
-class DirectContext(_MessageContent):
+# eq, hash and repr from DataclassMethods: not compiled at import (dataclassmethods.py).
+@dataclass(frozen=True, eq=False, repr=False)
+class DirectContext(DataclassMethods, _MessageContent):
     """A message a direct hook may answer at once: no task exists (nor will, if it answers)."""
 
     message: Message
@@ -143,8 +145,8 @@ class RemoteAgent(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Context(_MessageContent):
+@dataclass(frozen=True, eq=False, repr=False)
+class Context(DataclassMethods, _MessageContent):
     """Everything about the turn the agent is asked to work on."""
 
     task_id: str

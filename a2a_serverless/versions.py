@@ -10,7 +10,6 @@ means 0.3: v0.3 clients never send it. Anything else is refused with VersionNotS
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import parse_qsl
 
 from .errors import VersionNotSupportedError
 
@@ -29,6 +28,9 @@ def requested_version(header: str | None, query_string: str = "") -> str:
     """The version a request asks for: "0.3" or "1.0"; raises VersionNotSupportedError."""
     value = header
     if value is None and QUERY_PARAMETER in query_string:
+        # Here: urllib.parse (and the ipaddress it imports, ~2 ms) only for a query to read.
+        from urllib.parse import parse_qsl
+
         for name, item in parse_qsl(query_string, keep_blank_values=True):
             if name == QUERY_PARAMETER:
                 value = item

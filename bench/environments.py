@@ -322,5 +322,9 @@ def child_env(bundle: Bundle, extra: dict[str, str] | None = None) -> dict[str, 
         env.update(_LAMBDA_ENV)
         env["LAMBDA_TASK_ROOT"] = str(bundle.path)
     env["A2A_STORE_URL"] = "memory://"
+    # Like the peers, which offer none: push notifications off, said rather than left to a
+    # missing signing key (which init warns about, and that first log line builds the powertools
+    # Logger, ~15 ms of a cold start a deployment without push need not pay).
+    env["A2A_PUSH_NOTIFICATIONS"] = "false"
     env.update(extra or {})
     return env

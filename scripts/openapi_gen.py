@@ -25,9 +25,9 @@ import msgspec
 
 from a2a_serverless.config import Settings
 from a2a_serverless.limits import MAX_INT64
-from a2a_serverless.models import PROTOCOL_VERSION
 from a2a_serverless.rest.openapi import DEPLOYMENT_LIMITS, placeholder
 from a2a_serverless.routepaths import V10_PATHS
+from a2a_serverless.v03.card import PROTOCOL_VERSION
 from a2a_serverless.v03.models import PUSH_CONFIG_COLLECTION, ROLES, STATES
 from a2a_serverless.v10.methods import METHODS as V10_METHODS
 from a2a_serverless.v10.models import ROLES as V10_ROLES

@@ -120,8 +120,8 @@ class ApiKeyAuthenticator:
         return f"ApiKeyAuthenticator({self.name!r}, {self.location}={self.param_name!r}, {count})"
 
     def security_scheme(self) -> APIKeySecurityScheme:
-        return APIKeySecurityScheme.model_validate(
-            {"name": self.param_name, "in": self.location, "description": self.description}
+        return APIKeySecurityScheme(
+            name=self.param_name, location=self.location, description=self.description
         )
 
     def challenge(self, error: AuthError | None = None) -> str:

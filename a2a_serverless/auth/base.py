@@ -14,28 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from http import HTTPStatus
 from types import MappingProxyType
 from typing import Any, ClassVar, Protocol, runtime_checkable
-from urllib.parse import parse_qsl
 
+from ..dataclassmethods import DataclassMethods
 from ..exceptions import A2AServerlessError, UnavailableError
-from ..models import (
-    APIKeySecurityScheme,
-    HTTPAuthSecurityScheme,
-    MutualTLSSecurityScheme,
-    OAuth2SecurityScheme,
-    OpenIdConnectSecurityScheme,
-)
 
 # What an Authenticator declares in the card's `securitySchemes`.
-SchemeModel = (
-    APIKeySecurityScheme
-    | HTTPAuthSecurityScheme
-    | OAuth2SecurityScheme
-    | OpenIdConnectSecurityScheme
-    | MutualTLSSecurityScheme
-)
+from ..models import SchemeModel as SchemeModel
 
 ANONYMOUS_SCHEME = "anonymous"
 JSONRPC_AUTH_ERROR = -32000
@@ -45,8 +31,9 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # --- who called ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Identity:
+# eq, hash and repr from DataclassMethods: not compiled at import (dataclassmethods.py).
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Identity(DataclassMethods):
     """The authenticated caller.
 
     - `subject`: who it is within its scheme (a JWT's `sub`, an API key's configured name...);
@@ -109,8 +96,8 @@ def owner_key(prefix: str, subject: str) -> str:
 # --- what they sent -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class RequestView:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class RequestView(DataclassMethods):
     """What authenticators may look at: headers (lowercase names), query parameters, cookies,
     and the ASGI scope (for identities an upstream platform verified, e.g. `scope["aws.event"]`
     under Mangum). Build one with `from_asgi_scope`. None of it shows in the repr.
@@ -163,6 +150,11 @@ class RequestView:
 def parse_query(query_string: str) -> dict[str, str]:
     """Query parameters, percent-decoded; a repeated parameter keeps its first value."""
     params: dict[str, str] = {}
+    if not query_string:
+        return params
+    # Here: urllib.parse (and the ipaddress it imports, ~2 ms) only for a query to read.
+    from urllib.parse import parse_qsl
+
     for key, value in parse_qsl(query_string, keep_blank_values=True):
         params.setdefault(key, value)
     return params
@@ -203,6 +195,8 @@ class AuthError(A2AServerlessError):
     def to_json(self) -> dict[str, Any]:
         """The HTTP+JSON (REST) body, shaped like the REST transport's other errors: the
         code is JSONRPC_AUTH_ERROR as over JSON-RPC, `data` says which failure it was."""
+        from http import HTTPStatus  # here: only a refusal over HTTP+JSON needs its phrase
+
         return {
             "error": {
                 "code": JSONRPC_AUTH_ERROR,

@@ -108,11 +108,12 @@ class Security:
                     raise ValueError(f"{where} name the unknown security scheme {name!r}")
 
     def check_skills(self, skills: Iterable[AgentSkill]) -> None:
-        """Refuse (ValueError, at start-up) skills whose `security` names an unknown scheme."""
+        """Refuse (ValueError, at start-up) skills whose security requirements name an unknown
+        scheme."""
         if not self.enabled:
             return
         for skill in skills:
-            self._check_names(skill.security or [], f"skill {skill.id!r}'s security")
+            self._check_names(skill.requirements() or [], f"skill {skill.id!r}'s security")
 
     # --- the card -------------------------------------------------------------------------------
 
@@ -232,8 +233,8 @@ class Security:
         )
 
     def authorize_skill(self, identity: Identity, skill: AgentSkill) -> None:
-        """Raise Forbidden unless `identity` meets the skill's `security` requirements."""
-        self.authorize(identity, skill.security, f"skill {skill.id!r}")
+        """Raise Forbidden unless `identity` meets the skill's security requirements."""
+        self.authorize(identity, skill.requirements(), f"skill {skill.id!r}")
 
     def allowed_skills(self, identity: Identity, skills: Iterable[AgentSkill]) -> list[AgentSkill]:
         """The skills `identity` may use (e.g. to list in the authenticated extended card)."""

@@ -2,11 +2,11 @@
 
 `card_problems(card)` returns `CardProblem`s, each naming its version ("0.3", "1.0" or "both"),
 the field and what is wrong. A2A 0.3's card is checked against the kit's own 0.3 model
-(`models.AgentCard`, as our server and the official 0.3 SDK read it); 1.0's against a2a.proto's
-required fields (`supportedInterfaces`, each with `url`, `protocolBinding`, `protocolVersion`;
-`capabilities`; the default modes; skills with `id`, `name`, `description`, `tags`). A card
-that only one version's clients can read is worth a warning, not an error: an agent may speak
-one version alone.
+(`v03/card.py`'s `AgentCard`, as our server writes it and the official 0.3 SDK reads it);
+1.0's against a2a.proto's required fields (`supportedInterfaces`, each with `url`,
+`protocolBinding`, `protocolVersion`; `capabilities`; the default modes; skills with `id`,
+`name`, `description`, `tags`). A card that only one version's clients can read is worth a
+warning, not an error: an agent may speak one version alone.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from .. import models as m
 from ..codec import ValidationError
+from ..v03 import card as v03_card
 from .discovery import interfaces
 
 V10_REQUIRED = (
@@ -58,7 +58,7 @@ def _v03(card: dict[str, Any]) -> list[CardProblem]:
     if not speaks_03:
         return [CardProblem("0.3", "url", "missing: A2A 0.3 clients cannot use this card")]
     try:
-        m.AgentCard.model_validate(card)
+        v03_card.AgentCard.model_validate(card)
     except ValidationError as exc:
         return [
             CardProblem("0.3", ".".join(str(p) for p in item["loc"]) or "card", item["msg"])

@@ -20,6 +20,8 @@ built the way `v10/` is, and could be deleted on its own:
   those Structs to the internal model, and the internal model to ProtoJSON (the server and
   the client both use it).
 - `webhook.py`: 0.3's push notification form (the Task), found by `versions.webhook_form`.
+- `card.py`: 0.3's agent card (its models, and the internal card, 1.0's, written in them), whose
+  members `a2a_serverless/card.py` serves beside 1.0's.
 
 It imports nothing of `v10/` (nor `v10/` of it: tests/unit/test_import_graph.py).
 """

@@ -68,8 +68,8 @@ Where a2a.proto (spec/a2a.proto) and the SDK's `a2a_pb2` disagree, the SDK wins,
   into the proto field, so on the wire it is base64 of base64. We do the same both ways, so an
   SDK client round-trips `file.bytes` unchanged.
 - `AgentCapabilities.stateTransitionHistory` is not in the SDK's proto either; the card is never
-  sent as proto JSON (GET /v1/card answers with our JSON card, which is what the 0.3.26 client
-  reads there, with pydantic), so nothing is lost.
+  sent as proto JSON (GET /v1/card answers with 0.3's JSON card, `card.py`'s, which is what
+  the 0.3.26 client reads there, with pydantic), so nothing is lost.
 
 Other notes:
 

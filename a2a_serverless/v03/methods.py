@@ -43,6 +43,7 @@ from ..models import (
 )
 from ..transport import Call, Handler, Method, raw_message_parts
 from ..versions import V03 as VERSION
+from . import card
 from . import jsonrpc_params as rpc
 from .errors import in_v03_terms
 
@@ -103,7 +104,7 @@ async def _push_delete(p: DeleteTaskPushNotificationConfigRequest, c: Call) -> A
 async def _extended_card(_: None, c: Call) -> Any:
     if c.extended_card is None:
         raise AuthenticatedExtendedCardNotConfiguredError()
-    return c.extended_card()
+    return card.card(c.extended_card())
 
 
 def _non_blocking(params: SendMessageRequest) -> SendMessageRequest:

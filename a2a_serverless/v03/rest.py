@@ -454,7 +454,7 @@ ROUTES: dict[str, dict[str, Operation]] = {
         "DELETE": Operation("tasks/pushNotificationConfig/delete", _push_delete_params, _empty),
     },
     # As agent/getAuthenticatedExtendedCard over JSON-RPC (-32007, 404, when there is none). It
-    # goes out in our JSON card form (`AgentCard.model_dump()`), which is what the 0.3.26 SDK's REST
+    # goes out as 0.3's JSON card (`card.py`, as over JSON-RPC), which is what the 0.3.26 SDK's REST
     # client reads here (pydantic, not proto JSON); for this caller only: never kept by a
     # shared cache.
     "card": {

@@ -11,6 +11,7 @@ import pytest
 from a2a_serverless.auth import ApiKey, ApiKeyAuthenticator, InvalidCredentials, RequestView
 from a2a_serverless.auth import apikey as apikey_module
 from a2a_serverless.models import APIKeySecurityScheme
+from a2a_serverless.v03 import card as v03_card
 
 ALICE = "alice-key-0123456789abcdef"
 BOT = "bot-key-fedcba9876543210xyz"
@@ -125,6 +126,11 @@ def test_card_scheme_and_challenge() -> None:
     scheme = auth.security_scheme()
     assert isinstance(scheme, APIKeySecurityScheme)
     assert scheme.model_dump() == {
+        "name": "k",
+        "location": "cookie",
+        "description": "Ask us for a key",
+    }
+    assert v03_card.scheme_of(scheme).model_dump() == {
         "type": "apiKey",
         "name": "k",
         "in": "cookie",

@@ -16,6 +16,7 @@ from a2a_serverless.auth import (
     RequestView,
 )
 from a2a_serverless.models import HTTPAuthSecurityScheme
+from a2a_serverless.v03 import card as v03_card
 
 from .support import (
     AUDIENCE,
@@ -313,7 +314,12 @@ def test_card_scheme_and_challenges(keys: Keys) -> None:
     auth = static(keys)
     scheme = auth.security_scheme()
     assert isinstance(scheme, HTTPAuthSecurityScheme)
-    assert scheme.model_dump() == {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
+    assert scheme.model_dump() == {"scheme": "bearer", "bearerFormat": "JWT"}
+    assert v03_card.scheme_of(scheme).model_dump() == {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "JWT",
+    }
     assert auth.challenge() == 'Bearer realm="a2a"'
     error = InvalidCredentials('the token has "expired"\r\n')
     assert auth.challenge(error) == (

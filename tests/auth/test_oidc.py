@@ -13,6 +13,7 @@ from a2a_serverless.auth import (
     RequestView,
 )
 from a2a_serverless.models import OpenIdConnectSecurityScheme
+from a2a_serverless.v03 import card as v03_card
 
 from .support import AUDIENCE, IdentityProvider, Keys, bearer, claims_for, forge, mint
 
@@ -115,7 +116,11 @@ def test_card_scheme_and_configuration(idp: IdentityProvider) -> None:
     auth = oidc(idp)
     scheme = auth.security_scheme()
     assert isinstance(scheme, OpenIdConnectSecurityScheme)
-    assert scheme.model_dump() == {"type": "openIdConnect", "openIdConnectUrl": idp.discovery_url}
+    assert scheme.model_dump() == {"openIdConnectUrl": idp.discovery_url}
+    assert v03_card.scheme_of(scheme).model_dump() == {
+        "type": "openIdConnect",
+        "openIdConnectUrl": idp.discovery_url,
+    }
     assert auth.challenge() == 'Bearer realm="a2a"'
     with pytest.raises(ValueError, match="https"):
         OpenIdConnectAuthenticator("oidc", discovery_url="http://idp.example.com", audience="a")

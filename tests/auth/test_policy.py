@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from a2a_serverless.agent import Agent
 from a2a_serverless.auth import (
     ANONYMOUS,
     ApiKey,
@@ -22,7 +23,13 @@ from a2a_serverless.auth import (
     Security,
     Unauthenticated,
 )
-from a2a_serverless.models import AgentCapabilities, AgentCard, AgentSkill, MutualTLSSecurityScheme
+from a2a_serverless.card import build_card, card_document
+from a2a_serverless.models import (
+    AgentCard,
+    AgentSkill,
+    MutualTLSSecurityScheme,
+    SecurityRequirement,
+)
 
 from .support import AUDIENCE, ISSUER, IdentityProvider, Keys, mint
 
@@ -55,7 +62,10 @@ def request(*, key: str | None = None, token: str | None = None, **headers: str)
 
 
 def skill(skill_id: str, security: list[dict[str, list[str]]] | None = None) -> AgentSkill:
-    return AgentSkill(id=skill_id, name=skill_id, description="d", tags=[], security=security)
+    requirements = None if security is None else [SecurityRequirement.of(r) for r in security]
+    return AgentSkill(
+        id=skill_id, name=skill_id, description="d", tags=[], security_requirements=requirements
+    )
 
 
 # --- OR / AND --------------------------------------------------------------------------------
@@ -204,44 +214,57 @@ def test_configuration_is_checked(keys: Keys) -> None:
 # --- the card --------------------------------------------------------------------------------
 
 
-def card_with(security: Security, **fields: Any) -> AgentCard:
-    schemes, requirements = security.card_fields()
-    card = AgentCard(
-        name="n",
-        description="d",
+def card_with(security: Security, *, extended: bool = False) -> dict[str, Any]:
+    """The served card of an agent with `security` (and extended skills, or not)."""
+    extra = [skill("more")] if extended else []
+    plain = Agent("n", "d", None, direct=lambda message: None, extended_skills=extra)
+    card = build_card(
+        plain,
         url="https://agent.example.com/",
-        version="1",
-        capabilities=AgentCapabilities(),
-        default_input_modes=["text/plain"],
-        default_output_modes=["text/plain"],
-        skills=[],
-        security_schemes=schemes,
-        security=requirements,
-        **fields,
+        streaming=False,
+        push_notifications=False,
+        security=security,
     )
     # and it survives the wire: dump -> validate -> same
-    wire = card.model_dump()
-    assert AgentCard.model_validate(wire).model_dump() == wire
-    return card
+    assert AgentCard.model_validate(card.model_dump()) == card
+    return card_document(card)
 
 
 def test_card_fields(keys: Keys) -> None:
     security = Security(
         [api_keys(), jwt_bearer(keys)], [{"apiKey": []}, {"bearer": ["a2a:invoke"]}]
     )
-    wire = card_with(security, supports_authenticated_extended_card=True).model_dump()
+    wire = card_with(security, extended=True)
     assert wire["securitySchemes"] == {
-        "apiKey": {"type": "apiKey", "name": "X-API-Key", "in": "header"},
-        "bearer": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+        "apiKey": {
+            "type": "apiKey",
+            "name": "X-API-Key",
+            "in": "header",
+            "apiKeySecurityScheme": {"name": "X-API-Key", "location": "header"},
+        },
+        "bearer": {
+            "type": "http",
+            "scheme": "bearer",
+            "bearerFormat": "JWT",
+            "httpAuthSecurityScheme": {"scheme": "bearer", "bearerFormat": "JWT"},
+        },
     }
     assert wire["security"] == [{"apiKey": []}, {"bearer": ["a2a:invoke"]}]
+    assert wire["securityRequirements"] == [
+        {"schemes": {"apiKey": {"list": []}}},
+        {"schemes": {"bearer": {"list": ["a2a:invoke"]}}},
+    ]
     assert wire["supportsAuthenticatedExtendedCard"] is True
+    assert wire["capabilities"]["extendedAgentCard"] is True
 
 
 def test_card_fields_anonymous() -> None:
     assert Security.anonymous().card_fields() == (None, None)
-    wire = card_with(Security.anonymous()).model_dump()
-    assert "securitySchemes" not in wire and "security" not in wire
+    wire = card_with(Security.anonymous(), extended=True)
+    for member in ("securitySchemes", "security", "securityRequirements"):
+        assert member not in wire
+    assert "supportsAuthenticatedExtendedCard" not in wire
+    assert wire["capabilities"]["extendedAgentCard"] is False
 
 
 def test_card_protection_flag(keys: Keys) -> None:

@@ -180,7 +180,7 @@ async def test_api_gateway_userinfo() -> None:
     request = RequestView.from_headers({"X-Apigateway-Api-Userinfo": b64({"sub": "s1"})})
     identity = await auth.authenticate(request)
     assert identity is not None and identity.subject == "s1"
-    assert auth.security_scheme().type == "openIdConnect"
+    assert isinstance(auth.security_scheme(), OpenIdConnectSecurityScheme)
 
 
 async def test_malformed_userinfo() -> None:

@@ -153,3 +153,54 @@ def test_a_handler_with_remote_agents_loads_what_a_callback_needs_at_init() -> N
     # modules, which the Runtime of an agent with remote agents loads to name them).
     unprimed = run(PROGRAM_WITH_REMOTES.replace("PRIME", "False"))["init"]
     assert [name for name in CALLBACK_NEEDS if loaded(unprimed, name)] == ["a2a_serverless.client"]
+
+
+PROGRAM_WITHOUT_PUSH = """
+import json, logging, sys
+from a2a_serverless import Settings, agent
+from a2a_serverless.queue.inprocess import InProcessQueue
+from a2a_serverless_aws import make_http_handler
+from a2a_serverless_aws.config import AwsSettings
+
+@agent(name="Echo", description="Says back what it is told.")
+async def echo(text: str) -> str:
+    return text
+
+handler = make_http_handler(
+    echo,
+    Settings(store_url="memory://", push_notifications=False),
+    AwsSettings(),
+    queue=InProcessQueue(),
+)
+sys.path.insert(0, "bench/function")
+from events import LambdaContext, http_api_event, send_body
+
+context = LambdaContext()
+answer = handler(http_api_event(send_body("hi", request_id=1)), context)
+served = sorted(sys.modules)
+# The first record a kit logger lets through builds the Logger, with the invocation's keys.
+logging.getLogger("a2a_serverless.x").warning("w")
+print(json.dumps({"served": served, "answer": answer, "request_id": context.aws_request_id}))
+"""
+
+
+def test_a_function_that_logs_nothing_never_loads_powertools_before_it_answers() -> None:
+    # Push off on purpose: init has nothing to warn about, the first request logs nothing.
+    result = subprocess.run(
+        [sys.executable, "-c", PROGRAM_WITHOUT_PUSH],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        cwd=REPO,
+        env={**os.environ, "AWS_REGION": "us-east-1", "POWERTOOLS_SERVICE_NAME": "echo"},
+    )
+    lines = result.stdout.strip().splitlines()
+    found = json.loads(lines[-1])
+    assert found["answer"]["statusCode"] == 200
+    assert loaded(found["served"], "aws_lambda_powertools") == []
+    (record,) = [json.loads(line) for line in lines[:-1] if '"level"' in line]
+    assert record["message"] == "w" and record["level"] == "WARNING"
+    # The keys the invocation set while the Logger was not built yet.
+    assert record["service"] == "echo" and record["cold_start"] is True
+    assert record["function_request_id"] == found["request_id"]

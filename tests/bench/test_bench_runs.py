@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_quick_cold_start_prints_the_table(tmp_path: Path) -> None:
     results = tmp_path / "bench.json"
-    command = [sys.executable, "-m", "bench", "--quick", "--only", "cold-start", "--runs", "2"]
+    command = [sys.executable, "-m", "bench", "--quick", "--only", "cold-start", "--runs", "1"]
     done = subprocess.run(
         [*command, "--json", str(results)],
         cwd=REPO,

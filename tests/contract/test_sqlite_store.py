@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import os
 import sqlite3
@@ -263,3 +264,19 @@ def test_importing_the_package_does_not_import_sqlite3() -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_the_kit_adapters_stores_are_the_ones_their_distributions_register() -> None:
+    # open_store finds them without reading every distribution's metadata: the same factories.
+    from importlib.metadata import entry_points
+
+    registered = {
+        entry.name: entry.value
+        for entry in entry_points(group=store_package.ENTRY_POINT_GROUP)
+        if entry.name in store_package._KIT_STORES
+    }
+    assert registered == store_package._KIT_STORES
+    for scheme, value in store_package._KIT_STORES.items():
+        (found,) = store_package._adapter_entry_points(scheme)
+        module, _, name = value.partition(":")
+        assert found.load() is getattr(importlib.import_module(module), name)

@@ -27,6 +27,9 @@ What the emulator cannot do, and what stands in for it:
   $default route and its payload 2.0 integration with the HTTP function.
 - IAM is recorded, not enforced: the roles' grants are checked by tests/deploy/test_serverless.py
   and test_terraform.py, not here.
+
+The Terraform path's commands run in the background from the first test of tests/deploy on,
+and its test runs last of the directory (conftest.py says why).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ import pytest
 
 from tests.deploy.serverless_support import (
     ROOT,
+    Service,
     lambda_python,
     run,
     service,
@@ -70,6 +74,8 @@ PLUGIN_DIR = Path(os.environ.get("A2A_TF_PLUGIN_DIR", "/opt/tf-plugins"))
 RUNTIME_PROVIDED = ("boto3", "botocore", "s3transfer", "jmespath", "dateutil", "six.py", "urllib3")
 # Commands the emulator cannot run (see the module's docstring).
 NOT_RUN = ("npm install", "scripts/emulators/serverless.sh", "curl ")
+DEPLOY_TIMEOUT_S = 600
+TERRAFORM_TEST = "test_terraform_apply_of_a_generated_project_serves_a_message"
 
 
 def bash_blocks(markdown: str) -> list[str]:
@@ -121,10 +127,8 @@ def readme_paths(project: Path) -> dict[str, Documented]:
     }
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`a2a-serverless new weather-agent --cloud aws`, from this checkout."""
-    out = tmp_path_factory.mktemp("new")
+def new_project(out: Path) -> Path:
+    """`a2a-serverless new weather-agent --cloud aws` into `out`, from this checkout."""
     run(
         [
             ROOT / ".venv" / "bin" / "a2a-serverless",
@@ -143,6 +147,11 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out / PROJECT
 
 
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return new_project(tmp_path_factory.mktemp("new"))
+
+
 @dataclass(frozen=True)
 class Emulator:
     endpoint: str
@@ -155,15 +164,22 @@ class Emulator:
         ).client(name, endpoint_url=self.endpoint)
 
 
-@pytest.fixture
-def emulator(tmp_path: Path) -> Iterator[Emulator]:
+@contextlib.contextmanager
+def moto_emulator(directory: Path) -> Iterator[Emulator]:
+    """A moto server of its own (moto_deploy_server.py), its log in `directory`."""
     port = free_port()
     endpoint = f"http://127.0.0.1:{port}"
     python = ROOT / ".venv" / "bin" / "python"
     command: list[str | Path] = [python, MOTO, "-H", "127.0.0.1", "-p", str(port)]
-    with service(command, tmp_path / "moto.log", env=tool_env(), cwd=tmp_path) as moto:
+    with service(command, directory / "moto.log", env=tool_env(), cwd=directory) as moto:
         moto.wait_http(f"{endpoint}/moto-api/", timeout_s=60)
         yield Emulator(endpoint)
+
+
+@pytest.fixture
+def emulator(tmp_path: Path) -> Iterator[Emulator]:
+    with moto_emulator(tmp_path) as started:
+        yield started
 
 
 def user_env(emulator: Emulator, tmp_path: Path) -> dict[str, str]:
@@ -184,14 +200,38 @@ def user_env(emulator: Emulator, tmp_path: Path) -> dict[str, str]:
             "TF_CLI_ARGS_apply": "-auto-approve",
             "TF_IN_AUTOMATION": "1",
             "CHECKPOINT_DISABLE": "1",
+            # osls waits this long (default 5 s) before each look at a stack's progress; the
+            # emulator has each stack done at once.
+            "SLS_AWS_MONITORING_FREQUENCY": "200",
         }
     )
 
 
 def run_documented(documented: Documented, project: Path, env: dict[str, str]) -> str:
     """The documented commands in one bash, in the project; the API key they made."""
-    run(["bash", "-c", documented.script()], env=env, cwd=project, timeout_s=600)
+    run(["bash", "-c", documented.script()], env=env, cwd=project, timeout_s=DEPLOY_TIMEOUT_S)
     return (project / ".api_key").read_text()
+
+
+@dataclass(frozen=True)
+class Deploying:
+    """The documented commands running in one bash in the background, in `project`, against
+    `emulator`, their output in a log."""
+
+    emulator: Emulator
+    project: Path
+    documented: Documented
+    bash: Service
+
+    def api_key(self) -> str:
+        """Once the commands are done: the API key they made."""
+        try:
+            status = self.bash.process.wait(DEPLOY_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the deploy did not end in {DEPLOY_TIMEOUT_S} s:\n{self.bash.output()}")
+        if status != 0:
+            pytest.fail(f"the deploy exited with {status}:\n{self.bash.output()}")
+        return (self.project / ".api_key").read_text()
 
 
 @dataclass(frozen=True)
@@ -395,36 +435,6 @@ def test_serverless_deploy_of_a_generated_project_serves_a_message(
     assert_served(seen)
 
 
-def test_terraform_apply_of_a_generated_project_serves_a_message(
-    project: Path, emulator: Emulator, tmp_path: Path
-) -> None:
-    work = tmp_path / PROJECT
-    shutil.copytree(project, work)
-    documented = readme_paths(work)["terraform"]
-    api_key = run_documented(documented, work, user_env(emulator, tmp_path))
-
-    # The HTTP API's $default route goes to the HTTP function, payload 2.0 (what the test's
-    # events are): as far as moto's API Gateway v2 goes, which stores it but never invokes.
-    gateway = emulator.client("apigatewayv2")
-    (api,) = gateway.get_apis()["Items"]
-    assert api["Name"] == f"{PROJECT}-http-api"
-    (route,) = gateway.get_routes(ApiId=api["ApiId"])["Items"]
-    (integration,) = gateway.get_integrations(ApiId=api["ApiId"])["Items"]
-    assert route["RouteKey"] == "$default"
-    assert route["Target"] == f"integrations/{integration['IntegrationId']}"
-    assert integration["PayloadFormatVersion"] == "2.0"
-    assert f":function:{PROJECT}-http/" in integration["IntegrationUri"]
-    http = deployed(emulator, f"{PROJECT}-http")
-    worker = deployed(emulator, f"{PROJECT}-worker")
-    assert http.environment["A2A_AUTH_API_KEYS"] == f"ssm:/{PROJECT}/prod/api-keys"
-    assert_worker_reads_its_queue(emulator, worker)
-    assert_worker_calls_back_to_the_http_api(emulator, worker)
-    seen = serve_a_message(
-        emulator, http, worker, work / "build" / "lambda.zip", documented.curl(), api_key, tmp_path
-    )
-    assert_served(seen)
-
-
 def test_serverless_deploy_of_the_repository_serves_a_message(
     emulator: Emulator, tmp_path: Path
 ) -> None:
@@ -461,3 +471,35 @@ def test_serverless_deploy_of_the_repository_serves_a_message(
     task = seen["with_key"]["body"]["result"]
     text = "".join(p.get("text", "") for a in task["artifacts"] for p in a["parts"])
     assert "Day 2:" in text and "Lisbon" in text
+
+
+def test_terraform_apply_of_a_generated_project_serves_a_message(
+    terraform_deploying: Deploying | None, tmp_path: Path
+) -> None:
+    """Run last of tests/deploy: its commands have been running since that directory's first
+    test (conftest.py's `terraform_deploying`)."""
+    assert terraform_deploying is not None
+    emulator, work = terraform_deploying.emulator, terraform_deploying.project
+    documented = terraform_deploying.documented
+    api_key = terraform_deploying.api_key()
+
+    # The HTTP API's $default route goes to the HTTP function, payload 2.0 (what the test's
+    # events are): as far as moto's API Gateway v2 goes, which stores it but never invokes.
+    gateway = emulator.client("apigatewayv2")
+    (api,) = gateway.get_apis()["Items"]
+    assert api["Name"] == f"{PROJECT}-http-api"
+    (route,) = gateway.get_routes(ApiId=api["ApiId"])["Items"]
+    (integration,) = gateway.get_integrations(ApiId=api["ApiId"])["Items"]
+    assert route["RouteKey"] == "$default"
+    assert route["Target"] == f"integrations/{integration['IntegrationId']}"
+    assert integration["PayloadFormatVersion"] == "2.0"
+    assert f":function:{PROJECT}-http/" in integration["IntegrationUri"]
+    http = deployed(emulator, f"{PROJECT}-http")
+    worker = deployed(emulator, f"{PROJECT}-worker")
+    assert http.environment["A2A_AUTH_API_KEYS"] == f"ssm:/{PROJECT}/prod/api-keys"
+    assert_worker_reads_its_queue(emulator, worker)
+    assert_worker_calls_back_to_the_http_api(emulator, worker)
+    seen = serve_a_message(
+        emulator, http, worker, work / "build" / "lambda.zip", documented.curl(), api_key, tmp_path
+    )
+    assert_served(seen)

@@ -65,6 +65,7 @@ HTTP_EDGE = {
 NOT_A2A = HTTP_EDGE | {
     "a2a_serverless.codec",
     "a2a_serverless.config",
+    "a2a_serverless.dataclassmethods",
     "a2a_serverless.exceptions",
 }
 
@@ -203,7 +204,14 @@ def test_protocol_errors_do_not_know_the_store() -> None:
 def test_the_vocabulary_of_a_turn_is_a_leaf() -> None:
     graph = import_graph()
     outcomes = "a2a_serverless.durable.outcomes"  # what a durable call gives back: a leaf too
-    assert graph["a2a_serverless.turn"] <= {"a2a_serverless.ids", "a2a_serverless.models", outcomes}
+    methods = "a2a_serverless.dataclassmethods"  # its dataclasses' eq, hash, repr: a leaf too
+    assert graph["a2a_serverless.turn"] <= {
+        "a2a_serverless.ids",
+        "a2a_serverless.models",
+        outcomes,
+        methods,
+    }
+    assert graph[methods] == set()
     assert graph[outcomes] <= {"a2a_serverless.models", "a2a_serverless.exceptions"}
     for name in ("executor", "function_agent", "direct"):
         assert "a2a_serverless.agent" not in graph[f"a2a_serverless.{name}"], name

@@ -2,7 +2,8 @@
 
 The models are the 0.3 codec's where it declares its own (`v03/jsonrpc_models.py`: parts,
 messages, tasks and events; `v03/jsonrpc_params.py`: the method params and results and the
-nested push config, where the internal model is 1.0's), else `a2a_serverless.models`'s.
+nested push config; `v03/card.py`: the agent card; where the internal model is 1.0's), else
+`a2a_serverless.models`'s.
 
 For every plain-object definition of the schema (see `checked_definitions` for what is left out
 and why) there must be a model of the same name whose wire field names are exactly the schema's
@@ -34,7 +35,7 @@ import msgspec
 import pytest
 
 from a2a_serverless import models
-from a2a_serverless.v03 import jsonrpc_models, jsonrpc_params
+from a2a_serverless.v03 import card, jsonrpc_models, jsonrpc_params
 
 # The published v0.3 schema, kept as a test fixture (source and license in its README).
 SPEC_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "a2a-spec-v0.3"
@@ -75,10 +76,12 @@ def model_named(name: str) -> type[models.A2AModel]:
     model = (
         getattr(jsonrpc_models, name, None)
         or getattr(jsonrpc_params, name, None)
+        or getattr(card, name, None)
         or getattr(models, name, None)
     )
     assert isinstance(model, type) and issubclass(model, models.A2AModel), (
-        f"a2a.json defines {name!r}; no 0.3 model of the codec or the internal model has it"
+        f"a2a.json defines {name!r}; none of v03.jsonrpc_models, v03.jsonrpc_params, v03.card "
+        "and models has a model of that name"
     )
     return model
 
@@ -242,7 +245,7 @@ def test_enums(name: str) -> None:
 
 @pytest.mark.parametrize(
     ("name", "union"),
-    [("Part", jsonrpc_models.Part), ("SecurityScheme", models.SecurityScheme)],
+    [("Part", jsonrpc_models.Part), ("SecurityScheme", card.SecurityScheme)],
 )
 def test_unions(name: str, union: Any) -> None:
     members = get_args(union)

@@ -47,14 +47,13 @@ import pytest
 
 from a2a_serverless.models import (
     A2AModel,
-    AgentCard,
-    APIKeySecurityScheme,
     JSONRPCErrorResponse,
     JSONRPCRequest,
     JSONRPCSuccessResponse,
     ValidationError,
     validate,
 )
+from a2a_serverless.v03.card import AgentCard, APIKeySecurityScheme
 from a2a_serverless.v03.jsonrpc_models import Message, StreamResult
 from a2a_serverless.v03.jsonrpc_params import (
     DeleteTaskPushNotificationConfigParams,

@@ -35,6 +35,7 @@ from a2a_serverless.config import (
     fields_from_env,
     register_environment_names,
 )
+from a2a_serverless.dataclassmethods import DataclassMethods
 
 __all__ = ["AwsSettings", "ConfigurationError"]
 
@@ -42,8 +43,12 @@ __all__ = ["AwsSettings", "ConfigurationError"]
 RECOMMENDED_VISIBILITY_FACTOR = 6
 
 
-@dataclass(frozen=True)
-class AwsSettings:
+# eq, hash and repr from DataclassMethods: not compiled at import (a2a_serverless.dataclassmethods).
+@dataclass(frozen=True, eq=False, repr=False)
+class AwsSettings(DataclassMethods):
+    """The AWS adapter's settings (`A2A_*` variables, `from_env`) and what their timing rules
+    need to know of the deployment (the module docstring)."""
+
     # The SQS queue every job goes to (turns of tasks and, unless the next one is set, webhooks).
     sqs_queue_url: str | None = None
     # An optional second queue for webhook deliveries (see the README: why one queue or two).

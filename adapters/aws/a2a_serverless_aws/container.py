@@ -28,7 +28,6 @@ from . import snapstart
 from .config import AwsSettings
 from .priming import prime
 from .secrets import resolve_secrets
-from .sqs import SqsQueue
 
 T = TypeVar("T")
 
@@ -49,6 +48,8 @@ class Container:
         asyncio.set_event_loop(self.loop)
         queue = runtime_options.pop("queue", None)
         if queue is None:
+            from .sqs import SqsQueue  # here: a queue given (in-process, say) needs none of it
+
             queue = SqsQueue(aws.require_queue_url(), webhook_queue_url=aws.sqs_webhook_queue_url)
         self.queue = queue
         # Secrets named by reference (ssm:..., secretsmanager:...) are read once, here.

@@ -17,10 +17,11 @@ buffered SSE body covering `blocking_timeout_s`, and the rest reaches clients by
 notification (live SSE needs the Lambda Web Adapter, see web_adapter.py). Turns go to SQS
 (A2A_SQS_QUEUE_URL) before the response returns; the worker function runs them.
 
-Built once per container, at init: the Runtime (store, queue, signing keys), the powertools
-Logger and our EMF metrics. Mangum is imported and built on the first event that goes through
-it (at init with `app=`): a payload v2 function never loads it. A named API Gateway stage is
-the scope's root path (http_api.py's `staged`) for every event, however it is translated.
+Built once per container, at init: the Runtime (store, queue, signing keys), the kit's logging
+and our EMF metrics; the powertools Logger itself on the first record logged (logs.py). Mangum
+is imported and built on the first event that goes through it (at init with `app=`): a payload
+v2 function never loads it. A named API Gateway stage is the scope's root path (http_api.py's
+`staged`) for every event, however it is translated.
 
 With `app=` (a FastAPI or Starlette app into which `a2a_serverless.fastapi.mount_agent` put the
 agent), the handler serves that whole app: the same set-up (secrets, settings and timing checks,
@@ -52,11 +53,12 @@ from a2a_serverless.observability import Observer
 from .config import AwsSettings, check_http_timing, invocation_seconds
 from .container import Container, service_name
 from .http_api import TEXT_TYPES, event_response, is_http_api_event, request_from_event, staged
-from .logs import configure_logging, with_lambda_context
+from .logs import deferred_logging, with_lambda_context
 from .metrics import MetricsObserver
 from .response_limit import LAMBDA_RESPONSE_BYTES, LambdaResponseBudget
 
 if TYPE_CHECKING:
+    from aws_lambda_powertools import Logger
     from starlette.applications import Starlette
 
     from a2a_serverless.fastapi import AgentMount, AppLifespan
@@ -95,7 +97,8 @@ class HttpHandler:
         self.settings = dataclasses.replace(settings, streaming=False)
         check_http_timing(self.settings, self.aws)
         service = service_name(agent)
-        self.logger = configure_logging(service)
+        # The powertools Logger is built on the first record the kit's loggers let through.
+        self.logs = deferred_logging(service)
         self.metrics = MetricsObserver(service)
         self.container = Container(
             agent,
@@ -131,13 +134,18 @@ class HttpHandler:
         self._mangum: Callable[[dict[str, Any], Any], dict[str, Any]] | None = None
         if app is not None:
             self._mangum = self._make_mangum()  # every event goes through it
-        entry = with_lambda_context(self.logger, self.lambda_handler)
+        entry = with_lambda_context(self.logs, self.lambda_handler)
         if self.aws.tracing:
             from .tracing import traced
 
             entry = traced(entry, service)
         self._entry = entry
         self._short_timeout_logged = False
+
+    @property
+    def logger(self) -> Logger:
+        """The powertools Logger of the kit's records (built now if no record has been)."""
+        return self.logs.logger
 
     def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         response: dict[str, Any] = self._entry(event, context)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import logging
 import os
-import random
 from typing import TYPE_CHECKING, Protocol
 
 from .priming import prime
@@ -81,6 +80,8 @@ def before_snapshot(container: Container) -> None:
 
 
 def after_restore(container: Container) -> None:
+    import random  # here: a container that is never restored does not load it
+
     random.seed()
     _drop_connections(container)
     runtime = container.runtime

@@ -165,3 +165,56 @@ def test_metrics_can_be_turned_off_as_with_powertools(
     observer.observe(Signal("task.submitted", "t"))
     observer.flush()
     assert bool(emf_lines(capsys)) is printed
+
+
+LEVEL_VARIABLES = (
+    "AWS_LAMBDA_LOG_LEVEL",
+    "POWERTOOLS_LOG_LEVEL",
+    "LOG_LEVEL",
+    "POWERTOOLS_LOGGER_SAMPLE_RATE",
+    "POWERTOOLS_LOGGER_LOG_EVENT",
+)
+
+
+@pytest.mark.parametrize(
+    "variables",
+    [
+        {},
+        {"POWERTOOLS_LOG_LEVEL": "debug"},
+        {"POWERTOOLS_LOG_LEVEL": "WARNING"},
+        {"LOG_LEVEL": "ERROR"},
+        {"AWS_LAMBDA_LOG_LEVEL": "WARN"},
+        {"AWS_LAMBDA_LOG_LEVEL": "FATAL"},
+        {"AWS_LAMBDA_LOG_LEVEL": "TRACE"},
+    ],
+)
+def test_the_level_before_the_logger_is_built_is_the_one_powertools_takes(
+    variables: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from aws_lambda_powertools import Logger
+
+    for name in LEVEL_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    service = "level-" + "-".join(f"{k}={v}" for k, v in variables.items())
+    assert logs._level_without_powertools() == Logger(service=service).log_level
+
+
+@pytest.mark.parametrize(
+    "variables",
+    [
+        {"POWERTOOLS_LOG_LEVEL": "INFO", "AWS_LAMBDA_LOG_LEVEL": "WARN"},  # powertools warns
+        {"POWERTOOLS_LOGGER_SAMPLE_RATE": "0.5"},  # drawn when the Logger is made
+        {"POWERTOOLS_LOGGER_LOG_EVENT": "true"},  # the first invocation logs anyway
+        {"POWERTOOLS_LOG_LEVEL": "LOUD"},  # powertools raises
+    ],
+)
+def test_what_only_powertools_can_say_builds_the_logger_at_once(
+    variables: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in LEVEL_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    assert logs._level_without_powertools() is None

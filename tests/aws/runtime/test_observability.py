@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from a2a_serverless.observability import Signal, correlated
-from a2a_serverless_aws.logs import CorrelationFilter, configure_logging
+from a2a_serverless_aws.logs import CorrelationFilter, LoggerRelay, configure_logging
 from a2a_serverless_aws.metrics import MetricsObserver
 from tests.aws.runtime.conftest import Queues
 from tests.aws.runtime.events import http_api_event, response_json
@@ -91,7 +91,8 @@ def test_the_kit_loggers_go_through_the_powertools_handler_once() -> None:
     first = configure_logging("svc")
     second = configure_logging("svc")
     kit = logging.getLogger("a2a_serverless")
-    assert kit.handlers.count(first.registered_handler) == 1
+    relays = [h for h in kit.handlers if isinstance(h, LoggerRelay) and h.service == "svc"]
+    assert len(relays) == 1 and relays[0].logger is first
     assert first.registered_handler is second.registered_handler
     assert kit.propagate is False
 
