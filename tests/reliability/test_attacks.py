@@ -639,14 +639,14 @@ async def test_push_configs_per_task_are_capped_and_urls_unique(make_client: Any
 
 
 def test_a_notification_body_is_bounded() -> None:
-    from a2a_serverless.models import Artifact, Message, Part, Task, TaskStatus
+    from a2a_serverless.models import Artifact, Message, Part, Task, TaskState, TaskStatus
     from a2a_serverless.push.payload import bounded_body
     from a2a_serverless.v03.jsonrpc_convert import task_out
 
     def text(value: str) -> Message:
         return Message(message_id="m", role="agent", parts=[Part(text=value)])
 
-    status = TaskStatus(state="completed", timestamp="2026-01-01T00:00:00Z")  # type: ignore[arg-type]
+    status = TaskStatus(state=TaskState.COMPLETED, timestamp="2026-01-01T00:00:00Z")
     task = Task(
         id="t",
         context_id="c",
