@@ -212,12 +212,13 @@ class Settings(DataclassMethods):
     finished_task_ttl_s: float | None = None
     # Requests larger than this are refused before parsing.
     max_body_bytes: int = 10 * 1024 * 1024
-    # How deep a request body's JSON may nest (`{}` is 1 level; a message's DataPart data sits
-    # 6 levels down); deeper is refused with an error naming the limit, as are the next ones.
+    # How deep a request body's JSON may nest (`{}` is 1 level; a message's data part's `data`
+    # sits 6 levels down); deeper is refused with an error naming the limit, as are the next ones.
     max_json_depth: int = 32
     # How many parts one message may have.
     max_message_parts: int = 100
-    # Bytes of one file sent inline (FilePart `bytes`, counted decoded); larger files go by URI.
+    # Bytes of one file sent inline (a file part's bytes: 1.0's `raw`, 0.3's FilePart `bytes`;
+    # counted decoded); larger files go by URI.
     max_file_bytes: int = 4 * 1024 * 1024
     # Bytes of all the files sent inline in one message (counted decoded).
     max_message_file_bytes: int = 6 * 1024 * 1024

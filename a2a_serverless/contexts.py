@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from .errors import InvalidParamsError, ServiceUnavailableError
 from .journal import now_ms
-from .models import Message, TextPart
+from .models import Message, Part
 from .store.base import IdempotencyKeyTaken, Store, StoredReply
 from .turn import ANONYMOUS_OWNER
 
@@ -55,7 +55,7 @@ class Contexts:
         marker = Message(
             role="agent",
             message_id=claim_key(context_id),
-            parts=[TextPart(text="context claim")],
+            parts=[Part(text="context claim")],
             context_id=context_id,
         )
         claim = StoredReply(

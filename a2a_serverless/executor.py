@@ -155,7 +155,7 @@ class TaskUpdater:
     ) -> None:
         state = TaskState(state)
         event = status_event(self.task, state, self._message(message))
-        await self._emit([event], ends_turn=event.final)
+        await self._emit([event], ends_turn=state.ends_stream)
 
     async def complete(
         self, message: Content | Message | None = None, *, artifacts: Sequence[Artifact] = ()

@@ -2,9 +2,9 @@
 
 With the setting on, a file part with inline bytes that the store keeps in its content bucket
 (a part over its offload threshold: a2a_serverless.store.content, which then also writes the
-decoded bytes as an object of their own) reaches clients as a `FileWithUri` with the same name
-and mimeType: a signed GET URL of those bytes, valid for `content_url_ttl_s` (A2A 1.0: a part
-with `url`). Every answer that carries a task or its events goes through `FileLinks`: the
+decoded bytes as an object of their own) reaches clients as a part with a `url` (0.3: a
+`FileWithUri`) and the same filename and media type: a signed GET URL of those bytes, valid for
+`content_url_ttl_s`. Every answer that carries a task or its events goes through `FileLinks`: the
 service's (GetTask, ListTasks, SendMessage, CancelTask, every stream and its replay) and the
 webhook bodies. Direct replies (a Message, no task) keep their bytes.
 
@@ -25,7 +25,7 @@ from typing import Any
 import msgspec
 
 from .config import ConfigurationError, Settings, env_name
-from .models import FilePart, FileWithUri, Part, Task
+from .models import Part, Task
 from .store.base import StoreError, TaskEventPayload
 from .store.content import (
     Offloader,
@@ -78,11 +78,7 @@ class FileLinks:
                 continue
             if isinstance(url, BaseException):
                 raise url
-            assert isinstance(part, FilePart)
-            file = part.file
-            linked[id(part)] = msgspec.structs.replace(
-                part, file=FileWithUri(uri=url, mime_type=file.mime_type, name=file.name)
-            )
+            linked[id(part)] = msgspec.structs.replace(part, raw=None, url=url)
         return linked
 
 

@@ -80,6 +80,8 @@ class Protocol(msgspec.Struct, frozen=True):
     # SSE event (v0.3, as its official servers do), or as a plain JSON-RPC response (v1.0, as
     # its official servers and conformance kit have it).
     stream_errors_as_sse: bool = True
+    # The `result` of a method's answer (v1.0's handlers answer JSON already).
+    result: Callable[[Any], Any] = render
 
 
 async def handle(
@@ -142,7 +144,7 @@ async def handle(
         return RpcStreamReply(request_id, result, activated, protocol.event_result)
     if notification:
         return RpcReply(None)
-    body = {"jsonrpc": "2.0", "id": request_id, "result": render(result)}
+    body = {"jsonrpc": "2.0", "id": request_id, "result": protocol.result(result)}
     return RpcReply(body, extensions=activated)
 
 

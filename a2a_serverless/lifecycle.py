@@ -68,12 +68,11 @@ def now_iso() -> str:
 def status_event(
     task: Task, state: TaskState, message: Message | None = None
 ) -> TaskStatusUpdateEvent:
-    """The status-update event moving `task` to `state`; `final` when the stream should end."""
+    """The status-update event moving `task` to `state`."""
     return TaskStatusUpdateEvent(
         task_id=task.id,
         context_id=task.context_id,
         status=TaskStatus(state=state, message=message, timestamp=now_iso()),
-        final=state.is_terminal or state.is_interrupted,
     )
 
 

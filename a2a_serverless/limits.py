@@ -42,8 +42,6 @@ import msgspec
 from .config import Settings
 from .errors import InvalidParamsError, InvalidRequestError, JSONParseError
 from .models import (
-    FilePart,
-    FileWithBytes,
     ListTasksRequest,
     Message,
     SendMessageRequest,
@@ -238,9 +236,9 @@ def check_message(message: Message, settings: Settings) -> None:
     check_parts_count(len(message.parts), settings)
     total = 0
     for index, part in enumerate(message.parts):
-        if not isinstance(part, FilePart) or not isinstance(part.file, FileWithBytes):
+        if part.raw is None:
             continue
-        size = decoded_size(part.file.bytes)
+        size = decoded_size(part.raw)
         if size > settings.max_file_bytes:
             raise LimitExceededError(
                 f"File part {index} is {size} bytes; a file may have at most "

@@ -11,16 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .errors import ContentTypeNotSupportedError
-from .models import DataPart, FilePart, Message, Part, TextPart
+from .models import Message, Part
 
 
 def part_media_type(part: Part) -> str:
-    if isinstance(part, TextPart):
+    """A text part's is text/plain and a data part's application/json, whatever their
+    `media_type` says; a file's is its `media_type`, else application/octet-stream."""
+    if part.text is not None:
         return "text/plain"
-    if isinstance(part, DataPart):
+    if part.has_data:
         return "application/json"
-    assert isinstance(part, FilePart)
-    return (part.file.mime_type or "application/octet-stream").split(";")[0].strip().lower()
+    return (part.media_type or "application/octet-stream").split(";")[0].strip().lower()
 
 
 def matches(offered: str, accepted: str) -> bool:

@@ -1,14 +1,25 @@
-"""A2A v0.3 protocol objects, as msgspec Structs: the one declaration of the wire shapes.
+"""The internal model, as msgspec Structs: what the service, the stores and the agents see.
 
-Class names are the schema's definition names (`spec/a2a.json` of A2A v0.3.0), attributes the
-snake_case form of the wire's camelCase names. Build objects with keywords; the `kind` of a part,
-message, task or event is its class, written on the wire without being spelt out:
+Message content is A2A 1.0's (its a2a.proto's Part, Message, Task, Artifact, TaskStatus and
+update events): a `Part` is one Struct holding exactly one of `text`, `raw`, `url` and `data`;
+nothing carries a `kind`, and a status update no `final` (whether a status ends a stream is its
+state's to say, `TaskState.ends_stream`). Each protocol version is a codec at the edge that
+converts to and from these (`v10/`: 1.0's ProtoJSON; `v03/`: 0.3's JSON-RPC objects, in
+`v03/jsonrpc_models.py`, and 0.3's HTTP+JSON); no wire form is this model's JSON. Its JSON is
+the stores' record form (camelCase names, defaults left out); records written before it held
+0.3's shapes, which the store layer still reads (`store/legacy.py`).
 
-    message = Message(message_id="m-1", role="user", parts=[TextPart(text="hi")])
+Class names are A2A 1.0's proto names, attributes the snake_case form of the JSON's camelCase
+names. Build objects with keywords:
+
+    message = Message(message_id="m-1", role="user", parts=[Part(text="hi")])
     request = GetTaskRequest.model_validate({"id": "t-1"})   # ValidationError if bad
     request = GetTaskRequest.model_validate_json(body_bytes)  # straight from bytes
-    message.model_dump()             # {"kind": "message", "messageId": "m-1", ...}
+    message.model_dump()             # {"messageId": "m-1", "role": "user", "parts": [...]}
     task.model_copy(update={"status": TaskStatus(state=TaskState.WORKING)})
+
+`TextPart`, `FilePart` and `DataPart`, the parts of earlier releases, are deprecated
+constructors that return a `Part` (with a DeprecationWarning); they go in the next release.
 
 What every model does (the codec is `codec.py`):
 - input is taken under the wire (camelCase) names, with JSON's types strictly (a string is a
@@ -18,10 +29,7 @@ What every model does (the codec is `codec.py`):
   `model_validate_json`, `model_dump`, `model_dump_json`, `model_copy`), which a2a-sdk 0.3's
   models have too, so code moving between the two reads the same; `dump()` / `dump_json()`
   are the older names of the two serialisers, kept so existing code runs;
-- the unions (`Part`, `StreamResult`, `TaskEventPayload`) are tagged by their `kind`, which
-  the input must carry; `FilePart.file` is a `FileWithBytes` or a `FileWithUri` by which one
-  of `bytes` / `uri` it has (exactly one). `validate(StreamResult, obj)` checks a value
-  against a union;
+- `validate(tp, obj)` checks a value against a type: a model, a union of models, a list;
 - `model_copy(update=...)` refuses a field name the model does not have.
 
 The service's requests, their results and the push config are A2A 1.0's (`SendMessageRequest`,
@@ -51,7 +59,7 @@ import builtins
 import warnings
 from collections.abc import Iterable, Mapping
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 import msgspec
 from msgspec import Meta
@@ -125,65 +133,69 @@ class TaskState(StrEnum):
         """The agent waits for the client: the stream ends, the task goes on with a new message."""
         return self in (TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED)
 
+    @property
+    def ends_stream(self) -> bool:
+        """A status in this state ends the turn and the stream that follows it: terminal or
+        interrupted. The one rule the core asks; 0.3's `final` is this, computed at the edge."""
+        return self in _STREAM_ENDING_STATES
+
 
 TERMINAL_STATES = frozenset(
     {TaskState.COMPLETED, TaskState.CANCELED, TaskState.FAILED, TaskState.REJECTED}
 )
+_STREAM_ENDING_STATES = TERMINAL_STATES | {TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED}
 
 
-class TextPart(A2AModel, tag_field="kind", tag="text"):
-    kind: ClassVar[str] = "text"
-    text: str
+_UNSET = msgspec.UNSET
+
+
+class Part(A2AModel):
+    """One piece of content (A2A 1.0's Part): exactly one of `text`, `raw` (the bytes, as
+    standard base64 text), `url` (a file elsewhere) and `data` (any JSON value, `null` too,
+    which is why `data` is told apart from absent by UNSET). `media_type` and `filename` say
+    what the content is, whichever kind it is.
+
+        Part(text="hello")
+        Part(raw=base64.b64encode(png).decode(), media_type="image/png", filename="a.png")
+        Part(url="https://example.com/report.pdf", media_type="application/pdf")
+        Part(data={"temperature": 21})
+    """
+
+    text: str | None = None
+    raw: str | None = None
+    url: str | None = None
+    data: Any = msgspec.UNSET
     metadata: dict[str, Any] | None = None
-
-
-class FileWithBytes(A2AModel):
-    bytes: str  # base64 (RFC 4648 §4), checked
-    mime_type: str | None = None
-    name: str | None = None
-
-
-class FileWithUri(A2AModel):
-    uri: str
-    mime_type: str | None = None
-    name: str | None = None
-
-
-class _FileObject(A2AModel):
-    """`FilePart.file` as decoded: msgspec tells union members apart only by a tag, and the two
-    kinds of file have none, so `FilePart` turns this into the one its content says."""
-
-    bytes: str | None = None
-    uri: str | None = None
-    mime_type: str | None = None
-    name: str | None = None
-
-
-class FilePart(A2AModel, tag_field="kind", tag="file"):
-    kind: ClassVar[str] = "file"
-    if TYPE_CHECKING:
-        file: FileWithBytes | FileWithUri
-    else:  # what msgspec decodes; __post_init__ makes it one of the two
-        file: _FileObject
-    metadata: dict[str, Any] | None = None
+    filename: str | None = None
+    media_type: str | None = None
 
     def __post_init__(self) -> None:
-        file: Any = self.file
-        if isinstance(file, _FileObject):
-            if (file.bytes is None) == (file.uri is None):
-                raise ValueError("file: must have exactly one of 'bytes' and 'uri'")
-            if file.bytes is not None:
-                self.file = FileWithBytes(
-                    bytes=file.bytes, mime_type=file.mime_type, name=file.name
-                )
-            else:
-                assert file.uri is not None
-                self.file = FileWithUri(uri=file.uri, mime_type=file.mime_type, name=file.name)
-        if isinstance(self.file, FileWithBytes) and not _is_base64(self.file.bytes):
-            raise ValueError("file.bytes: must be base64 (RFC 4648)")
+        # Text first and alone: the common part, checked in four comparisons (every stored
+        # record read decodes its parts).
+        if self.text is not None and self.raw is None and self.url is None and self.data is _UNSET:
+            return
+        kinds = (self.text is not None) + (self.raw is not None) + (self.url is not None)
+        if kinds + (self.data is not _UNSET) != 1:
+            present = [
+                name
+                for name, value in (("text", self.text), ("raw", self.raw), ("url", self.url))
+                if value is not None
+            ]
+            if self.data is not _UNSET:
+                present.append("data")
+            found = ", ".join(present) or "none"
+            raise ValueError(f"must have exactly one of text, raw, url and data (found {found})")
+        if self.raw is not None and not is_base64(self.raw):
+            raise ValueError("raw: must be base64 (RFC 4648)")
+
+    @property
+    def has_data(self) -> bool:
+        """Whether the part is a `data` part (its `data` may be any JSON value, None too)."""
+        return self.data is not _UNSET
 
 
-def _is_base64(text: str) -> bool:
+def is_base64(text: str) -> bool:
+    """Whether `text` is standard base64 (RFC 4648 §4), padded."""
     try:
         base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
@@ -191,20 +203,65 @@ def _is_base64(text: str) -> bool:
     return True
 
 
-class DataPart(A2AModel, tag_field="kind", tag="data"):
-    kind: ClassVar[str] = "data"
-    data: dict[str, Any]
-    metadata: dict[str, Any] | None = None
+# --- the parts of earlier releases, as deprecated constructors of a Part ---------------------
 
 
-Part = TextPart | FilePart | DataPart
+class FileWithBytes(msgspec.Struct, kw_only=True, gc=False):
+    """Deprecated (with `FilePart`): a file's bytes as base64. Build `Part(raw=..., media_type=
+    ..., filename=...)` instead."""
+
+    bytes: str
+    mime_type: str | None = None
+    name: str | None = None
 
 
-class Message(A2AModel, tag_field="kind", tag="message"):
-    kind: ClassVar[str] = "message"
+class FileWithUri(msgspec.Struct, kw_only=True, gc=False):
+    """Deprecated (with `FilePart`): a file at a URL. Build `Part(url=..., media_type=...,
+    filename=...)` instead."""
+
+    uri: str
+    mime_type: str | None = None
+    name: str | None = None
+
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(
+        f"{old} is deprecated and goes in the next release: build {new}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def TextPart(*, text: str, metadata: dict[str, Any] | None = None) -> Part:
+    """Deprecated: a `Part(text=...)`."""
+    _deprecated("TextPart(text=...)", "Part(text=...)")
+    return Part(text=text, metadata=metadata)
+
+
+def FilePart(*, file: FileWithBytes | FileWithUri, metadata: dict[str, Any] | None = None) -> Part:
+    """Deprecated: a `Part(raw=...)` or `Part(url=...)`, with the file's `mime_type` as
+    `media_type` and its `name` as `filename`."""
+    _deprecated("FilePart(file=...)", "Part(raw=...) or Part(url=...)")
+    if isinstance(file, FileWithBytes):
+        return Part(
+            raw=file.bytes, media_type=file.mime_type, filename=file.name, metadata=metadata
+        )
+    return Part(url=file.uri, media_type=file.mime_type, filename=file.name, metadata=metadata)
+
+
+def DataPart(*, data: dict[str, Any], metadata: dict[str, Any] | None = None) -> Part:
+    """Deprecated: a `Part(data=...)`."""
+    _deprecated("DataPart(data=...)", "Part(data=...)")
+    return Part(data=data, metadata=metadata)
+
+
+Role = Literal["user", "agent"]
+
+
+class Message(A2AModel):
     message_id: str
-    role: Literal["user", "agent"]
-    # The schema allows an empty list; a message that says nothing is a client bug, refused.
+    role: Role
+    # A message that says nothing is a client bug, refused.
     parts: Annotated[list[Part], Meta(min_length=1)]
     context_id: str | None = None
     task_id: str | None = None
@@ -228,8 +285,7 @@ class Artifact(A2AModel):
     metadata: dict[str, Any] | None = None
 
 
-class Task(A2AModel, tag_field="kind", tag="task"):
-    kind: ClassVar[str] = "task"
+class Task(A2AModel):
     id: str
     context_id: str
     status: TaskStatus
@@ -238,17 +294,17 @@ class Task(A2AModel, tag_field="kind", tag="task"):
     metadata: dict[str, Any] | None = None
 
 
-class TaskStatusUpdateEvent(A2AModel, tag_field="kind", tag="status-update"):
-    kind: ClassVar[str] = "status-update"
+class TaskStatusUpdateEvent(A2AModel):
+    """A task's new status. Whether it ends the stream is its state's to say
+    (`TaskState.ends_stream`): a 1.0 stream just ends, 0.3's codec writes it as `final`."""
+
     task_id: str
     context_id: str
     status: TaskStatus
-    final: bool
     metadata: dict[str, Any] | None = None
 
 
-class TaskArtifactUpdateEvent(A2AModel, tag_field="kind", tag="artifact-update"):
-    kind: ClassVar[str] = "artifact-update"
+class TaskArtifactUpdateEvent(A2AModel):
     task_id: str
     context_id: str
     artifact: Artifact
@@ -257,6 +313,8 @@ class TaskArtifactUpdateEvent(A2AModel, tag_field="kind", tag="artifact-update")
     metadata: dict[str, Any] | None = None
 
 
+# What a task's event log holds, and what a stream carries (told apart by their classes; the
+# store writes the log's events tagged, `store/base.py`).
 TaskEventPayload = TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 StreamResult = Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 

@@ -124,6 +124,6 @@ class Signals:
             if not isinstance(payload, TaskStatusUpdateEvent):
                 continue
             duration = None
-            if payload.final:
+            if payload.status.state.ends_stream:
                 duration = max(0, record.updated_at_ms - record.created_at_ms) / 1000
             self.emit(Signal(f"task.{payload.status.state.value}", record.task_id, duration))

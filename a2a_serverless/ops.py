@@ -42,7 +42,7 @@ from typing import IO, TYPE_CHECKING, Any
 from .config import Settings
 from .durable.report import durable_summary
 from .exceptions import A2AServerlessError
-from .models import TaskArtifactUpdateEvent, TaskState
+from .models import TaskArtifactUpdateEvent, TaskState, TaskStatusUpdateEvent
 from .safetext import escape_controls, escape_json_text
 from .store import open_store
 from .store.base import DeadLetterScan, Store, StoreError, TaskEvent, TaskQuery, TaskRecord
@@ -271,7 +271,7 @@ async def tasks_show(
             {
                 **record_summary(record),
                 "task": record.task.model_dump(),
-                "events": [{"seq": e.seq, "event": e.payload.model_dump()} for e in events],
+                "events": [{"seq": e.seq, "event": event_json(e.payload)} for e in events],
                 "pushConfigs": [{"owner": c.owner, **c.config.model_dump()} for c in configs],
                 "deliveries": {
                     cid: c.delivered for cid, c in record.push_cursors.items() if c.delivered
@@ -386,7 +386,7 @@ async def tasks_tail(
         for event in events:
             after = event.seq
             if args.json:
-                console.json({"seq": event.seq, "event": event.payload.model_dump()}, line=True)
+                console.json({"seq": event.seq, "event": event_json(event.payload)}, line=True)
             else:
                 kind, detail = describe_event(event)
                 console.print(f"{event.seq:>5}  {kind:<9}  {detail}")
@@ -637,6 +637,13 @@ def record_summary(record: TaskRecord) -> dict[str, Any]:
     }
 
 
+def event_json(payload: TaskArtifactUpdateEvent | TaskStatusUpdateEvent) -> dict[str, Any]:
+    """An event's JSON under the name of its kind, as the event log keeps it (`{"statusUpdate":
+    ...}` / `{"artifactUpdate": ...}`)."""
+    kind = "artifactUpdate" if isinstance(payload, TaskArtifactUpdateEvent) else "statusUpdate"
+    return {kind: payload.model_dump()}
+
+
 def describe_event(event: TaskEvent) -> tuple[str, str]:
     """(kind, one-line detail) of a logged event."""
     data = event.payload.model_dump()
@@ -649,19 +656,18 @@ def describe_event(event: TaskEvent) -> tuple[str, str]:
         return "artifact", f"{label}{extra}: {_clip(_parts_text(artifact['parts']))}"
     status = data["status"]
     text = _parts_text(status["message"]["parts"]) if status.get("message") else ""
-    final = " (final)" if data.get("final") else ""
+    final = " (final)" if event.is_final else ""
     return "status", f"{status['state']}{final}" + (f": {_clip(text)}" if text else "")
 
 
 def _parts_text(parts: list[dict[str, Any]]) -> str:
     pieces: list[str] = []
     for part in parts:
-        kind = part.get("kind")
-        if kind == "text":
+        if "text" in part:
             pieces.append(part["text"])
-        elif kind == "file":
-            file = part.get("file", {})
-            pieces.append(f"<file {file.get('name') or file.get('uri') or ''}>".replace(" >", ">"))
+        elif "raw" in part or "url" in part:
+            name = part.get("filename") or part.get("url") or ""
+            pieces.append(f"<file {name}>".replace(" >", ">"))
         else:
             pieces.append(_clip(json.dumps(part.get("data"), ensure_ascii=False), 40))
     return " ".join(" ".join(pieces).split())

@@ -74,6 +74,7 @@ from .pagetoken import PageTokens, page_token_key
 from .queue.base import Queue, RunAgentJob, RunTurn
 from .sentinel import Sentinel
 from .skills import SkillGate
+from .store import legacy
 from .store.base import (
     IdempotencyKeyTaken,
     StoredPushConfig,
@@ -900,7 +901,8 @@ def request_fingerprint(params: SendMessageRequest) -> str:
     `returnImmediately` —, `historyLength`): a client that re-sends a blocking send as a stream
     after a timeout is retrying the same message, and must get the same task, not a second run.
     Empty and absent values are one: `{}` and no metadata make the same request."""
-    message = params.message.model_dump()
+    # The message's old form, which the keys already stored were taken over (store/legacy.py).
+    message = legacy.old_message(params.message.model_dump())
     message.pop("messageId", None)
     config = params.configuration
     canonical = {

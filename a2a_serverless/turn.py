@@ -21,16 +21,7 @@ import msgspec
 from .dataclassmethods import DataclassMethods
 from .durable.outcomes import CallResult, DurableUnavailable
 from .ids import random_uuid
-from .models import (
-    DataPart,
-    FilePart,
-    FileWithBytes,
-    FileWithUri,
-    Message,
-    Part,
-    Task,
-    TextPart,
-)
+from .models import Message, Part, Task
 
 # The owner of every task where nobody is authenticated (auth's ANONYMOUS identity's).
 ANONYMOUS_OWNER = "anonymous"
@@ -110,15 +101,18 @@ class _MessageContent:
     @property
     def text(self) -> str:
         """The text parts of the message, joined by newlines."""
-        return "\n".join(p.text for p in self.message.parts if isinstance(p, TextPart))
+        return "\n".join(p.text for p in self.message.parts if p.text is not None)
 
     @property
-    def data(self) -> list[dict[str, Any]]:
-        return [p.data for p in self.message.parts if isinstance(p, DataPart)]
+    def data(self) -> list[Any]:
+        """The content of the data parts (a JSON object, or any other JSON value)."""
+        return [p.data for p in self.message.parts if p.has_data]
 
     @property
-    def files(self) -> list[FileWithBytes | FileWithUri]:
-        return [p.file for p in self.message.parts if isinstance(p, FilePart)]
+    def files(self) -> list[Part]:
+        """The file parts: each with its bytes (`raw`, base64) or its `url`, and its
+        `media_type` and `filename` when the client gave them."""
+        return [p for p in self.message.parts if p.raw is not None or p.url is not None]
 
 
 # eq, hash and repr from DataclassMethods: not compiled at import (dataclassmethods.py).
@@ -257,12 +251,12 @@ Content = str | Part | Sequence[Part] | dict[str, Any]
 def to_parts(content: Content) -> list[Part]:
     """Parts from text, a part, a list of parts or a dict (a data part)."""
     if isinstance(content, str):
-        return [TextPart(text=content)]
-    if isinstance(content, TextPart | FilePart | DataPart):
+        return [Part(text=content)]
+    if isinstance(content, Part):
         return [content]
     if isinstance(content, dict):
-        return [DataPart(data=content)]
+        return [Part(data=content)]
     parts = list(content)
-    if not all(isinstance(p, TextPart | FilePart | DataPart) for p in parts):
+    if not all(isinstance(p, Part) for p in parts):
         raise TypeError("expected text, a Part, a list of Parts or a dict")
     return parts

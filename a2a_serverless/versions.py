@@ -9,9 +9,12 @@ means 0.3: v0.3 clients never send it. Anything else is refused with VersionNotS
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import VersionNotSupportedError
+
+if TYPE_CHECKING:
+    from .models import Task
 
 V03 = "0.3"
 V10 = "1.0"
@@ -57,8 +60,8 @@ class WebhookForm(Protocol):
     # What a task cut down to its id, context and state keeps besides them.
     BARE: dict[str, Any]
 
-    def task(self, internal: dict[str, Any], /) -> dict[str, Any]:
-        """The version's Task JSON of the internal Task JSON."""
+    def task(self, internal: Task, /) -> dict[str, Any]:
+        """The version's Task JSON of an internal Task."""
         ...
 
     def body(self, task_json: dict[str, Any], /) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from typing import Any
 
 from .agent import Agent, CardOptions, card_fields
 from .executor import AgentExecutor
-from .models import DataPart, FilePart, FileWithBytes, FileWithUri, Part, TextPart
+from .models import Part
 from .sentinel import Sentinel
 from .turn import Context, Failed
 
@@ -84,16 +84,16 @@ def result_parts(value: Any) -> list[Part]:
     if value is None:
         return []
     if isinstance(value, str):
-        return [TextPart(text=value)]
+        return [Part(text=value)]
     if isinstance(value, bytes | bytearray):
         encoded = base64.b64encode(bytes(value)).decode()
-        return [FilePart(file=FileWithBytes(bytes=encoded, mime_type="application/octet-stream"))]
+        return [Part(raw=encoded, media_type="application/octet-stream")]
     if isinstance(value, dict):
-        return [DataPart(data=_jsonable(value))]
+        return [Part(data=_jsonable(value))]
     if isinstance(value, list | tuple):
-        return [DataPart(data={"items": _jsonable(list(value))})]
+        return [Part(data={"items": _jsonable(list(value))})]
     if isinstance(value, bool | int | float):
-        return [DataPart(data={"value": value})]
+        return [Part(data={"value": value})]
     raise TypeError(f"cannot turn a {type(value).__name__} result into an artifact")
 
 
@@ -111,8 +111,8 @@ def http_result_parts(status: int, body: bytes | str, content_type: str | None) 
     if content_type is not None and not content_type.startswith("text/") and not is_json:
         raw = body if isinstance(body, bytes) else body.encode()
         mime = content_type.split(";")[0].strip()
-        return [FilePart(file=FileWithBytes(bytes=base64.b64encode(raw).decode(), mime_type=mime))]
-    return [TextPart(text=text)]
+        return [Part(raw=base64.b64encode(raw).decode(), media_type=mime)]
+    return [Part(text=text)]
 
 
 _NOT_JSON = Sentinel("not JSON")
@@ -143,5 +143,12 @@ def _refuse(value: Any) -> Any:
     raise TypeError(f"a {type(value).__name__} in the result is not JSON")
 
 
-def _file_json(file: FileWithBytes | FileWithUri) -> dict[str, Any]:
-    return file.model_dump()
+def _file_json(part: Part) -> dict[str, Any]:
+    """A file part as the wrapped code has always read it: `bytes` (base64) or `uri`, with
+    `mimeType` and `name` when given."""
+    out: dict[str, Any] = {"bytes": part.raw} if part.raw is not None else {"uri": part.url}
+    if part.media_type is not None:
+        out["mimeType"] = part.media_type
+    if part.filename is not None:
+        out["name"] = part.filename
+    return out

@@ -401,14 +401,14 @@ class _LargeArtifactExecutor:
         self.steps: list[Usage] = []
 
     async def execute(self, context: Any, updater: Any) -> None:
-        from a2a_serverless.models import FilePart, FileWithBytes, TaskState
+        from a2a_serverless.models import Part, TaskState
 
         data = base64.b64encode(os.urandom(LARGE_ARTIFACT_BYTES)).decode()
-        file = FileWithBytes(bytes=data, mime_type="application/octet-stream", name="report.bin")
+        file = Part(raw=data, media_type="application/octet-stream", filename="report.bin")
         self._take()  # what came before the agent (the task's creation, the turn's claim)
         await updater.start_work()
         self._take(step=True)
-        await updater.add_artifact(FilePart(file=file), name="report")
+        await updater.add_artifact(file, name="report")
         self._take(step=True)
         await updater.update_status(TaskState.WORKING, "checking the report")
         self._take(step=True)

@@ -28,9 +28,8 @@ from a2a_serverless import Agent, Context, TaskUpdater, skill
 from a2a_serverless.models import (
     DataPart,
     FilePart,
-    FileWithBytes,
-    FileWithUri,
     Message,
+    Part,
     TextPart,
 )
 
@@ -92,7 +91,7 @@ async def _long_running(context: Context, updater: TaskUpdater) -> None:
             return
     except TimeoutError:
         pass
-    await updater.add_artifact(TextPart(text="Long-running work done"))
+    await updater.add_artifact(Part(text="Long-running work done"))
     await updater.complete()
 
 
@@ -115,7 +114,7 @@ async def _multi_turn(context: Context, updater: TaskUpdater) -> None:
 
 async def _stream_basic(context: Context, updater: TaskUpdater) -> None:
     await updater.start_work()
-    await updater.add_artifact(TextPart(text="Streamed content"))
+    await updater.add_artifact(Part(text="Streamed content"))
     await updater.complete()
 
 
@@ -129,14 +128,12 @@ async def _stream_chunked(context: Context, updater: TaskUpdater) -> None:
 
 def _file_part() -> FilePart:
     content = base64.b64encode(b"ACTS file content").decode("ascii")
-    return FilePart(file=FileWithBytes(bytes=content, mime_type="text/plain", name="output.txt"))
+    return Part(raw=content, media_type="text/plain", filename="output.txt")
 
 
 def _url_part() -> FilePart:
-    return FilePart(
-        file=FileWithUri(
-            uri="https://example.com/output.txt", mime_type="text/plain", name="output.txt"
-        )
+    return Part(
+        url="https://example.com/output.txt", media_type="text/plain", filename="output.txt"
     )
 
 
@@ -150,10 +147,10 @@ BEHAVIOURS: dict[str, Behaviour] = {
     "tck-input-required": _input_required,
     "tck-auth-required": _auth_required,
     "tck-reject-task": _reject,
-    "tck-artifact-text": _artifact(TextPart(text="Generated text content")),
+    "tck-artifact-text": _artifact(Part(text="Generated text content")),
     "tck-artifact-file": _artifact(_file_part()),
     "tck-artifact-file-url": _artifact(_url_part()),
-    "tck-artifact-data": _artifact(DataPart(data={"key": "value", "count": 42})),
+    "tck-artifact-data": _artifact(Part(data={"key": "value", "count": 42})),
     "tck-long-running": _long_running,
     "tck-multi-turn": _multi_turn,
     "tck-cancel": _until_canceled,
@@ -170,7 +167,7 @@ def behaviour_for(text: str) -> Behaviour | None:
 
 def _first_text(parts: list[object]) -> str:
     first = parts[0] if parts else None
-    return first.text if isinstance(first, TextPart) else ""
+    return first.text if first.text is not None else ""
 
 
 class ActsExecutor:

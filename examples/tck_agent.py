@@ -24,9 +24,8 @@ from a2a_serverless import Agent, Context, TaskUpdater, skill
 from a2a_serverless.models import (
     DataPart,
     FilePart,
-    FileWithBytes,
-    FileWithUri,
     Message,
+    Part,
     TextPart,
 )
 
@@ -48,14 +47,12 @@ def streaming_timeout_s() -> float:
 
 def _file_part() -> FilePart:
     content = base64.b64encode(b"tck").decode("ascii")
-    return FilePart(file=FileWithBytes(bytes=content, mime_type="text/plain", name="output.txt"))
+    return Part(raw=content, media_type="text/plain", filename="output.txt")
 
 
 def _url_part() -> FilePart:
-    return FilePart(
-        file=FileWithUri(
-            uri="https://example.com/output.txt", mime_type="text/plain", name="output.txt"
-        )
+    return Part(
+        url="https://example.com/output.txt", media_type="text/plain", filename="output.txt"
     )
 
 
@@ -113,17 +110,17 @@ async def _long_running(updater: TaskUpdater) -> None:
 # ("tck-artifact-file-url" over "tck-artifact-file").
 SCENARIOS: dict[str, Scenario] = {
     "tck-complete-task": _complete_with_message,
-    "tck-artifact-text": _artifact_then_complete(TextPart(text="Generated text content")),
+    "tck-artifact-text": _artifact_then_complete(Part(text="Generated text content")),
     "tck-artifact-file": _artifact_then_complete(_file_part()),
     "tck-artifact-file-url": _artifact_then_complete(_url_part()),
-    "tck-artifact-data": _artifact_then_complete(DataPart(data={"key": "value", "count": 42})),
+    "tck-artifact-data": _artifact_then_complete(Part(data={"key": "value", "count": 42})),
     "tck-input-required": _input_required,
     "tck-reject-task": _reject,
-    "tck-stream-001": _streamed(TextPart(text="Stream hello from TCK")),
+    "tck-stream-001": _streamed(Part(text="Stream hello from TCK")),
     "tck-stream-002": _complete,
-    "tck-stream-003": _streamed(TextPart(text="Stream task lifecycle")),
-    "tck-stream-ordering-001": _streamed(TextPart(text="Ordered output")),
-    "tck-stream-artifact-text": _streamed(TextPart(text="Streamed text content")),
+    "tck-stream-003": _streamed(Part(text="Stream task lifecycle")),
+    "tck-stream-ordering-001": _streamed(Part(text="Ordered output")),
+    "tck-stream-artifact-text": _streamed(Part(text="Streamed text content")),
     "tck-stream-artifact-file": _streamed(_file_part()),
     "tck-stream-artifact-chunked": _chunked,
     "test-resubscribe-message-id": _long_running,

@@ -15,7 +15,7 @@ import re
 from collections.abc import AsyncIterator
 
 from a2a_serverless import Context, InputRequired, agent, progress, skill
-from a2a_serverless.models import TextPart
+from a2a_serverless.models import Part
 
 PLACE = re.compile(r"\b(?:to|in|visit)\s+([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
 DAYS = re.compile(r"\b(\d{1,2})\b")
@@ -54,7 +54,7 @@ async def trip_planner(ctx: Context) -> AsyncIterator[object]:
     yield progress(f"Planning {days} days in {destination}…")
     for day in range(1, days + 1):
         await asyncio.sleep(0.2)  # stands in for real work: an LLM call, a search
-        yield TextPart(text=f"Day {day}: {IDEAS[(day - 1) % len(IDEAS)]} in {destination}.\n")
+        yield Part(text=f"Day {day}: {IDEAS[(day - 1) % len(IDEAS)]} in {destination}.\n")
 
 
 def _read_request(ctx: Context) -> tuple[str | None, int | None]:
@@ -63,7 +63,7 @@ def _read_request(ctx: Context) -> tuple[str | None, int | None]:
     days: int | None = None
     asked = ""
     for message in ctx.history:
-        text = " ".join(p.text for p in message.parts if isinstance(p, TextPart)).strip()
+        text = " ".join(p.text for p in message.parts if p.text is not None).strip()
         if message.role == "agent":
             asked = text
             continue

@@ -912,14 +912,16 @@ def _v10_responses(ok: JSON | None, *errors: int, stream: bool = False) -> JSON:
 
 def _v10_response_schemas() -> JSON:
     metadata = {"type": "object", "description": "google.protobuf.Struct"}
-    file_fields = {"mediaType": STRING, "filename": STRING, "metadata": metadata}
+    # Every kind of part keeps the media type and file name it was given (the internal Part is
+    # 1.0's).
+    part_fields = {"mediaType": STRING, "filename": STRING, "metadata": metadata}
     schemas: JSON = {
         "Part": {
             "oneOf": [
-                _closed(["text"], {"text": STRING, "metadata": metadata}),
-                _closed(["raw"], {"raw": {"type": "string"}, **file_fields}),
-                _closed(["url"], {"url": STRING, **file_fields}),
-                _closed(["data"], {"data": {"description": "any JSON"}, "metadata": metadata}),
+                _closed(["text"], {"text": STRING, **part_fields}),
+                _closed(["raw"], {"raw": {"type": "string"}, **part_fields}),
+                _closed(["url"], {"url": STRING, **part_fields}),
+                _closed(["data"], {"data": {"description": "any JSON"}, **part_fields}),
             ]
         },
         "Message": _closed(

@@ -1,5 +1,5 @@
-"""a2a-sdk 0.3.x: its pydantic models are the 0.3 wire shapes, as ours are; each side is read
-from the other's JSON."""
+"""a2a-sdk 0.3.x: its pydantic models are 0.3's JSON-RPC shapes, which our 0.3 codec reads and
+writes (`v03/jsonrpc_convert.py`); each side is read from the other's JSON."""
 
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ from a2a.types import MessageSendConfiguration, MessageSendParams
 from a2a.types import Task as SdkTask
 
 from ..codec import convert
-from ..models import StreamResult, Task
+from ..models import Task
 from ..turn import Context
+from ..v03 import jsonrpc_models as rpc
+from ..v03.jsonrpc_convert import message_out, stream_result_in, task_out
 from . import SdkEvent, Sink
 
 
@@ -27,7 +29,7 @@ class Dialect03:
                 accepted_output_modes=context.accepted_output_modes
             )
         params = MessageSendParams(
-            message=SdkMessage.model_validate(context.message.model_dump()),
+            message=SdkMessage.model_validate(message_out(context.message)),
             configuration=configuration,
             metadata=context.metadata or None,
         )
@@ -35,7 +37,7 @@ class Dialect03:
             request=params,
             task_id=context.task_id,
             context_id=context.context_id,
-            task=None if task is None else SdkTask.model_validate(task.model_dump()),
+            task=None if task is None else SdkTask.model_validate(task_out(task)),
             call_context=ServerCallContext(
                 user=sdk_user(context.owner), requested_extensions=set(context.extensions)
             ),
@@ -45,7 +47,7 @@ class Dialect03:
         return RequestContext(
             task_id=task.id,
             context_id=task.context_id,
-            task=SdkTask.model_validate(task.model_dump()),
+            task=SdkTask.model_validate(task_out(task)),
             call_context=ServerCallContext(user=sdk_user(owner)),
         )
 
@@ -87,4 +89,4 @@ class _JournalQueue(EventQueue):
 def event_in(event: Any) -> SdkEvent:
     """An SDK event (Message, Task, status or artifact update) as our model."""
     wire = event.model_dump(mode="json", by_alias=True, exclude_none=True)
-    return convert(wire, StreamResult)  # type: ignore[arg-type]
+    return stream_result_in(convert(wire, rpc.StreamResult))  # type: ignore[arg-type]

@@ -113,7 +113,6 @@ def event_in(event: Any, json_format: Any) -> SdkEvent:
             task_id=wire.get("taskId", ""),
             context_id=wire.get("contextId", ""),
             status=status,
-            final=status.state.is_terminal or status.state.is_interrupted,
             metadata=wire.get("metadata"),
         )
     if kind == "TaskArtifactUpdateEvent":

@@ -68,10 +68,10 @@ def text_message(
     *,
     task_id: str | None = None,
     context_id: str | None = None,
-    files: Sequence[m.FilePart] = (),
+    files: Sequence[m.Part] = (),
 ) -> m.Message:
     """A user message of `text` (and files), continuing a task or a context when given."""
-    parts: list[m.Part] = [m.TextPart(text=text)] if text else []
+    parts: list[m.Part] = [m.Part(text=text)] if text else []
     parts.extend(files)
     return m.Message(
         message_id=random_uuid(),
@@ -445,11 +445,8 @@ def _send_params(
 def _ends_stream(result: m.StreamResult) -> bool:
     if isinstance(result, m.Message):
         return True
-    if isinstance(result, m.TaskStatusUpdateEvent):
-        return result.final
-    if isinstance(result, m.Task):
-        state = result.status.state
-        return state.is_terminal or state in (m.TaskState.INPUT_REQUIRED, m.TaskState.AUTH_REQUIRED)
+    if isinstance(result, m.TaskStatusUpdateEvent | m.Task):
+        return result.status.state.ends_stream
     return False
 
 

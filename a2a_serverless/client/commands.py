@@ -34,6 +34,7 @@ from .. import models as m
 from ..extras import MissingExtra, require_client
 from ..safetext import escape_controls, escape_json_text
 from ..secretrefs import SecretUnavailable
+from ..v03.jsonrpc_convert import stream_result_out
 from .auth import CredentialOptions
 from .errors import ClientError
 from .transport import ClientLimits
@@ -159,7 +160,7 @@ def _json_line(value: Any) -> str:
 # --- call ----------------------------------------------------------------------------------------
 
 
-def _file_part(path: Path) -> m.FilePart:
+def _file_part(path: Path) -> m.Part:
     size = path.stat().st_size
     if size > CALL_MAX_FILE_BYTES:
         raise ClientError(
@@ -168,7 +169,7 @@ def _file_part(path: Path) -> m.FilePart:
         )
     mime_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     data = base64.b64encode(path.read_bytes()).decode()
-    return m.FilePart(file=m.FileWithBytes(bytes=data, mime_type=mime_type, name=path.name))
+    return m.Part(raw=data, media_type=mime_type, filename=path.name)
 
 
 async def _call(args: argparse.Namespace, out: IO[str]) -> int:
@@ -201,21 +202,21 @@ async def _call(args: argparse.Namespace, out: IO[str]) -> int:
 def _texts(parts: list[m.Part]) -> list[str]:
     shown = []
     for part in parts:
-        if isinstance(part, m.TextPart):
+        if part.text is not None:
             shown.append(safe(part.text))
-        elif isinstance(part, m.DataPart):
+        elif part.has_data:
             shown.append(_json_line(part.data))
         else:
-            file = part.file
-            what = file.uri if isinstance(file, m.FileWithUri) else "inline bytes"
-            described = " ".join(x for x in (file.name, file.mime_type, what) if x)
+            what = part.url if part.url is not None else "inline bytes"
+            described = " ".join(x for x in (part.filename, part.media_type, what) if x)
             shown.append(f"[file {escape_controls(described)}]")
     return shown
 
 
 def _show(event: m.StreamResult, out: IO[str], *, json_lines: bool) -> None:
     if json_lines:
-        print(_json_line(event.model_dump() | {"kind": event.kind}), file=out)
+        # A JSON line per event in 0.3's JSON-RPC shapes (with `kind`), as it always was.
+        print(_json_line(stream_result_out(event)), file=out)
         return
     if isinstance(event, m.Message):
         print("\n".join(_texts(event.parts)), file=out)

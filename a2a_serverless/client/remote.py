@@ -106,7 +106,7 @@ class RemoteAgent:
 
 
 def _text(parts: list[m.Part]) -> str:
-    return "".join(part.text for part in parts if isinstance(part, m.TextPart))
+    return "".join(part.text for part in parts if part.text is not None)
 
 
 def remote_agents(

@@ -17,7 +17,7 @@ headers) for an operation and reads its result: `result(op, json)` for a plain a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, cast
+from typing import Any, Literal, Protocol
 from urllib.parse import quote
 
 from msgspec.structs import replace
@@ -26,6 +26,8 @@ from .. import models as m
 from ..codec import ValidationError
 from ..errors import A2AError, InvalidAgentResponseError
 from ..v03 import convert as v03convert
+from ..v03 import jsonrpc_convert as v03json
+from ..v03 import jsonrpc_models as v03objects
 from ..v03 import jsonrpc_params as v03rpc
 from ..v03 import models as v03models
 from ..v10 import convert as v1convert
@@ -170,9 +172,10 @@ def _params_03(call: Call) -> dict[str, Any]:
 
 def _result_03(op: Operation, value: Any) -> Any:
     if op == "send":
-        return _read("message/send result", m.Task | m.Message, value)
+        result = _read("message/send result", v03objects.Task | v03objects.Message, value)
+        return v03json.stream_result_in(result)
     if op in ("get", "cancel"):
-        return _read("task", m.Task, value)
+        return v03json.task_in(_read("task", v03objects.Task, value))
     if op == "list":
         return v03rpc.list_result_in(_read("task list", v03rpc.ListTasksResult, value))
     if op in ("push_set", "push_get"):
@@ -484,13 +487,8 @@ def event_10(value: Any) -> m.StreamResult:
     }
     if key == "statusUpdate":
         status = status_10(event.get("status"), f"{key}.status")
-        # 1.0 streams carry no `final`: the stream ends after a terminal or interrupted state.
-        final = status.state.is_terminal or status.state in (
-            m.TaskState.INPUT_REQUIRED,
-            m.TaskState.AUTH_REQUIRED,
-        )
         status_update: m.TaskStatusUpdateEvent = _read(
-            key, m.TaskStatusUpdateEvent, {**common, "status": status.model_dump(), "final": final}
+            key, m.TaskStatusUpdateEvent, {**common, "status": status.model_dump()}
         )
         return status_update
     artifact = artifact_10(event.get("artifact"), f"{key}.artifact")
@@ -563,7 +561,7 @@ class JsonRpc:
     def event(self, body: Any) -> m.StreamResult:
         if self.version == "1.0":
             return event_10(body)
-        return cast(m.StreamResult, _read("stream event", m.StreamResult, body))
+        return v03json.stream_result_in(_read("stream event", v03objects.StreamResult, body))
 
 
 class Rest10:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..journal import now_ms
 from ..models import Task, TaskStatusUpdateEvent
 from ..queue.base import DurableCheck, DurableCheckJob, RemoteTaskRef
+from ..store import legacy
 from ..store.bookkeeping import DurableOp, DurableTurn, durable_of
 
 if TYPE_CHECKING:
@@ -41,8 +42,7 @@ class RemoteCancels:
         committed and the durable turn is over) leaving remote tasks behind: queue a check, due
         now, naming them, which cancels them."""
         if not any(
-            isinstance(e.payload, TaskStatusUpdateEvent)
-            and (e.payload.status.state.is_terminal or e.payload.status.state.is_interrupted)
+            isinstance(e.payload, TaskStatusUpdateEvent) and e.payload.status.state.ends_stream
             for e in events
         ):
             return
@@ -96,6 +96,6 @@ def _asked(op: DurableOp) -> bool:
     if op.result is None:
         return False
     data: Any = json.loads(op.result)
-    if not isinstance(data, dict) or data.get("kind") == "message":
+    if not isinstance(data, dict) or "messageId" in data:  # a direct reply (a Message)
         return False
-    return Task.model_validate(data).status.state.is_interrupted
+    return Task.model_validate(legacy.task(data)).status.state.is_interrupted

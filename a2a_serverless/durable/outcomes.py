@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 
 from ..exceptions import A2AServerlessError, UnavailableError
-from ..models import Artifact, Message, Task, TaskState, TextPart
+from ..models import Artifact, Message, Task, TaskState
 
 
 class CallResult(msgspec.Struct, frozen=True):
@@ -41,7 +41,7 @@ class CallResult(msgspec.Struct, frozen=True):
         parts = [p for a in self.artifacts for p in a.parts]
         if not parts and self.message is not None:
             parts = list(self.message.parts)
-        return "\n".join(p.text for p in parts if isinstance(p, TextPart))
+        return "\n".join(p.text for p in parts if p.text is not None)
 
     @classmethod
     def of_task(cls, task: Task) -> CallResult:

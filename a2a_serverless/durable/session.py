@@ -48,6 +48,7 @@ from ..models import Message, Task, TaskPushNotificationConfig, TaskState
 from ..publicurl import PublicPrefix, agent_url, clean_prefix, resolved_prefix
 from ..queue.base import DurableCheck, DurableCheckJob, Queue, RunAgentJob, RunTurn
 from ..routepaths import CALLBACK_PREFIX
+from ..store import legacy
 from ..store.base import TaskRecord
 from ..store.bookkeeping import DurableOp, DurableTurn, durable_of
 from ..turn import Failed, agent_message, to_parts
@@ -82,8 +83,7 @@ class NonDeterministicReplay(Failed):
 
 def ended(task: Task) -> bool:
     """Whether a remote task is over for its caller: terminal, or asking for input."""
-    state = task.status.state
-    return state.is_terminal or state.is_interrupted
+    return task.status.state.ends_stream
 
 
 def remote_result_json(reply: Task | Message) -> str:
@@ -590,8 +590,9 @@ def _call_outcome(op: DurableOp, settings: Settings) -> CallResult:
         raise RemoteCanceled(
             CallResult(TaskState.CANCELED, op.remote_task_id or "", ""), remote=remote
         )
-    data = json.loads(op.result)
-    if data.get("kind") == "message":
+    # Recorded as the internal model's JSON (one an earlier version recorded: `legacy.py`).
+    data = legacy.task_or_message(json.loads(op.result))
+    if "messageId" in data:
         reply = Message.model_validate(data)
         return CallResult(
             TaskState.COMPLETED, reply.task_id or "", reply.context_id or "", [], reply, True

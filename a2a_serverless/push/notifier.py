@@ -43,6 +43,7 @@ from ..models import Task
 from ..observability import Signal, Signals
 from ..queue.base import WEBHOOK_JOB as WEBHOOK_JOB  # re-exported: the push package names it
 from ..queue.base import Job, Notification, Queue, RetryJob, WebhookJob
+from ..store import legacy
 from ..store.base import Store, StoredPushConfig, TaskEvent, TaskEventPayload, TaskRecord
 from ..store.bookkeeping import DeadLetteredNotification
 from . import cursors, delivery, outbox
@@ -379,10 +380,12 @@ class PushNotifier:
             return DeliveryResult("permanent", f"refused by the SSRF guard: {refused.reason}")
         except HostUnresolvable as unresolved:
             return DeliveryResult("retry", str(unresolved))
-        # The task as the write that queued it left it, else (too large to queue, a redrive) now.
-        task = (payload.task if payload is not None else None) or record.task.model_dump()
+        # The task as the write that queued it left it (a job an earlier version queued holds it
+        # in that version's form: legacy.py), else (too large to queue, a redrive) now.
+        queued = payload.task if payload is not None else None
+        task = Task.model_validate(legacy.task(queued)) if queued else record.task
         if self.links is not None:
-            task = (await self.links.task(Task.model_validate(task))).model_dump()
+            task = await self.links.task(task)
         body = bounded_body(task, self.settings.push_max_body_bytes, stored.protocol)
         token, _ = self.signer.sign(body, config.url, record.task_id, notification_id=nid, seq=seq)
         try:

@@ -35,8 +35,7 @@ class Outbox:
             return True
         if not isinstance(payload, TaskStatusUpdateEvent):
             return False
-        state = payload.status.state
-        return state.is_terminal or state.is_interrupted
+        return payload.status.state.ends_stream
 
     async def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
         """Queue a notification per config and qualifying event of a write."""

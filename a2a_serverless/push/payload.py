@@ -47,8 +47,8 @@ def encode_task(task: dict[str, Any]) -> bytes:
         return json.dumps(task, sort_keys=True, separators=(",", ":")).encode()
 
 
-def bounded_body(task: dict[str, Any], limit: int, version: str = V03) -> bytes:
-    """The notification body of `task` (its internal JSON), at most about `limit` bytes: a
+def bounded_body(task: Task, limit: int, version: str = V03) -> bytes:
+    """The notification body of `task`, at most about `limit` bytes: a
     larger task goes without its history and artifacts, then without anything but its id,
     context and status state (the receiver reads the rest with tasks/get).
 
@@ -56,19 +56,19 @@ def bounded_body(task: dict[str, Any], limit: int, version: str = V03) -> bytes:
     webhook_form`): v0.3, the Task; v1.0, a StreamResponse `{"task": ...}` in v1.0's shapes.
     """
     form = webhook_form(version)
-    task = form.task(task)
-    body = encode_task(form.body(task))
+    task_json = form.task(task)
+    body = encode_task(form.body(task_json))
     if len(body) <= limit:
         return body
-    trimmed = {k: v for k, v in task.items() if k not in ("history", "artifacts")}
+    trimmed = {k: v for k, v in task_json.items() if k not in ("history", "artifacts")}
     body = encode_task(form.body(trimmed))
     if len(body) <= limit:
         return body
-    status = task.get("status") or {}
+    status = task_json.get("status") or {}
     bare = {
         **form.BARE,
-        "id": task.get("id"),
-        "contextId": task.get("contextId"),
+        "id": task_json.get("id"),
+        "contextId": task_json.get("contextId"),
         "status": {k: status[k] for k in ("state", "timestamp") if k in status},
     }
     return encode_task(form.body(bare))

@@ -41,6 +41,7 @@ from ..models import (
     TaskPushNotificationConfig,
     TaskStatusUpdateEvent,
 )
+from ..models import TaskEventPayload as TaskEventPayload  # what an event log holds
 from ..sentinel import Sentinel
 from . import legacy
 from .bookkeeping import (
@@ -54,8 +55,6 @@ from .bookkeeping import (
     turn_done_of,
     turn_of,
 )
-
-TaskEventPayload = TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 
 
 class StoreError(A2AServerlessError):
@@ -223,7 +222,9 @@ class TaskEvent(msgspec.Struct, frozen=True):
 
     @property
     def is_final(self) -> bool:
-        return isinstance(self.payload, TaskStatusUpdateEvent) and self.payload.final
+        """A status whose state ends the stream (`TaskState.ends_stream`)."""
+        payload = self.payload
+        return isinstance(payload, TaskStatusUpdateEvent) and payload.status.state.ends_stream
 
 
 class TaskQuery(msgspec.Struct, frozen=True):
@@ -278,8 +279,9 @@ class StoredReply(msgspec.Struct, frozen=True):
 
 def message_digest(message: Message) -> str:
     """A digest of a message's parts (JSON with sorted keys), to compare a retry with its first
-    copy. Key order inside DataPart data does not count, as with comparing the parts' dumps."""
-    dumped = [part.model_dump() for part in message.parts]
+    copy. Key order inside a part's data does not count, as with comparing the parts' dumps.
+    Taken over the parts' old form (`legacy.old_part`), as the digests already stored were."""
+    dumped = [legacy.old_part(part.model_dump()) for part in message.parts]
     return hashlib.sha256(
         json.dumps(dumped, sort_keys=True, separators=(",", ":")).encode()
     ).hexdigest()
@@ -425,9 +427,17 @@ class _StoredReply(msgspec.Struct, gc=False):
     expires_at: int | None = msgspec.field(name="expiresAt", default=None)
 
 
+class _StoredEvent(msgspec.Struct, gc=False, omit_defaults=True, rename="camel"):
+    """An event log entry: the event under the name of its kind, as 1.0's StreamResponse has
+    it (`{"statusUpdate": ...}` / `{"artifactUpdate": ...}`); exactly one is set."""
+
+    status_update: TaskStatusUpdateEvent | None = None
+    artifact_update: TaskArtifactUpdateEvent | None = None
+
+
 _RECORD = codec.decoder(_StoredRecord)
 _REPLY = codec.decoder(_StoredReply)
-_EVENT: msgspec.json.Decoder[TaskEventPayload] = codec.decoder(TaskEventPayload)  # type: ignore[arg-type]
+_EVENT = codec.decoder(_StoredEvent)
 _PUSH_CONFIG = codec.decoder(_ReadPushConfig)
 
 
@@ -455,8 +465,12 @@ def record_json_bytes(record: TaskRecord) -> bytes:
 
 
 def record_from_json(text: str | bytes) -> TaskRecord:
-    """A record from its JSON, straight from the bytes (no dict in between)."""
-    data = _RECORD.decode(text)
+    """A record from its JSON, straight from the bytes (no dict in between; a record in the
+    form of earlier versions through `legacy.py`)."""
+    if legacy.is_old_record(text):
+        data = codec.convert(legacy.record(json.loads(text)), _StoredRecord)
+    else:
+        data = _RECORD.decode(text)
     claim = data.claim
     return TaskRecord(
         task=data.task,
@@ -479,11 +493,26 @@ def record_from_json(text: str | bytes) -> TaskRecord:
 
 
 def event_to_json(event: TaskEvent) -> str:
-    return codec.encode(event.payload).decode()
+    return event_json_bytes(event).decode()
+
+
+def event_json_bytes(event: TaskEvent) -> bytes:
+    """An event's JSON as UTF-8 (what `event_to_json` gives, without making it a str)."""
+    payload = event.payload
+    if isinstance(payload, TaskStatusUpdateEvent):
+        return codec.encode(_StoredEvent(status_update=payload))
+    return codec.encode(_StoredEvent(artifact_update=payload))
 
 
 def event_from_json(seq: int, text: str | bytes) -> TaskEvent:
-    return TaskEvent(seq=seq, payload=_EVENT.decode(text))
+    if legacy.is_old_event(text):
+        stored = codec.convert(legacy.event(json.loads(text)), _StoredEvent)
+    else:
+        stored = _EVENT.decode(text)
+    payload = stored.status_update or stored.artifact_update
+    if payload is None:
+        raise ValueError(f"event {seq} is neither a status nor an artifact update")
+    return TaskEvent(seq=seq, payload=payload)
 
 
 def push_config_to_json(config: StoredPushConfig) -> str:
@@ -516,7 +545,10 @@ def reply_to_json(reply: StoredReply) -> str:
 
 
 def reply_from_json(text: str | bytes) -> StoredReply:
-    data = _REPLY.decode(text)
+    if legacy.is_old_reply(text):
+        data = codec.convert(legacy.reply(json.loads(text)), _StoredReply)
+    else:
+        data = _REPLY.decode(text)
     return StoredReply(
         key=data.key,
         owner=data.owner,

@@ -8,7 +8,7 @@ direct reply whose JSON is larger than `threshold` is written to the content sto
 JSON, and the item keeps a reference part in its place. Reads put the parts back, so every
 reader (GetTask, ListTasks, stream replay, webhook bodies) gets the same content, byte for byte.
 
-The reference is a DataPart whose data holds one key, `REFERENCE_KEY`, with the object's key,
+The reference is a data part whose data holds one key, `REFERENCE_KEY`, with the object's key,
 the SHA-256 of the part's JSON and its size. A client part that happens to look like one is
 offloaded whatever its size, so a reference read back is always one this module wrote. A
 record written before offloading existed has no references and reads as it always did.
@@ -32,12 +32,13 @@ Order and tidiness:
 
 Objects hold the part's JSON as msgspec writes it, so decoding and writing it again gives the
 same bytes; a read checks the SHA-256 (`ContentCorrupt` on a mismatch, `ContentMissing` when the
-object is gone).
+object is gone). An object an earlier version wrote holds the part in that version's form, read
+through `legacy.py`.
 
 File objects, for signed URLs (`file_objects`, set by a2a_serverless.filelinks when
 `content_signed_urls` is on): a file part with inline bytes that is offloaded also has its
 decoded bytes written as an object of their own (`<key>.file`, Content-Type the part's
-mimeType), named in its reference (`file`), so the answer edge can hand clients a signed URL to
+media type), named in its reference (`file`), so the answer edge can hand clients a signed URL to
 exactly those bytes (`file_key`). Such an object lives under the task's prefix like the part's
 JSON, and goes with it.
 """
@@ -48,6 +49,7 @@ import asyncio
 import base64
 import contextlib
 import hashlib
+import json
 import logging
 import re
 import threading
@@ -63,9 +65,6 @@ import msgspec
 from .. import codec
 from ..models import (
     Artifact,
-    DataPart,
-    FilePart,
-    FileWithBytes,
     Message,
     Part,
     Task,
@@ -73,6 +72,7 @@ from ..models import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
+from . import legacy
 from .base import StoredReply, StoreError, StoreUnavailable, TaskEvent, TaskRecord
 
 REFERENCE_KEY = "a2a-serverless/content"
@@ -89,7 +89,14 @@ _MAX_KNOWN = 8192
 
 log = logging.getLogger("a2a_serverless.store.content")
 
-_PART: msgspec.json.Decoder[Part] = codec.decoder(Part)  # type: ignore[arg-type]
+_PART = codec.decoder(Part)
+
+
+def _decode_part(data: bytes) -> Part:
+    """A stored part's JSON (one kept by an earlier version in its form, `legacy.py`)."""
+    if legacy.is_old_part(data):
+        return codec.convert(legacy.part(json.loads(data)), Part)
+    return _PART.decode(data)
 
 
 class ContentMissing(StoreError):
@@ -203,11 +210,12 @@ def reply_prefix(key: str) -> str:
 
 
 def is_reference(part: Part) -> bool:
+    data = part.data
     return (
-        isinstance(part, DataPart)
+        isinstance(data, dict)
         and part.metadata is None
-        and len(part.data) == 1
-        and REFERENCE_KEY in part.data
+        and len(data) == 1
+        and REFERENCE_KEY in data
     )
 
 
@@ -278,7 +286,7 @@ class Offloader:
             self._collect_event(event, large)
         if not large:
             return Offloaded(record, list(events), [], [])
-        references: dict[str, DataPart] = {}
+        references: dict[str, Part] = {}
         found: list[tuple[str, str, int, str | None]] = []
         for digest, data, part in large.values():
             if digest in references:
@@ -312,10 +320,10 @@ class Offloader:
         """The decoded bytes and Content-Type of a file part's own object, when kept."""
         if not (self.file_objects and isinstance(self.content, SigningContentStore)):
             return None
-        if not (isinstance(part, FilePart) and isinstance(part.file, FileWithBytes)):
+        if part.raw is None:
             return None
-        data = base64.b64decode(part.file.bytes)
-        return data, part.file.mime_type or "application/octet-stream"
+        data = base64.b64decode(part.raw)
+        return data, part.media_type or "application/octet-stream"
 
     async def _put_all(
         self, objects: dict[str, bytes], files: dict[str, tuple[bytes, str]] | None = None
@@ -423,11 +431,11 @@ class Offloader:
         return list(await asyncio.gather(*(self.restore_record(r) for r in records)))
 
     async def restore_events(self, task_id: str, events: Sequence[TaskEvent]) -> list[TaskEvent]:
-        parts: list[DataPart] = []
+        parts: list[Part] = []
         for event in events:
             for part in _event_parts(event):
                 if is_reference(part):
-                    parts.append(part)  # type: ignore[arg-type]
+                    parts.append(part)
         if not parts:
             return list(events)
         contents = await self._fetch(parts, task_prefix(task_id))
@@ -437,7 +445,7 @@ class Offloader:
         parts = [part for part in reply.reply.parts if is_reference(part)]
         if not parts:
             return reply
-        contents = await self._fetch(parts, None)  # type: ignore[arg-type]
+        contents = await self._fetch(parts, None)
         message = _map_message(reply.reply, lambda p: contents.get(id(p), p))
         return StoredReply(
             key=reply.key,
@@ -448,7 +456,7 @@ class Offloader:
             expires_at_ms=reply.expires_at_ms,
         )
 
-    async def _fetch(self, parts: Sequence[DataPart], prefix: str | None) -> dict[int, Part]:
+    async def _fetch(self, parts: Sequence[Part], prefix: str | None) -> dict[int, Part]:
         """The parts the references stand for, by the reference's id()."""
         wanted: dict[str, tuple[str, int, str | None]] = {}
         for part in parts:
@@ -461,7 +469,7 @@ class Offloader:
             digest, size, file_key = wanted[key]
             if hashlib.sha256(data).hexdigest() != digest:
                 raise ContentCorrupt(key)
-            decoded[key] = _PART.decode(data)
+            decoded[key] = _decode_part(data)
             if prefix is not None:
                 self._remember(prefix, digest, key, size, file_key)
         return {id(part): decoded[_reference_of(part)[0]] for part in parts}
@@ -482,7 +490,7 @@ class Offloader:
     def file_key(self, task_id: str, part: Part) -> str | None:
         """The key of the file object holding this part's bytes, if the task's stored content
         has one and this process has read or written it (every answer is read first)."""
-        if not isinstance(part, FilePart) or not isinstance(part.file, FileWithBytes):
+        if part.raw is None:
             return None
         data = codec.encode(part)
         if len(data) <= self.threshold:
@@ -513,7 +521,7 @@ class Offloader:
             if len(data) > self.threshold or is_reference(part):
                 large[id(part)] = (hashlib.sha256(data).hexdigest(), data, part)
 
-    def _references_in_task(self, task: Task) -> list[DataPart]:
+    def _references_in_task(self, task: Task) -> list[Part]:
         found: list[Any] = []
         if task.status.message is not None:
             found += [p for p in task.status.message.parts if is_reference(p)]
@@ -567,19 +575,19 @@ class Offloader:
             await self.content.delete(keys)
 
 
-def reference_part(key: str, digest: str, size: int, file_key: str | None = None) -> DataPart:
+def reference_part(key: str, digest: str, size: int, file_key: str | None = None) -> Part:
     reference: dict[str, Any] = {"key": key, "sha256": digest, "size": size}
     if file_key is not None:
         reference["file"] = file_key
-    return DataPart(data={REFERENCE_KEY: reference})
+    return Part(data={REFERENCE_KEY: reference})
 
 
-def _reference_of(part: DataPart) -> tuple[str, str, int]:
+def _reference_of(part: Part) -> tuple[str, str, int]:
     reference = part.data[REFERENCE_KEY]
     return reference["key"], reference["sha256"], reference["size"]
 
 
-def _file_key_of(part: DataPart) -> str | None:
+def _file_key_of(part: Part) -> str | None:
     file_key = part.data[REFERENCE_KEY].get("file")
     return file_key if isinstance(file_key, str) else None
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 from msgspec.structs import replace
 
-from ..codec import ENCODER, deep_copy
+from ..codec import deep_copy
 from .base import (
     IdempotencyKeyTaken,
     StoredPushConfig,
@@ -34,6 +34,7 @@ from .base import (
     VersionConflict,
     check_event_sequence,
     event_from_json,
+    event_json_bytes,
     push_config_from_json,
     push_config_to_json,
     record_from_json,
@@ -109,7 +110,7 @@ class MemoryStore:
         idempotency_key: str | None = None,
     ) -> None:
         stored = _Stored(record)
-        payloads = [ENCODER.encode(event.payload) for event in events]
+        payloads = [event_json_bytes(event) for event in events]
         with self._lock:
             self._check_key(idempotency_key)
             if record.task_id in self._tasks:
@@ -128,7 +129,7 @@ class MemoryStore:
         idempotency_key: str | None = None,
     ) -> None:
         copy = _Stored(record)
-        payloads = [ENCODER.encode(event.payload) for event in events]
+        payloads = [event_json_bytes(event) for event in events]
         with self._lock:
             self._check_key(idempotency_key)
             stored = self._tasks.get(record.task_id)

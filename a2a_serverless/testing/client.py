@@ -31,12 +31,14 @@ import httpx
 from ..agent import Agent
 from ..app import create_app
 from ..asgi import A2AApplication
-from ..codec import convert, to_builtins
+from ..codec import convert
 from ..config import Settings
 from ..exceptions import A2AServerlessError
-from ..models import Artifact, Message, Part, Task, TaskStatus, TextPart
+from ..models import Artifact, Message, Part, Task, TaskStatus
 from ..routepaths import CARD_PATH
 from ..v03 import convert as v03convert
+from ..v03 import jsonrpc_convert
+from ..v03 import jsonrpc_models as rpc
 from ..v03 import jsonrpc_params as v03rpc
 from ..v03 import models as v03
 from ..v10 import convert as v10convert
@@ -141,9 +143,7 @@ class AgentTestClient:
         continued, or the agent's direct reply. `blocking=False` returns once the turn is
         queued."""
         if not isinstance(message, Message):
-            parts: list[Part] = (
-                [TextPart(text=message)] if isinstance(message, str) else list(message)
-            )
+            parts: list[Part] = [Part(text=message)] if isinstance(message, str) else list(message)
             message = Message(
                 message_id=str(uuid.uuid4()),
                 role="user",
@@ -158,7 +158,10 @@ class AgentTestClient:
                 "configuration": {"returnImmediately": not blocking},
             }
         else:
-            params = {"message": to_builtins(message), "configuration": {"blocking": blocking}}
+            params = {
+                "message": jsonrpc_convert.message_out(message),
+                "configuration": {"blocking": blocking},
+            }
         if metadata is not None:
             params["metadata"] = metadata
         if self.binding == "jsonrpc":
@@ -253,7 +256,8 @@ class AgentTestClient:
 
     def _send_result(self, result: Any) -> Task | Message:
         if self.version == "0.3":
-            return convert(result, Task | Message)  # type: ignore[arg-type]
+            read = convert(result, rpc.Task | rpc.Message)  # type: ignore[arg-type]
+            return jsonrpc_convert.stream_result_in(read)  # type: ignore[return-value]
         if "message" in result:
             return _message_from_v1(result["message"])
         return _task_from_v1(result["task"])
@@ -262,7 +266,7 @@ class AgentTestClient:
         if self.version == "0.3" and self.binding == "rest":
             return v03convert.task_in(v03.read(v03.Task, result, "task"))
         if self.version == "0.3":
-            return convert(result, Task)
+            return jsonrpc_convert.task_in(convert(result, rpc.Task))
         return _task_from_v1(result)
 
 
@@ -279,7 +283,7 @@ def reply_text(reply: Task | Message) -> str:
 
 
 def _text(parts: Sequence[Part]) -> str:
-    return "".join(part.text for part in parts if isinstance(part, TextPart))
+    return "".join(part.text for part in parts if part.text is not None)
 
 
 # 1.0's wire form back into the kit's models (v10/convert.py goes the other way for these).

@@ -38,8 +38,6 @@ from .. import codec
 from ..models import (
     Artifact,
     AuthenticationInfo,
-    FilePart,
-    FileWithBytes,
     Message,
     Part,
     SendMessageConfiguration,
@@ -50,9 +48,9 @@ from ..models import (
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
-    TextPart,
 )
 from ..service import idempotency_key, legacy_idempotency_key
+from ..store import base as store_base
 from ..store.base import (
     IdempotencyKeyTaken,
     Store,
@@ -75,6 +73,7 @@ from ..store.bookkeeping import (
     durable_of,
     stored_updates,
 )
+from . import legacy_records
 
 # A fixed instant for `updated_at_ms`, so orderings in the tests do not depend on the clock.
 BASE_MS = 1_700_000_000_000
@@ -138,7 +137,7 @@ def make_reply(
         reply=Message(
             message_id=new_id("msg"),
             role="agent",
-            parts=[TextPart(text=text)],
+            parts=[Part(text=text)],
             context_id=new_id("ctx"),
         ),
         created_at_ms=now_ms(),
@@ -146,16 +145,13 @@ def make_reply(
     )
 
 
-def status_event(
-    record: TaskRecord, seq: int, state: TaskState | None = None, *, final: bool = False
-) -> TaskEvent:
+def status_event(record: TaskRecord, seq: int, state: TaskState | None = None) -> TaskEvent:
     return TaskEvent(
         seq=seq,
         payload=TaskStatusUpdateEvent(
             task_id=record.task_id,
             context_id=record.context_id,
             status=TaskStatus(state=state or record.task.status.state),
-            final=final,
         ),
     )
 
@@ -166,7 +162,7 @@ def artifact_event(record: TaskRecord, seq: int, text: str = "chunk") -> TaskEve
         payload=TaskArtifactUpdateEvent(
             task_id=record.task_id,
             context_id=record.context_id,
-            artifact=Artifact(artifact_id="a-1", parts=[TextPart(text=text)]),
+            artifact=Artifact(artifact_id="a-1", parts=[Part(text=text)]),
             append=True,
         ),
     )
@@ -295,16 +291,58 @@ def large_text(size: int, seed: int = 0) -> str:
     return "".join(parts)[:size]
 
 
-def large_file(
-    size: int, seed: int = 0, *, mime_type: str = "application/octet-stream"
-) -> FilePart:
+def large_file(size: int, seed: int = 0, *, mime_type: str = "application/octet-stream") -> Part:
     """A file part with `size` bytes of incompressible content inline (base64)."""
     data = random.Random(seed).randbytes(size)
-    return FilePart(
-        file=FileWithBytes(
-            bytes=base64.b64encode(data).decode(), mime_type=mime_type, name=f"file-{seed}.bin"
-        )
+    return Part(
+        raw=base64.b64encode(data).decode(), media_type=mime_type, filename=f"file-{seed}.bin"
     )
+
+
+@contextmanager
+def written_as(texts: dict[int, str]) -> Iterator[None]:
+    """Every store writes the objects named in `texts` (by id()) as those literal JSON texts:
+    the store's own write path (its encoding, packing and items) with a record as an earlier
+    version wrote it. The serialisers of `store.base` are replaced wherever a store module
+    holds them, for the block only."""
+    patched: list[tuple[Any, str, Any]] = []
+    for name in _SERIALISERS:
+        original = getattr(store_base, name)
+        literal = _literal(original, texts, as_bytes=name.endswith("_bytes"))
+        for module in list(sys.modules.values()):
+            if getattr(module, name, None) is original:
+                patched.append((module, name, original))
+                setattr(module, name, literal)
+    try:
+        yield
+    finally:
+        for module, name, original in patched:
+            setattr(module, name, original)
+
+
+_SERIALISERS = (
+    "record_to_json",
+    "record_json_bytes",
+    "event_to_json",
+    "event_json_bytes",
+    "reply_to_json",
+)
+
+
+def _literal(original: Any, texts: dict[int, str], *, as_bytes: bool) -> Any:
+    def write(value: Any) -> Any:
+        text = texts.get(id(value))
+        if text is None:
+            return original(value)
+        return text.encode() if as_bytes else text
+
+    return write
+
+
+def _renamed(value: Any, task_id: str) -> Any:
+    """A legacy_records object with its task id replaced."""
+    text = codec.encode(value).replace(b"t-legacy", task_id.encode())
+    return codec.decode(text, type(value))
 
 
 def newest_first(records: list[TaskRecord]) -> list[str]:
@@ -336,13 +374,12 @@ class StoreContract:
                 "status": {"state": "working", "timestamp": "2025-01-01T00:00:00Z"},
                 "history": [
                     {
-                        "kind": "message",
                         "messageId": "m-1",
                         "role": "user",
-                        "parts": [{"kind": "text", "text": "hello"}],
+                        "parts": [{"text": "hello"}],
                     }
                 ],
-                "artifacts": [{"artifactId": "a-1", "parts": [{"kind": "data", "data": {"n": 1}}]}],
+                "artifacts": [{"artifactId": "a-1", "parts": [{"data": {"n": 1}}]}],
                 "metadata": {"origin": "contract"},
                 # A field from a newer protocol version must survive the store.
                 "futureField": {"x": [1, 2]},
@@ -669,7 +706,7 @@ class StoreContract:
         quiet, _ = step(following, 0)
         await store.update_task(quiet)
         final, last = step(quiet, 1, task=with_state(quiet, TaskState.COMPLETED))
-        last = [status_event(final, final.last_seq, TaskState.COMPLETED, final=True)]
+        last = [status_event(final, final.last_seq, TaskState.COMPLETED)]
         await store.update_task(final, last)
 
         log = [*created, *more, *last]
@@ -817,7 +854,7 @@ class StoreContract:
         owner, message_id = new_id("owner"), new_id("msg")
 
         def request(text: str, **config: Any) -> SendMessageRequest:
-            message = Message(message_id=message_id, role="user", parts=[TextPart(text=text)])
+            message = Message(message_id=message_id, role="user", parts=[Part(text=text)])
             configuration = SendMessageConfiguration(**config) if config else None
             return SendMessageRequest(message=message, configuration=configuration)
 
@@ -1119,6 +1156,42 @@ class StoreContract:
         assert await store.get_push_config(one, "cfg") == config
         assert await store.list_push_configs(new_id("task")) == []
 
+    # --- records of earlier versions ---
+
+    async def test_records_of_earlier_versions_read_back(self, store: Store) -> None:
+        """A task record, its event log and a direct reply as versions before the internal model
+        became A2A 1.0's wrote them (0.3's shapes: `kind`, a file part's `file`, the
+        data_part_compat wrapping, `final`), written by this store, read back in today's model
+        (store/legacy.py)."""
+        task_id, reply_key = new_id("task"), new_id("key")
+
+        def renamed(text: str) -> str:  # a fresh task id and key: the store may be shared
+            return text.replace("t-legacy", task_id).replace("alice\\nm-9\\nfp", reply_key)
+
+        record_text = renamed(legacy_records.RECORD)
+        record = store_base.record_from_json(record_text)
+        events_text = {seq: renamed(text) for seq, text in legacy_records.EVENTS.items()}
+        events = [store_base.event_from_json(seq, text) for seq, text in events_text.items()]
+        reply_text = renamed(legacy_records.REPLY)
+        reply = store_base.reply_from_json(reply_text)
+        literal = {id(record): record_text, id(reply): reply_text}
+        literal.update({id(event): events_text[event.seq] for event in events})
+        with written_as(literal):
+            await store.create_task(record, events)
+            await store.put_reply(reply)
+
+        got = await store.get_task(task_id)
+        assert got is not None
+        assert got.task == _renamed(legacy_records.EXPECTED_TASK, task_id)
+        read = await store.read_events(task_id)
+        assert [event.seq for event in read] == [1, 2, 3]
+        assert [event.payload for event in read] == [
+            _renamed(legacy_records.EXPECTED_EVENTS[seq], task_id) for seq in (1, 2, 3)
+        ]
+        assert read[-1].is_final and not read[0].is_final
+        replied = await store.find_reply(reply_key)
+        assert replied is not None and replied.reply == legacy_records.EXPECTED_REPLY
+
     async def test_push_configs_stored_by_earlier_versions_read_back(
         self, store: Store, monkeypatch: pytest.MonkeyPatch
     ) -> None:
@@ -1272,7 +1345,7 @@ class StoreContract:
         return record, written
 
     async def test_large_text_artifact_reads_back_identical(self, store: Store) -> None:
-        record, events = await self._produce_artifact(store, [TextPart(text=large_text(1_500_000))])
+        record, events = await self._produce_artifact(store, [Part(text=large_text(1_500_000))])
         await self._assert_reads_back(store, record, events)
 
     async def test_large_inline_file_artifact_reads_back_identical(self, store: Store) -> None:
@@ -1282,7 +1355,7 @@ class StoreContract:
     async def test_artifact_of_8_mb_streamed_in_chunks_reads_back_identical(
         self, store: Store
     ) -> None:
-        chunks: list[Part] = [TextPart(text=large_text(256 * 1024, seed=n)) for n in range(32)]
+        chunks: list[Part] = [Part(text=large_text(256 * 1024, seed=n)) for n in range(32)]
         record, events = await self._produce_artifact(store, chunks)
         assert sum(len(codec.encode(part)) for part in chunks) > 8_000_000
         await self._assert_reads_back(store, record, events)
@@ -1293,10 +1366,10 @@ class StoreContract:
             message = Message(
                 message_id=new_id("msg"),
                 role="user",
-                parts=[TextPart(text="please read this"), large_file(size, seed=size)],
+                parts=[Part(text="please read this"), large_file(size, seed=size)],
             )
             record, events = await self._produce_artifact(
-                store, [TextPart(text="read it")], history=[message]
+                store, [Part(text="read it")], history=[message]
             )
             await self._assert_reads_back(store, record, events)
 
@@ -1308,21 +1381,21 @@ class StoreContract:
             message=Message(
                 message_id=new_id("msg"),
                 role="agent",
-                parts=[TextPart(text=large_text(600_000)), large_file(700_000)],
+                parts=[Part(text=large_text(600_000)), large_file(700_000)],
             ),
         )
         following = record.next(task=record.task.model_copy(update={"status": status}), last_seq=1)
         event = TaskEvent(
             seq=1,
             payload=TaskStatusUpdateEvent(
-                task_id=record.task_id, context_id=record.context_id, status=status, final=False
+                task_id=record.task_id, context_id=record.context_id, status=status
             ),
         )
         await store.update_task(following, [event])
         await self._assert_reads_back(store, following, [event])
 
     async def test_stale_write_of_large_content_writes_nothing(self, store: Store) -> None:
-        record, events = await self._produce_artifact(store, [TextPart(text=large_text(500_000))])
+        record, events = await self._produce_artifact(store, [Part(text=large_text(500_000))])
         stale = replace(record, version=record.version - 1)
         task = record.task.model_copy(
             update={"artifacts": [Artifact(artifact_id="a-2", parts=[large_file(500_000)])]}

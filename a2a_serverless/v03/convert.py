@@ -1,23 +1,27 @@
 """A2A 0.3's HTTP+JSON (proto JSON, `v03/models.py`) <-> the internal model (`models.py`).
 
-The 0.3 HTTP+JSON binding speaks the proto3 JSON mapping of 0.3's a2a.proto; the internal model
-is 0.3's JSON-RPC form. `*_in` functions take bodies read into `v03/models.py`'s Structs and
-return internal models, checked as over JSON-RPC (a `-32602` names the field: a message's parts
-are `message.parts.0`); `*_out` functions take internal models and return proto JSON values
-(dicts ready to encode). The server reads requests and writes results with them, the client
-(client/wire.py) the other way round. The requests, their results and push configs are the
-internal model's (1.0's): a body is read into 0.3's JSON-RPC form, checked as that
-(`jsonrpc_params.py`, so a refusal names the same field as over JSON-RPC), and converted by
-`jsonrpc_params.py` (push configs: `schemes` <-> one `scheme`, as there).
+The 0.3 HTTP+JSON binding speaks the proto3 JSON mapping of 0.3's a2a.proto. `*_in` functions
+take bodies read into `v03/models.py`'s Structs and return internal models, checked as over
+JSON-RPC (a `-32602` names the field: a message's parts are `message.parts.0`): each reader
+writes 0.3's JSON-RPC form, which is checked as that (`jsonrpc_models.py` for parts, messages,
+tasks and events, `jsonrpc_params.py` for requests and push configs, so a refusal names the
+same field as over JSON-RPC) and converted by `jsonrpc_convert.py` and `jsonrpc_params.py`
+(push configs: `schemes` <-> one `scheme`, as there), so both bindings read one way. `*_out`
+functions take internal models and return proto JSON values (dicts ready to encode). The server
+reads requests and writes results with them, the client (client/wire.py) the other way round.
 
-Mapping, internal -> proto JSON (a2a.proto as the SDK has it):
+Mapping, in 0.3's JSON-RPC terms (`jsonrpc_convert.py` maps those to the internal model's) ->
+proto JSON (a2a.proto as the SDK has it):
 
 - `kind` on Task, Message, parts and events: not written; which field is set says the kind.
-- TextPart `{kind: "text", text, metadata}` -> Part `{text, metadata}`.
+- TextPart `{kind: "text", text, metadata}` -> Part `{text, metadata}` (internal: a Part's
+  `text`).
 - FilePart `{kind: "file", file: {uri | bytes, mimeType, name}, metadata}` ->
-  Part `{file: {fileWithUri | fileWithBytes, mimeType, name}, metadata}` (bytes: see below).
+  Part `{file: {fileWithUri | fileWithBytes, mimeType, name}, metadata}` (bytes: see below;
+  internal: a Part's `url` or `raw`, `media_type`, `filename`).
 - DataPart `{kind: "data", data, metadata}` -> Part `{data: {data: <object>}, metadata}` (the
-  DataPart message wraps its Struct).
+  DataPart message wraps its Struct; internal: a Part's `data`, which when it is no object goes
+  as `{"value": <it>}` with `metadata.data_part_compat`, as over JSON-RPC).
 - Message `{messageId, contextId, taskId, role, parts, metadata, extensions}` ->
   `{messageId, contextId, taskId, role, content, metadata, extensions}`; role "user" / "agent"
   -> "ROLE_USER" / "ROLE_AGENT".
@@ -89,6 +93,8 @@ from typing import Any, TypeVar
 from .. import models as m
 from ..codec import ValidationError
 from ..errors import invalid_params_from_validation
+from . import jsonrpc_convert
+from . import jsonrpc_models as objects
 from . import jsonrpc_params as rpc
 from . import models as v03
 from .models import PUSH_CONFIG_COLLECTION, ROLE_NUMBERS, ROLES, STATE_NUMBERS, STATES, invalid
@@ -157,26 +163,29 @@ def parse_push_config_name(name: str, at: str) -> tuple[str, str | None]:
 
 
 def part_out(part: m.Part) -> JSON:
+    # The part as 0.3's JSON-RPC writes it (the data_part_compat convention included), in proto
+    # JSON.
+    rpc = jsonrpc_convert.part_out(part)
     out: JSON
-    if isinstance(part, m.TextPart):
+    if part.text is not None:
         out = {"text": part.text}
-    elif isinstance(part, m.FilePart):
-        file = part.file
+    elif part.raw is not None or part.url is not None:
+        file = rpc["file"]
         proto_file: JSON
-        if isinstance(file, m.FileWithUri):
-            proto_file = {"fileWithUri": file.uri}
+        if part.url is not None:
+            proto_file = {"fileWithUri": part.url}
         else:
             # The SDK's double base64 (see the module docstring).
-            proto_file = {"fileWithBytes": base64.b64encode(file.bytes.encode()).decode()}
-        if file.mime_type is not None:
-            proto_file["mimeType"] = file.mime_type
-        if file.name is not None:
-            proto_file["name"] = file.name
+            proto_file = {"fileWithBytes": base64.b64encode(file["bytes"].encode()).decode()}
+        if part.media_type is not None:
+            proto_file["mimeType"] = part.media_type
+        if part.filename is not None:
+            proto_file["name"] = part.filename
         out = {"file": proto_file}
     else:
-        out = {"data": {"data": part.data}}
-    if part.metadata is not None:
-        out["metadata"] = part.metadata
+        out = {"data": {"data": rpc["data"]}}
+    if "metadata" in rpc:
+        out["metadata"] = rpc["metadata"]
     return out
 
 
@@ -236,7 +245,8 @@ def status_update_out(event: m.TaskStatusUpdateEvent) -> JSON:
         "taskId": event.task_id,
         "contextId": event.context_id,
         "status": status_out(event.status),
-        "final": event.final,
+        # 0.3's `final`, from the state as every status's (the internal event's is the same).
+        "final": event.status.state.ends_stream,
     }
     if event.metadata is not None:
         out["metadata"] = event.metadata
@@ -357,12 +367,13 @@ def timestamp_out(value: str | None) -> str | None:
 
 # --- proto JSON -> internal ---------------------------------------------------------------------
 #
-# Each reader writes the internal model's JSON form (what JSON-RPC carries); the public `*_in`
-# functions check it as that model, so a field the model requires is refused as over JSON-RPC.
+# Each reader writes 0.3's JSON-RPC form; the public `*_in` functions check it as its object
+# (`jsonrpc_models.py`) and convert that to the internal model (`_checked`), so a field the
+# JSON-RPC form requires is refused as over JSON-RPC.
 
 
 def part_in(part: v03.Part, at: str = "part") -> m.Part:
-    return _checked(m.Part, _part(part, at), at)  # type: ignore[arg-type]
+    return _checked(m.Part, _part(part, at), at)
 
 
 def message_in(message: v03.Message, at: str = "message") -> m.Message:
@@ -454,11 +465,28 @@ def list_result_in(response: v03.ListTasksResponse, at: str = "response") -> m.L
     return rpc.list_result_in(_checked(rpc.ListTasksResult, out, at))
 
 
+# The internal models whose content 0.3's JSON-RPC form writes in its own shapes: the object the
+# readers' JSON is checked as, and its conversion. Any other model is checked as itself.
+_JSONRPC_FORMS: dict[Any, tuple[Any, Any]] = {
+    m.Part: (objects.Part, jsonrpc_convert.part_in),
+    m.Message: (objects.Message, jsonrpc_convert.message_in),
+    m.TaskStatus: (objects.TaskStatus, jsonrpc_convert.status_in),
+    m.Artifact: (objects.Artifact, jsonrpc_convert.artifact_in),
+    m.Task: (objects.Task, jsonrpc_convert.task_in),
+    m.TaskStatusUpdateEvent: (objects.TaskStatusUpdateEvent, jsonrpc_convert.stream_result_in),
+    m.TaskArtifactUpdateEvent: (objects.TaskArtifactUpdateEvent, jsonrpc_convert.stream_result_in),
+}
+
+
 def _checked(model: type[_M], value: JSON, at: str) -> _M:
-    """The internal model of its JSON form (the value at `at`); invalid params naming the field
-    if it is not one."""
+    """The internal model of its JSON-RPC form (the value at `at`); invalid params naming the
+    field if it is not one."""
+    form = _JSONRPC_FORMS.get(model)
     try:
-        return m.validate(model, value)  # type: ignore[no-any-return]
+        if form is None:
+            return m.validate(model, value)  # type: ignore[no-any-return]
+        checked, convert = form
+        return convert(m.validate(checked, value))  # type: ignore[no-any-return]
     except ValidationError as exc:
         if not at:
             raise invalid_params_from_validation(exc) from None

@@ -2,14 +2,15 @@
 
 The envelope, the limits and the dispatch are `jsonrpc.handle`'s, the same for both versions;
 this module gives it 0.3's `Protocol`: the methods of `methods.py`, error objects with the A2A
-error's own code and data, stream events as the internal model's JSON, and a hint for a 1.0
-method sent without `A2A-Version: 1.0`.
+error's own code and data, results and stream events in 0.3's JSON-RPC shapes
+(`jsonrpc_convert.py`), and a hint for a 1.0 method sent without `A2A-Version: 1.0`.
 """
 
 from __future__ import annotations
 
 from ..errors import A2AError, MethodNotFoundError, VersionNotSupportedError
 from ..jsonrpc import Protocol
+from .jsonrpc_convert import result_out, stream_result_out
 from .methods import JSONRPC_METHODS
 
 # The JSON-RPC methods of A2A 1.0 (v10/methods.py serves them): named here, not imported, so
@@ -47,6 +48,7 @@ V03 = Protocol(
     version="0.3",
     methods=JSONRPC_METHODS,
     error_object=lambda error: error.to_jsonrpc(),
-    event_result=lambda event: event.payload.model_dump(),
+    event_result=lambda event: stream_result_out(event.payload),
     unknown_method=unknown_method,
+    result=result_out,
 )

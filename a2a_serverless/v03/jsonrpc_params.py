@@ -21,8 +21,10 @@ other way round. The mapping:
   requests (`id` is the task's, `pushNotificationConfigId` the config's); ListTasksResponse ->
   ListTasksResult.
 
-The message in a send request (and the tasks of a list) go through `message_in` / `task_out`,
-the one place that converts them.
+The message in a send request (and the tasks of a list) are 0.3's objects
+(`jsonrpc_models.py`), converted by `jsonrpc_convert.py` (`message_in`, `task_in`, ...). The
+server writes its results there too (`v03/jsonrpc.py`); a list of tasks is written here for
+the client alone.
 """
 
 from __future__ import annotations
@@ -31,8 +33,11 @@ from typing import Annotated, Any
 
 from msgspec import Meta
 
+from .. import codec
 from .. import models as m
-from ..models import A2AModel, Int64, Message, NonNegative, Task, TaskState
+from ..models import A2AModel, Int64, NonNegative, TaskState
+from . import jsonrpc_convert
+from .jsonrpc_models import Message, Task
 
 # --- 0.3's shapes -----------------------------------------------------------------------------
 
@@ -117,23 +122,21 @@ class DeleteTaskPushNotificationConfigParams(A2AModel):
 
 
 def message_in(message: Message) -> m.Message:
-    """The internal message of a 0.3 message (today the same model)."""
-    return message
+    return jsonrpc_convert.message_in(message)
 
 
 def message_out(message: m.Message) -> Message:
-    """The 0.3 message of an internal message (today the same model)."""
-    return message
+    """The 0.3 message object of an internal message (a client's request)."""
+    return codec.convert(jsonrpc_convert.message_out(message), Message)
 
 
 def task_out(task: m.Task) -> Task:
-    """The 0.3 task of an internal task (today the same model)."""
-    return task
+    """The 0.3 task object of an internal task."""
+    return codec.convert(jsonrpc_convert.task_out(task), Task)
 
 
 def task_in(task: Task) -> m.Task:
-    """The internal task of a 0.3 task (today the same model)."""
-    return task
+    return jsonrpc_convert.task_in(task)
 
 
 # --- 0.3 -> internal ----------------------------------------------------------------------------

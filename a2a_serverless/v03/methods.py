@@ -6,8 +6,9 @@
 readers make the internal requests from proto JSON and its writers the replies (`convert.py`).
 `JSONRPC_METHODS`, the same methods as `v03/jsonrpc.py` serves them: the params are validated
 into 0.3's JSON-RPC shapes (`jsonrpc_params.py`, so a `-32602` names 0.3's fields; the parts
-counted before), converted into the internal requests, and the results written back in 0.3's
-shapes (`transport.render`).
+counted before; a message's parts are 0.3's objects, `jsonrpc_models.py`), converted into the
+internal requests, and the results written back in 0.3's shapes (tasks, messages and task lists
+by `jsonrpc_convert.py`, as `v03/jsonrpc.py` renders them; push configs here).
 
 Where 0.3's rules differ from the service's (which are 1.0's), they are applied here, at the
 edge: the refusals 0.3 names otherwise (`errors.py`, around every method), a context without
@@ -201,7 +202,7 @@ _JSONRPC_METHODS: dict[str, Method] = {
     "tasks/get": Method(rpc.TaskQueryParams, _over_rpc("tasks/get", rpc.get_task_in)),
     "tasks/list": Method(
         rpc.ListTasksParams,
-        _over_rpc("tasks/list", rpc.list_tasks_in, rpc.list_result_out),
+        _over_rpc("tasks/list", rpc.list_tasks_in),
         params_optional=True,
     ),
     "tasks/cancel": Method(rpc.TaskIdParams, _over_rpc("tasks/cancel", rpc.cancel_task_in)),

@@ -1,15 +1,13 @@
-"""A2A v1.0 <-> the internal model (the models the service and the stores use).
+"""A2A v1.0 <-> the internal model (the models the service and the stores use; their message
+content and requests are 1.0's).
 
 `*_in` functions take checked v1.0 requests (`v10/models.py`) and return internal models; `*_out`
 functions take internal models and return v1.0 JSON values (dicts ready to encode). The mapping:
 
-- Part: `text` <-> TextPart; `raw` <-> FilePart with `bytes` (both base64 text); `url` <->
-  FilePart with `uri`; `mediaType` / `filename` <-> the file's `mimeType` / `name`; `data` that
-  is a JSON object <-> DataPart. `data` holding any other JSON value (a list, a string, a number,
-  null) is kept as a DataPart `{"value": <it>}` with `metadata.data_part_compat = true` — the
-  convention of the official SDK's v0.3 compatibility layer, so a v0.3 client reading such a task
-  sees the same thing from us as from it. `mediaType` and `filename` on a `text` or `data` part
-  have no place in v0.3's parts and are not kept (neither does the official SDK).
+- Part: the same fields (`text`, `raw`, `url`, `data`, `mediaType`, `filename`, `metadata`);
+  `raw` comes in as ProtoJSON bytes (base64 or base64url, padded or not) and is kept as standard
+  padded base64. (A 0.3 client sees `data` that is no JSON object the official SDK's way:
+  `v03/jsonrpc_convert.py`.)
 - Role `ROLE_USER` / `ROLE_AGENT` <-> "user" / "agent"; TaskState `TASK_STATE_<NAME>` <->
   "<name>" ("input-required" <-> TASK_STATE_INPUT_REQUIRED); v0.3's "unknown" is
   TASK_STATE_UNSPECIFIED (the tables are `models.py`'s `ROLES` and `STATES`).
@@ -30,8 +28,6 @@ from .. import models as m
 from ..errors import InvalidParamsError
 from ..models import TaskState
 from . import models as v10
-
-DATA_PART_COMPAT = "data_part_compat"
 
 _STATE_IN = {name: state for state, name in v10.STATES.items()}
 _ROLE_IN: dict[str, Any] = {name: role for role, name in v10.ROLES.items()}
@@ -63,24 +59,15 @@ def message_in(message: v10.Message, field: str = "message") -> m.Message:
 
 
 def part_in(part: v10.Part, field: str) -> m.Part:
-    if part.text is not None:
-        return m.TextPart(text=part.text, metadata=part.metadata)
-    if part.raw is not None:
-        file: m.FileWithBytes | m.FileWithUri = m.FileWithBytes(
-            bytes=_standard_base64(part.raw, f"{field}.raw"),
-            mime_type=part.media_type or None,
-            name=part.filename or None,
-        )
-        return m.FilePart(file=file, metadata=part.metadata)
-    if part.url is not None:
-        file = m.FileWithUri(
-            uri=part.url, mime_type=part.media_type or None, name=part.filename or None
-        )
-        return m.FilePart(file=file, metadata=part.metadata)
-    if isinstance(part.data, dict):
-        return m.DataPart(data=part.data, metadata=part.metadata)
-    metadata = {**(part.metadata or {}), DATA_PART_COMPAT: True}
-    return m.DataPart(data={"value": part.data}, metadata=metadata)
+    return m.Part(
+        text=part.text,
+        raw=None if part.raw is None else _standard_base64(part.raw, f"{field}.raw"),
+        url=part.url,
+        data=part.data,
+        metadata=part.metadata,
+        filename=part.filename or None,
+        media_type=part.media_type or None,
+    )
 
 
 def _standard_base64(text: str, field: str) -> str:
@@ -148,23 +135,20 @@ def _invalid(field: str, message: str) -> InvalidParamsError:
 
 def part_out(part: m.Part) -> dict[str, Any]:
     out: dict[str, Any]
-    metadata = part.metadata
-    if isinstance(part, m.TextPart):
+    if part.text is not None:
         out = {"text": part.text}
-    elif isinstance(part, m.FilePart):
-        file = part.file
-        out = {"raw": file.bytes} if isinstance(file, m.FileWithBytes) else {"url": file.uri}
-        if file.mime_type:
-            out["mediaType"] = file.mime_type
-        if file.name:
-            out["filename"] = file.name
-    elif metadata and metadata.get(DATA_PART_COMPAT) is True and "value" in part.data:
-        out = {"data": part.data["value"]}
-        metadata = {k: v for k, v in metadata.items() if k != DATA_PART_COMPAT} or None
+    elif part.raw is not None:
+        out = {"raw": part.raw}
+    elif part.url is not None:
+        out = {"url": part.url}
     else:
         out = {"data": part.data}
-    if metadata is not None:
-        out["metadata"] = metadata
+    if part.media_type:
+        out["mediaType"] = part.media_type
+    if part.filename:
+        out["filename"] = part.filename
+    if part.metadata is not None:
+        out["metadata"] = part.metadata
     return out
 
 

@@ -14,9 +14,9 @@ CONTENT_TYPE = "application/a2a+json"
 BARE: dict[str, Any] = {}
 
 
-def task(internal: dict[str, Any]) -> dict[str, Any]:
-    """1.0's Task JSON of the internal Task JSON."""
-    return task_out(Task.model_validate(internal))
+def task(internal: Task) -> dict[str, Any]:
+    """1.0's Task JSON of an internal Task."""
+    return task_out(internal)
 
 
 def body(task_json: dict[str, Any]) -> dict[str, Any]:

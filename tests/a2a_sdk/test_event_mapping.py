@@ -16,6 +16,7 @@ from a2a.utils import new_agent_text_message
 
 from a2a_serverless.a2a_sdk import SdkAgentExecutor, from_a2a_sdk
 from a2a_serverless.executor import CancelableExecutor
+from a2a_serverless.models import TaskStatusUpdateEvent
 from tests.integration.agent_fixtures import FAST, events_of, send
 
 
@@ -54,7 +55,11 @@ async def test_a_task_snapshot_adds_its_artifacts_and_state(make_client: Any) ->
     assert task["status"]["state"] == "completed"
     assert task["artifacts"][0]["artifactId"] == "a-1"
     # The artifact and the completion are one write.
-    assert [e.kind for e in events] == ["status-update", "artifact-update", "status-update"]
+    assert [type(e).__name__ for e in events] == [
+        "TaskStatusUpdateEvent",
+        "TaskArtifactUpdateEvent",
+        "TaskStatusUpdateEvent",
+    ]
 
 
 async def test_submitted_is_a_no_op_and_events_after_the_turn_are_dropped(
@@ -69,7 +74,7 @@ async def test_submitted_is_a_no_op_and_events_after_the_turn_are_dropped(
     task, events = await run(make_client, script)
     assert task["status"]["state"] == "input-required"
     assert "artifacts" not in task
-    states = [e.status.state.value for e in events if e.kind == "status-update"]
+    states = [e.status.state.value for e in events if isinstance(e, TaskStatusUpdateEvent)]
     assert states == ["submitted", "input-required"]
     # The status message (no ids from new_agent_text_message) was tied to the task.
     assert task["status"]["message"]["taskId"] == task["id"]

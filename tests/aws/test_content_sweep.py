@@ -15,7 +15,7 @@ from urllib.parse import quote
 import pytest
 
 from a2a_serverless.cli import main
-from a2a_serverless.models import Artifact, TaskState, TextPart
+from a2a_serverless.models import Artifact, Part, TaskState
 from a2a_serverless.store.base import TaskRecord
 from a2a_serverless.testing.store_contract import large_text, make_record
 from a2a_serverless_aws.dynamodb import DynamoDBStore
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.aws
 
 
 def with_text(record: TaskRecord, text: str, artifact_id: str = "a-1") -> TaskRecord:
-    artifact = Artifact(artifact_id=artifact_id, parts=[TextPart(text=text)])
+    artifact = Artifact(artifact_id=artifact_id, parts=[Part(text=text)])
     return record.next(task=record.task.model_copy(update={"artifacts": [artifact]}))
 
 

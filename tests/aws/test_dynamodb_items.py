@@ -12,7 +12,7 @@ import pytest
 from msgspec.structs import replace
 from pynamodb.exceptions import PynamoDBException
 
-from a2a_serverless.models import Message, TaskState, TextPart
+from a2a_serverless.models import Message, Part, TaskState
 from a2a_serverless.store.base import TaskEvent, TaskQuery, TaskRecord
 from a2a_serverless.testing.store_contract import (
     HOUR_MS,
@@ -293,7 +293,7 @@ async def test_an_expired_idempotency_key_is_free_again(dynamodb_store: DynamoDB
 
 
 def with_history(record: TaskRecord, text: str) -> TaskRecord:
-    message = Message(role="user", message_id=new_id("m"), parts=[TextPart(text=text)])
+    message = Message(role="user", message_id=new_id("m"), parts=[Part(text=text)])
     task = record.task.model_copy(update={"history": [message]})
     return replace(record, task=task)
 

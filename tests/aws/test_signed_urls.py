@@ -18,7 +18,7 @@ from msgspec.structs import replace
 
 from a2a_serverless import Settings, create_app
 from a2a_serverless.config import ConfigurationError
-from a2a_serverless.models import Artifact, TaskState
+from a2a_serverless.models import Artifact, TaskState, TaskStatus
 from a2a_serverless.store.base import TaskEvent, VersionConflict
 from a2a_serverless.store.content import FILE_SUFFIX, task_prefix
 from a2a_serverless.testing.store_contract import large_file, make_record, now_ms, step, with_state
@@ -95,7 +95,7 @@ async def test_v03_get_list_and_send_answer_signed_urls(
         # holds the file's own object beside the part's JSON.
         record = await app.runtime.store.get_task(task_id)
         stored = record.task.artifacts[0].parts[0]
-        assert stored.file.bytes == base64.b64encode(PHOTO).decode()
+        assert stored.raw == base64.b64encode(PHOTO).decode()
         keys = [
             item["Key"]
             for item in s3.list_objects_v2(Bucket=s3_bucket, Prefix=task_prefix(task_id))[
@@ -296,7 +296,11 @@ async def test_a_finished_task_s_file_object_keeps_its_content_type_when_marked(
         expires_at_ms=now_ms() + 3_600_000,
     )
     final = [
-        TaskEvent(seq=e.seq, payload=e.payload.model_copy(update={"final": True})) for e in events
+        TaskEvent(
+            seq=e.seq,
+            payload=e.payload.model_copy(update={"status": TaskStatus(state=TaskState.COMPLETED)}),
+        )
+        for e in events
     ]
     await file_store.update_task(finished, final)
     keys = bucket_keys(s3, s3_bucket, record.task_id)
@@ -307,7 +311,8 @@ async def test_a_finished_task_s_file_object_keeps_its_content_type_when_marked(
     head = s3.head_object(Bucket=s3_bucket, Key=file_key)
     assert head["ContentType"] == "image/webp"
     body = s3.get_object(Bucket=s3_bucket, Key=file_key)["Body"].read()
-    assert body == base64.b64decode(part.file.bytes)
+    assert part.raw is not None
+    assert body == base64.b64decode(part.raw)
 
 
 # --- off ----------------------------------------------------------------------------------------

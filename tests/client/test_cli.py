@@ -80,10 +80,9 @@ def test_call_attaches_files(
         return (task.history or [])[0].parts
 
     parts = asyncio.run(sent_parts())
-    files = [p.file for p in parts if isinstance(p, m.FilePart)]
+    files = [p for p in parts if p.raw is not None]
     assert len(files) == 1
-    assert isinstance(files[0], m.FileWithBytes)
-    assert (files[0].name, files[0].mime_type) == ("notes.txt", "text/plain")
+    assert (files[0].filename, files[0].media_type) == ("notes.txt", "text/plain")
 
 
 def test_what_the_agent_sends_is_escaped(

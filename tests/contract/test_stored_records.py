@@ -1,13 +1,16 @@
-"""Records written before the models moved to msgspec read back, and are written the same way.
+"""Records written before the models moved to msgspec read back, in today's model.
 
 `tests/fixtures/stored-v0.1/records.json` holds a task record (with a claim, history, artifacts
 with a file by bytes and by URI, internal state), its three events and a push config, as the
-previous model layer (`wire.py`) wrote them. Every store keeps these JSON texts as they are
-(SQLite as TEXT, DynamoDB and Firestore zlib-packed in a body attribute) and reads them through
-the same functions of `a2a_serverless.store.base`, tested here; the SQLite test also reads them
-out of a store file, as rows an older version left there. The push config is 0.3's nested form,
-which the store layer reads into today's flat config (`store/legacy.py`) and writes in today's
-form (the store contract reads such configs back through every store).
+previous model layer (`wire.py`) wrote them: 0.3's shapes, which the store layer reads since
+the internal model became A2A 1.0's (`store/legacy.py`; the contract suite's
+`test_records_of_earlier_versions_read_back` holds every store to it). Every store keeps these
+JSON texts as they are (SQLite as TEXT, DynamoDB and Firestore zlib-packed in a body attribute)
+and reads them through the same functions of `a2a_serverless.store.base`, tested here; the
+SQLite test also reads them out of a store file, as rows an older version left there. Written
+again, a record is in today's form, and reads back the same. The push config is 0.3's nested
+form, which the store layer reads into today's flat config and writes in today's form (the store
+contract reads such configs back through every store).
 """
 
 from __future__ import annotations
@@ -21,8 +24,7 @@ import pytest
 
 from a2a_serverless.models import (
     AuthenticationInfo,
-    FileWithBytes,
-    FileWithUri,
+    Part,
     TaskPushNotificationConfig,
     TaskState,
 )
@@ -48,19 +50,28 @@ def test_record_reads_back_and_is_written_the_same() -> None:
     assert record.internal["push"] == {"cfg-1": 2}
     history = record.task.history
     assert history is not None and len(history) == 2
-    files = [getattr(part, "file", None) for part in history[0].parts]
-    assert isinstance(files[1], FileWithBytes) and files[1].name == "hi.txt"
+    assert history[0].parts[1] == Part(raw="aGk=", media_type="text/plain", filename="hi.txt")
+    assert history[0].parts[2] == Part(data={"a": [1, 2.5, None, True]})
     artifacts = record.task.artifacts
     assert artifacts is not None
-    assert isinstance(getattr(artifacts[0].parts[1], "file", None), FileWithUri)
-    assert record_to_json(record) == STORED["record"]
+    assert artifacts[0].parts[1] == Part(
+        url="https://example.com/f.pdf", media_type="application/pdf"
+    )
+    written = record_to_json(record)
+    assert '"kind"' not in written
+    assert record_from_json(written) == record
 
 
 def test_events_and_push_config_read_back_and_are_written_the_same() -> None:
+    finals = []
     for seq, text in STORED["events"].items():
         event = event_from_json(int(seq), text)
         assert event.seq == int(seq)
-        assert event_to_json(event) == text
+        written = event_to_json(event)
+        assert written.startswith(('{"statusUpdate":', '{"artifactUpdate":'))
+        assert event_from_json(int(seq), written) == event
+        finals.append(event.is_final)
+    assert finals == [False, False, True]
     config = push_config_from_json(STORED["pushConfig"])
     assert config == PUSH_CONFIG
     assert push_config_from_json(push_config_to_json(config)) == config
@@ -115,7 +126,7 @@ async def test_sqlite_file_with_rows_of_the_previous_version(tmp_path: Path) -> 
     got = await store.get_task(task["id"])
     assert got is not None and got.task == record_from_json(STORED["record"]).task
     events = await store.read_events(task["id"])
-    assert [event_to_json(event) for event in events] == list(STORED["events"].values())
+    assert events == [event_from_json(int(s), text) for s, text in STORED["events"].items()]
     config = await store.get_push_config(task["id"], "cfg-1")
     assert config == PUSH_CONFIG
     await store.close()

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import pytest
 
-from a2a_serverless.models import Artifact, TaskState, TextPart
+from a2a_serverless.models import Artifact, Part, TaskState
 from a2a_serverless.store.base import TaskRecord
 from a2a_serverless.testing.store_contract import large_text, make_record
 from a2a_serverless_gcp.firestore import FirestoreStore, open_firestore_store
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.gcp
 
 
 def with_text(record: TaskRecord, text: str, artifact_id: str = "a-1") -> TaskRecord:
-    artifact = Artifact(artifact_id=artifact_id, parts=[TextPart(text=text)])
+    artifact = Artifact(artifact_id=artifact_id, parts=[Part(text=text)])
     return record.next(task=record.task.model_copy(update={"artifacts": [artifact]}))
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from msgspec.structs import replace
 
-from a2a_serverless.models import Artifact, TaskState, TextPart
+from a2a_serverless.models import Artifact, Part, TaskState, TaskStatus
 from a2a_serverless.store.base import (
     StoreUnavailable,
     TaskEvent,
@@ -65,7 +65,7 @@ async def with_artifact(store: FirestoreStore, text: str) -> TaskRecord:
     record = make_record(state=TaskState.WORKING)
     await store.create_task(record)
     task = record.task.model_copy(
-        update={"artifacts": [Artifact(artifact_id="a-1", parts=[TextPart(text=text)])]}
+        update={"artifacts": [Artifact(artifact_id="a-1", parts=[Part(text=text)])]}
     )
     following = record.next(task=task)
     await store.update_task(following)
@@ -122,7 +122,11 @@ async def test_the_write_that_finishes_a_task_sets_its_contents_custom_time(
         record, 1, task=with_state(record, TaskState.COMPLETED), expires_at_ms=expires_at_ms
     )
     final = [
-        TaskEvent(seq=e.seq, payload=e.payload.model_copy(update={"final": True})) for e in events
+        TaskEvent(
+            seq=e.seq,
+            payload=e.payload.model_copy(update={"status": TaskStatus(state=TaskState.COMPLETED)}),
+        )
+        for e in events
     ]
     await store.update_task(finished, final)
     (name,) = names(bucket, record.task_id)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from google.cloud.firestore import AsyncClient
 
-from a2a_serverless.models import Artifact, Task, TaskArtifactUpdateEvent, TextPart
+from a2a_serverless.models import Artifact, Part, Task, TaskArtifactUpdateEvent
 from a2a_serverless.store import TaskEvent, TaskQuery, TaskRecord
 from a2a_serverless.store.base import record_to_json
 from a2a_serverless.testing.store_contract import make_record, new_id, status_event, step
@@ -34,7 +34,7 @@ def noise(n_bytes: int) -> str:
 
 def with_artifact(record: TaskRecord, text: str) -> Task:
     return record.task.model_copy(
-        update={"artifacts": [Artifact(artifact_id="big", parts=[TextPart(text=text)])]},
+        update={"artifacts": [Artifact(artifact_id="big", parts=[Part(text=text)])]},
         deep=True,
     )
 
@@ -45,7 +45,7 @@ def artifact_event(record: TaskRecord, seq: int, text: str) -> TaskEvent:
         payload=TaskArtifactUpdateEvent(
             task_id=record.task_id,
             context_id=record.context_id,
-            artifact=Artifact(artifact_id="big", parts=[TextPart(text=text)]),
+            artifact=Artifact(artifact_id="big", parts=[Part(text=text)]),
         ),
     )
 

@@ -144,7 +144,7 @@ async def test_both_versions_answer_signed_urls_of_the_exact_bytes(
 
         # The store keeps the bytes; the bucket has the file's own object beside its JSON.
         record = await app.runtime.store.get_task(sent["id"])
-        assert record.task.artifacts[0].parts[0].file.bytes == base64.b64encode(PHOTO).decode()
+        assert record.task.artifacts[0].parts[0].raw == base64.b64encode(PHOTO).decode()
 
     from google.cloud import storage  # type: ignore[attr-defined]
 

@@ -10,7 +10,7 @@ import re
 from collections.abc import AsyncIterator
 
 from a2a_serverless import Context, InputRequired, agent
-from a2a_serverless.models import TextPart
+from a2a_serverless.models import Part
 
 TOKENS = re.compile(r"^tokens (\d{1,4})$")
 
@@ -22,4 +22,4 @@ async def streamer(ctx: Context) -> AsyncIterator[object]:
         yield InputRequired(f"You said: {ctx.text}. What next?")
         return
     for n in range(1, int(match.group(1)) + 1):
-        yield TextPart(text=f"t{n} ")
+        yield Part(text=f"t{n} ")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from a2a_serverless import agent
-from a2a_serverless.models import FilePart, FileWithUri, TextPart
+from a2a_serverless.models import Part
 
 URIS = {
     "script.pdf": "javascript:document.title='owned'",
@@ -17,6 +17,4 @@ URIS = {
 
 @agent(name="Links", description="Answers with files of several URI schemes.")
 def links(text: str) -> list[Any]:
-    return [TextPart(text="files:")] + [
-        FilePart(file=FileWithUri(uri=uri, name=name)) for name, uri in URIS.items()
-    ]
+    return [Part(text="files:")] + [Part(url=uri, filename=name) for name, uri in URIS.items()]

@@ -248,6 +248,6 @@ def check_log(record: TaskRecord, events: list[TaskEvent]) -> None:
         last = events[-1].payload
         assert isinstance(last, TaskStatusUpdateEvent)
         assert last.status.state == record.task.status.state
-        assert last.final is True
+        assert last.status.state.ends_stream
     else:
         assert terminal == []

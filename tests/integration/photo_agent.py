@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from a2a_serverless import Agent, Context, Settings, TaskUpdater, create_app
-from a2a_serverless.models import FilePart, FileWithBytes, TaskState
+from a2a_serverless.models import Part, TaskState
 from a2a_serverless.store.base import Store
 
 # 60 KB of bytes: about 80 KB of base64, far over the 16 KB offload threshold.
@@ -52,11 +52,11 @@ class PhotoExecutor:
     message, then completed."""
 
     async def execute(self, context: Context, updater: TaskUpdater) -> None:
-        photo = FileWithBytes(
-            bytes=base64.b64encode(PHOTO).decode(), mime_type="image/png", name="photo.png"
+        photo = Part(
+            raw=base64.b64encode(PHOTO).decode(), media_type="image/png", filename="photo.png"
         )
-        icon = FileWithBytes(bytes=base64.b64encode(ICON).decode(), mime_type="image/png")
-        await updater.add_artifact([FilePart(file=photo), FilePart(file=icon)], name="pictures")
+        icon = Part(raw=base64.b64encode(ICON).decode(), media_type="image/png")
+        await updater.add_artifact([photo, icon], name="pictures")
         await updater.update_status(TaskState.WORKING, "framing it")
         await updater.complete("done")
 

@@ -27,7 +27,7 @@ from a2a_serverless import (
     agent_message,
     progress,
 )
-from a2a_serverless.models import Artifact, DataPart, Message, TextPart
+from a2a_serverless.models import Artifact, Message, Part, TextPart
 from tests.integration.agent_fixtures import (
     FAST,
     check_log,
@@ -88,7 +88,7 @@ async def test_async_function_returning_str(make_client: Any) -> None:
 async def test_returning_a_text_part(make_client: Any) -> None:
     @agent
     def part(text: str) -> TextPart:
-        return TextPart(text="a part", metadata={"k": "v"})
+        return Part(text="a part", metadata={"k": "v"})
 
     async with make_client(part, **FAST) as (client, _):
         task = await send(client)
@@ -101,7 +101,7 @@ async def test_returning_a_text_part(make_client: Any) -> None:
 async def test_returning_a_list_of_parts(make_client: Any) -> None:
     @agent
     def parts(text: str) -> list[Any]:
-        return [TextPart(text="one"), DataPart(data={"n": 2})]
+        return [Part(text="one"), Part(data={"n": 2})]
 
     async with make_client(parts, **FAST) as (client, _):
         task = await send(client)
@@ -132,7 +132,7 @@ async def test_returning_an_artifact(make_client: Any) -> None:
             artifact_id="report-1",
             name="report.txt",
             description="the report",
-            parts=[TextPart(text="all good")],
+            parts=[Part(text="all good")],
         )
 
     async with make_client(report, **FAST) as (client, _):
@@ -150,8 +150,8 @@ async def test_returning_a_list_of_artifacts(make_client: Any) -> None:
     @agent
     def reports(text: str) -> list[Artifact]:
         return [
-            Artifact(artifact_id="a", parts=[TextPart(text="first")]),
-            Artifact(artifact_id="b", parts=[DataPart(data={"second": True})]),
+            Artifact(artifact_id="a", parts=[Part(text="first")]),
+            Artifact(artifact_id="b", parts=[Part(data={"second": True})]),
         ]
 
     async with make_client(reports, **FAST) as (client, _):
@@ -369,7 +369,7 @@ async def test_generator_yielding_whole_artifacts_and_messages(make_client: Any)
     @agent
     async def builder(text: str) -> AsyncIterator[Any]:
         yield agent_message("step one")
-        yield Artifact(artifact_id="whole", name="whole.txt", parts=[TextPart(text="all")])
+        yield Artifact(artifact_id="whole", name="whole.txt", parts=[Part(text="all")])
 
     async with make_client(builder, **FAST) as (client, _):
         updates = stream_results(await stream(client))[1:]

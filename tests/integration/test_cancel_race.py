@@ -21,6 +21,7 @@ from a2a_serverless import Agent, Context, InputRequired, TaskEnded, TaskUpdater
 from a2a_serverless.models import TaskStatusUpdateEvent
 from a2a_serverless.store import MemoryStore, SqliteStore
 from a2a_serverless.store.base import Store, TaskEvent, TaskRecord, VersionConflict
+from a2a_serverless.v03.jsonrpc_convert import task_out
 from tests.integration.agent_fixtures import (
     FAST,
     TERMINAL,
@@ -59,7 +60,7 @@ async def assert_ends_canceled(app: Any, task_id: str) -> TaskRecord:
     assert record.claim is None
     check_log(record, events)
     last = events[-1].payload
-    assert isinstance(last, TaskStatusUpdateEvent) and last.final is True
+    assert isinstance(last, TaskStatusUpdateEvent) and last.status.state.ends_stream
     return record
 
 
@@ -400,7 +401,7 @@ async def test_cancel_racing_completion(make_client: Any, tmp_path: Path, store_
             assert await stored(app, task_id) == record
             again = await get_task(client, task_id)
             assert again["status"]["state"] == record.state
-            assert again == record.task.model_dump()
+            assert again == task_out(record.task)
 
     assert sum(outcomes.values()) == RACE_ITERATIONS
     # The race really is a race: both sides win some of the time.

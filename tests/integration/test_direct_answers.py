@@ -30,7 +30,7 @@ from a2a_serverless import (
     agent,
     direct_agent,
 )
-from a2a_serverless.models import Message, TextPart
+from a2a_serverless.models import Message, Part
 from tests.integration.test_v10_jsonrpc import rpc, sse_results
 
 V10 = {"A2A-Version": "1.0"}
@@ -70,7 +70,7 @@ def slow(text: str) -> str:
 
 @direct_agent(name="Stateless", description="Answers everything directly.")
 async def stateless(message: Message) -> Message | str | None:
-    text = message.parts[0].text if isinstance(message.parts[0], TextPart) else ""
+    text = message.parts[0].text or ""
     if text == "nothing":
         return None
     if text == "crash":
@@ -78,7 +78,7 @@ async def stateless(message: Message) -> Message | str | None:
     return Message(
         message_id=f"reply-{message.message_id}",
         role="agent",
-        parts=[TextPart(text=text.upper())],
+        parts=[Part(text=text.upper())],
         metadata={"echoed": True},
     )
 
@@ -284,10 +284,8 @@ async def test_a_reply_stored_before_fingerprints_is_still_replayed(make_client:
 
     async with make_client(mixed) as (client, app):
         sent = v03_message("hi")
-        earlier = Message(
-            message_id="old-reply", role="agent", parts=[TextPart(text="from before")]
-        )
-        request = Message(message_id=sent["messageId"], role="user", parts=[TextPart(text="hi")])
+        earlier = Message(message_id="old-reply", role="agent", parts=[Part(text="from before")])
+        request = Message(message_id=sent["messageId"], role="user", parts=[Part(text="hi")])
         await app.runtime.store.put_reply(
             StoredReply(
                 key=legacy_idempotency_key("anonymous", sent["messageId"]),

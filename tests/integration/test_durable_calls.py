@@ -32,7 +32,7 @@ from a2a_serverless.durable import (
     UnknownRemote,
 )
 from a2a_serverless.extras import crypto_available
-from a2a_serverless.models import Message, Task, TaskState, TextPart
+from a2a_serverless.models import Message, Part, Task, TaskState
 from a2a_serverless.store.bookkeeping import durable_of
 from a2a_serverless.turn import Failed, InputRequired, Rejected
 from tests.support.server import free_port
@@ -181,7 +181,7 @@ async def wait_suspended(client: A2AClient, task_id: str, containing: str = "") 
         nonlocal seen
         seen = await client.get_task(task_id)
         message = seen.status.message
-        text = "".join(p.text for p in message.parts if isinstance(p, TextPart)) if message else ""
+        text = "".join(p.text for p in message.parts if p.text is not None) if message else ""
         waiting = seen.status.state == TaskState.WORKING and text.startswith("Waiting for ")
         return waiting and containing in text
 
@@ -196,12 +196,12 @@ def texts(task: Task) -> list[str]:
         for m in task.history or []
         if m.role == "agent"
         for p in m.parts
-        if isinstance(p, TextPart)
+        if p.text is not None
     ]
 
 
 def artifact_text(task: Task) -> str:
-    return "".join(p.text for a in task.artifacts or [] for p in a.parts if isinstance(p, TextPart))
+    return "".join(p.text for a in task.artifacts or [] for p in a.parts if p.text is not None)
 
 
 class Orchestrator:
@@ -1001,7 +1001,7 @@ async def test_a_turn_ending_input_required_cancels_its_pending_call_not_the_que
         Message(
             message_id="answer-1",
             role="user",
-            parts=[TextPart(text="tuesday")],
+            parts=[Part(text="tuesday")],
             task_id=task.id,
             context_id=task.context_id,
         ),

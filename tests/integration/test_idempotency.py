@@ -322,7 +322,7 @@ async def test_records_written_before_fingerprints_stay_readable(
 ) -> None:
     # Earlier versions keyed a message by caller and messageId alone: such a key still answers
     # the message it was written for, and only that one.
-    from a2a_serverless.models import Message, Task, TaskState, TaskStatus, TextPart
+    from a2a_serverless.models import Message, Part, Task, TaskState, TaskStatus
     from a2a_serverless.service import legacy_idempotency_key
     from a2a_serverless.store.base import TaskRecord
 
@@ -333,7 +333,7 @@ async def test_records_written_before_fingerprints_stay_readable(
     stored = Message(
         message_id=message_id,
         role="user",
-        parts=[TextPart(text=text)],
+        parts=[Part(text=text)],
         task_id=task_id,
         context_id=context_id,
     )

@@ -21,7 +21,7 @@ from a2a_serverless import agent, ops
 from a2a_serverless.app import create_app
 from a2a_serverless.cli import main
 from a2a_serverless.devserver import DevTarget
-from a2a_serverless.models import Artifact, Message, Task, TaskState, TaskStatus, TextPart
+from a2a_serverless.models import Artifact, Message, Part, Task, TaskState, TaskStatus
 from a2a_serverless.push.keys import DEV_KEY_SUFFIX
 from a2a_serverless.store import SqliteStore
 from a2a_serverless.store.bookkeeping import DeadLetteredNotification, PushCursor, stored_updates
@@ -64,7 +64,7 @@ def hostile_task(path: Path) -> str:
 
     async def write() -> str:
         store = SqliteStore(path)
-        text = [TextPart(text=f"said {HOSTILE}")]
+        text = [Part(text=f"said {HOSTILE}")]
         task = Task(
             id="task-1",
             context_id=HOSTILE,
@@ -75,7 +75,7 @@ def hostile_task(path: Path) -> str:
             artifacts=[Artifact(artifact_id="a-1", name=HOSTILE, parts=list(text))],
         )
         record = make_record(owner="anonymous", task=task, last_seq=2)
-        events = [artifact_event(record, 1, text=HOSTILE), status_event(record, 2, final=True)]
+        events = [artifact_event(record, 1, text=HOSTILE), status_event(record, 2)]
         await store.create_task(record, events)
         await store.close()
         return record.task_id

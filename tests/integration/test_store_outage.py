@@ -26,6 +26,7 @@ from a2a_serverless.journal import Change, now_ms
 from a2a_serverless.models import TaskArtifactUpdateEvent
 from a2a_serverless.store.base import Store, StoreUnavailable, WorkerClaim
 from a2a_serverless.store.memory import MemoryStore
+from a2a_serverless.v03.jsonrpc_convert import task_out
 from tests.integration.agent_fixtures import (
     FAST,
     Gates,
@@ -294,7 +295,7 @@ async def test_a_turn_started_max_attempts_times_fails_with_a_reason(make_client
         assert record.state == "failed"
         assert record.claim is None
         assert runs == []
-        assert "its worker stopped 2 times" in status_text(record.task.model_dump())
+        assert "its worker stopped 2 times" in status_text(task_out(record.task))
         check_log(record, await events_of(app, task["id"]))
         # A later delivery of the same job changes nothing.
         await app.runtime.worker.handle(job)

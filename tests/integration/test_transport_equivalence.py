@@ -58,13 +58,14 @@ from a2a_serverless.models import (
     A2AModel,
     AgentCard,
     AgentExtension,
-    StreamResult,
     validate,
 )
 from a2a_serverless.v03 import convert as v03convert
+from a2a_serverless.v03 import jsonrpc_convert as j
+from a2a_serverless.v03 import jsonrpc_models as objects
 from a2a_serverless.v03 import jsonrpc_params as rpc
 from a2a_serverless.v03 import models as v03
-from a2a_serverless.v03.jsonrpc_params import ListTasksResult, TaskPushNotificationConfig
+from a2a_serverless.v03.jsonrpc_params import TaskPushNotificationConfig
 from tests.integration.jsonrpc_agents import parse_sse, request, scripted, streamer
 
 FAST = {"blocking_timeout_s": 5.0, "poll_interval_s": 0.02, "stream_timeout_s": 5.0}
@@ -150,7 +151,7 @@ def is_error(outcome: Any, code: int | None = None) -> bool:
 
 def result(value: Any) -> dict[str, Any]:
     """A Task / Message / event in our JSON model form."""
-    parsed: A2AModel = validate(StreamResult, value)
+    parsed: A2AModel = validate(objects.StreamResult, value)
     return parsed.model_dump()
 
 
@@ -286,7 +287,7 @@ class JsonRpc(Adapter):
     async def list(self, **params: Any) -> Any:
         outcome, _ = await self._call("tasks/list", params)
         if not is_error(outcome):
-            outcome = ListTasksResult.model_validate(outcome).model_dump()
+            outcome = rpc.ListTasksResult.model_validate(outcome).model_dump()
         return self.note("list", outcome)
 
     async def cancel(self, task_id: str) -> Any:
@@ -382,7 +383,7 @@ class Rest(Adapter):
         )
         if not is_error(outcome):
             response = v03.read(v03.SendMessageResponse, outcome, "response")
-            outcome = result(v03convert.send_result_in(response).model_dump())
+            outcome = result(j.stream_result_out(v03convert.send_result_in(response)))
         return self.note("send", outcome)
 
     async def _events(
@@ -403,9 +404,11 @@ class Rest(Adapter):
                 {
                     "id": event["id"],
                     "result": result(
-                        v03convert.stream_result_in(
-                            v03.read(v03.StreamResponse, event["data"], "event")
-                        ).model_dump()
+                        j.stream_result_out(
+                            v03convert.stream_result_in(
+                                v03.read(v03.StreamResponse, event["data"], "event")
+                            )
+                        )
                     ),
                 }
             )
@@ -421,7 +424,7 @@ class Rest(Adapter):
             "GET", f"/v1/tasks/{task_id}", params=query, sdk_type=a2a_pb2.Task
         )
         if not is_error(outcome):
-            outcome = v03convert.task_in(v03.read(v03.Task, outcome, "task")).model_dump()
+            outcome = j.task_out(v03convert.task_in(v03.read(v03.Task, outcome, "task")))
         return self.note("get", outcome)
 
     async def list(self, **params: Any) -> Any:
@@ -435,8 +438,9 @@ class Rest(Adapter):
                 query[name] = str(value)
         outcome, _ = await self._request("GET", "/v1/tasks", params=query)
         if not is_error(outcome):
-            listed = v03convert.list_result_in(v03.read(v03.ListTasksResponse, outcome, "response"))
-            outcome = rpc.list_result_out(listed).model_dump()
+            outcome = j.result_out(
+                v03convert.list_result_in(v03.read(v03.ListTasksResponse, outcome, "response"))
+            )
         return self.note("list", outcome)
 
     async def cancel(self, task_id: str) -> Any:
@@ -445,7 +449,7 @@ class Rest(Adapter):
             "POST", f"/v1/tasks/{task_id}:cancel", body=body, sdk_type=a2a_pb2.Task
         )
         if not is_error(outcome):
-            outcome = v03convert.task_in(v03.read(v03.Task, outcome, "task")).model_dump()
+            outcome = j.task_out(v03convert.task_in(v03.read(v03.Task, outcome, "task")))
         return self.note("cancel", outcome)
 
     async def resubscribe(self, task_id: str, last_event_id: str | None = None) -> Any:

@@ -34,12 +34,9 @@ from a2a_serverless.errors import InvalidParamsError
 from a2a_serverless.models import (
     Artifact,
     AuthenticationInfo,
-    DataPart,
-    FilePart,
-    FileWithBytes,
-    FileWithUri,
     ListTasksResponse,
     Message,
+    Part,
     SendMessageConfiguration,
     SendMessageRequest,
     Task,
@@ -48,9 +45,9 @@ from a2a_serverless.models import (
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
-    TextPart,
 )
 from a2a_serverless.v03 import convert as c
+from a2a_serverless.v03 import jsonrpc_convert as j
 from a2a_serverless.v03 import jsonrpc_params as rpc
 from a2a_serverless.v03 import models as w
 
@@ -58,8 +55,8 @@ TS = "2025-03-04T05:06:07.123Z"
 META = {"trace": "abc", "nested": {"list": [1, "two", None, True], "n": 1.5}}
 
 
-def text(value: str, **fields: Any) -> TextPart:
-    return TextPart(text=value, **fields)
+def text(value: str, **fields: Any) -> Part:
+    return Part(text=value, **fields)
 
 
 USER = Message(
@@ -67,10 +64,10 @@ USER = Message(
     role="user",
     parts=[
         text("hello", metadata={"lang": "en"}),
-        FilePart(file=FileWithBytes(bytes="aGVsbG8gd29ybGQ=", mime_type="text/plain", name="a")),
-        FilePart(file=FileWithUri(uri="https://example.com/x.png", mime_type="image/png")),
-        FilePart(file=FileWithBytes(bytes="AAEC")),
-        DataPart(data={"k": [1, {"x": None}]}, metadata=META),
+        Part(raw="aGVsbG8gd29ybGQ=", media_type="text/plain", filename="a"),
+        Part(url="https://example.com/x.png", media_type="image/png"),
+        Part(raw="AAEC"),
+        Part(data={"k": [1, {"x": None}]}, metadata=META),
     ],
     context_id="ctx-1",
     task_id="task-1",
@@ -80,7 +77,7 @@ USER = Message(
 AGENT = Message(message_id="m-2", role="agent", parts=[text("What is your name?")])
 ARTIFACT = Artifact(
     artifact_id="art-1",
-    parts=[text("chunk 0;"), DataPart(data={"a": 1})],
+    parts=[text("chunk 0;"), Part(data={"a": 1})],
     name="response",
     description="the answer",
     extensions=["https://example.com/ext/v1"],
@@ -114,7 +111,18 @@ class Case:
 
 
 def dump(value: Any) -> Any:
-    return [v.model_dump() for v in value] if isinstance(value, list) else value.model_dump()
+    """A value in 0.3's JSON-RPC form (what the SDK's pydantic models read)."""
+    if isinstance(value, list):
+        return [dump(v) for v in value]
+    if isinstance(value, Part):
+        return j.part_out(value)
+    if isinstance(value, TaskStatus):
+        return j.status_out(value)
+    if isinstance(value, Artifact):
+        return j.artifact_out(value)
+    if isinstance(value, Task | Message | TaskStatusUpdateEvent | TaskArtifactUpdateEvent):
+        return j.stream_result_out(value)
+    return j.result_out(value)
 
 
 def reader(struct: type[w.ProtoModel], convert_in: Callable[..., Any]) -> Callable[[Any], Any]:
@@ -149,7 +157,7 @@ CASES = [
             c.part_out,
             reader(w.Part, c.part_in),
             a2a_pb2.Part,
-            lambda v: ToProto.part(sdk.Part.model_validate(v.model_dump())),
+            lambda v: ToProto.part(sdk.Part.model_validate(dump(v))),
         )
         for i, part in enumerate(USER.parts)
     ],
@@ -222,7 +230,13 @@ CASES = [
         Case(
             f"status-update-final-{final}",
             TaskStatusUpdateEvent(
-                task_id="t", context_id="c", status=TASK.status, final=final, metadata=META
+                task_id="t",
+                context_id="c",
+                # `final` is written from the state: input-required ends a stream, working not.
+                status=TASK.status
+                if final
+                else TASK.status.model_copy(update={"state": TaskState.WORKING}),
+                metadata=META,
             ),
             c.status_update_out,
             reader(w.TaskStatusUpdateEvent, c.status_update_in),
@@ -363,14 +377,14 @@ CASES = [
             reader(w.SendMessageResponse, c.send_result_in),
             a2a_pb2.SendMessageResponse,
             lambda v: ToProto.task_or_message(
-                sdk_obj(sdk.Task if v.kind == "task" else sdk.Message, v)
+                sdk_obj(sdk.Task if isinstance(v, Task) else sdk.Message, v)
             ),
         )
         for kind, value in [("task", TASK), ("message", AGENT)]
     ],
     *[
         Case(
-            f"stream-response-{value.kind}",
+            f"stream-response-{type(value).__name__}",
             value,
             c.stream_response,
             reader(w.StreamResponse, c.stream_result_in),
@@ -380,7 +394,7 @@ CASES = [
         for value in [
             TASK,
             AGENT,
-            TaskStatusUpdateEvent(task_id="t", context_id="c", status=TASK.status, final=True),
+            TaskStatusUpdateEvent(task_id="t", context_id="c", status=TASK.status),
             TaskArtifactUpdateEvent(task_id="t", context_id="c", artifact=ARTIFACT, append=True),
         ]
     ],
@@ -418,12 +432,12 @@ def _sdk_send_request(params: Any) -> a2a_pb2.SendMessageRequest:
 
 def _sdk_result(value: Any) -> Any:
     types = {
-        "task": sdk.Task,
-        "message": sdk.Message,
-        "status-update": sdk.TaskStatusUpdateEvent,
-        "artifact-update": sdk.TaskArtifactUpdateEvent,
+        Task: sdk.Task,
+        Message: sdk.Message,
+        TaskStatusUpdateEvent: sdk.TaskStatusUpdateEvent,
+        TaskArtifactUpdateEvent: sdk.TaskArtifactUpdateEvent,
     }
-    return types[value.kind].model_validate(value.model_dump())
+    return types[type(value)].model_validate(dump(value))
 
 
 def _without_sdk_losses(message: ProtoMessage) -> ProtoMessage:
@@ -524,16 +538,15 @@ def test_task_states(state: str, name: str) -> None:
 
 
 def test_file_bytes_are_base64_of_our_base64_text_as_the_sdk_writes_them() -> None:
-    part = FilePart(file=FileWithBytes(bytes="aGVsbG8=", mime_type="text/plain"))
+    part = Part(raw="aGVsbG8=", media_type="text/plain")
     wire = c.part_out(part)
     assert wire["file"]["fileWithBytes"] == base64.b64encode(b"aGVsbG8=").decode()
-    sdk_part = ToProto.part(sdk.Part.model_validate(part.model_dump()))
+    sdk_part = ToProto.part(sdk.Part.model_validate(dump(part)))
     assert MessageToDict(sdk_part)["file"]["fileWithBytes"] == wire["file"]["fileWithBytes"]
     # URL-safe and unpadded base64 are proto JSON too.
     urlsafe = base64.urlsafe_b64encode(b"YT8+Yg==").decode().rstrip("=")
     read = c.part_in(w.read(w.Part, {"file": {"fileWithBytes": urlsafe}}, "p"), "p")
-    assert isinstance(read, FilePart) and isinstance(read.file, FileWithBytes)
-    assert read.file.bytes == "YT8+Yg=="
+    assert read.raw == "YT8+Yg=="
 
 
 def _message(wire: Any) -> Message:
@@ -570,11 +583,10 @@ def test_proto_field_names_enum_numbers_and_a2a_proto_spellings_are_read() -> No
     read = c.send_params_in(w.read(w.SendMessageRequest, body, ""))
     assert read.model_dump() == {
         "message": {
-            "kind": "message",
             "messageId": "m",
-            "contextId": "c",
             "role": "user",
-            "parts": [{"kind": "text", "text": "hi"}],
+            "parts": [{"text": "hi"}],
+            "contextId": "c",
         },
         "configuration": {
             "acceptedOutputModes": ["text/plain"],
@@ -597,13 +609,10 @@ def test_proto_field_names_enum_numbers_and_a2a_proto_spellings_are_read() -> No
         {"status_update": {"task_id": "t", "context_id": "c", "final": True}},
         "event",
     )
-    assert c.stream_result_in(event).model_dump() == {
-        "kind": "status-update",
-        "taskId": "t",
-        "contextId": "c",
-        "status": {"state": "unknown"},
-        "final": True,
-    }
+    # `final` is read and left: whether a status ends a stream is its state's to say.
+    assert c.stream_result_in(event) == TaskStatusUpdateEvent(
+        task_id="t", context_id="c", status=TaskStatus(state=TaskState.UNKNOWN)
+    )
 
 
 def test_a_field_under_both_names_is_refused() -> None:

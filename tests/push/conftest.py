@@ -19,11 +19,11 @@ from a2a_serverless import Context, InputRequired, Runtime, Settings, agent, pro
 from a2a_serverless.models import (
     AuthenticationInfo,
     Message,
+    Part,
     SendMessageConfiguration,
     SendMessageRequest,
     TaskPushNotificationConfig,
     TaskState,
-    TextPart,
 )
 from a2a_serverless.push import PushNotifier, generate_key
 from a2a_serverless.push.signing import JwtSigner
@@ -98,7 +98,7 @@ class Harness:
         message = Message(
             role="user",
             message_id=f"message-{self._messages}",
-            parts=[TextPart(text=text)],
+            parts=[Part(text=text)],
             task_id=task_id,
         )
         params = SendMessageRequest(

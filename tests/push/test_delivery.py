@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from a2a_serverless.models import AuthenticationInfo
+from a2a_serverless.models import AuthenticationInfo, Task
 from a2a_serverless.push import WebhookVerifier, notification_id
 
 from .conftest import HarnessFactory, JwksServer
@@ -88,16 +88,14 @@ async def test_a_v10_config_gets_a_stream_response_as_a2a_json(
 def test_a_v10_body_over_the_limit_keeps_the_stream_response_shape() -> None:
     from a2a_serverless.push.payload import bounded_body
 
-    task = {
-        "kind": "task",
+    task = Task.model_validate({
         "id": "t",
         "contextId": "c",
         "status": {"state": "working", "timestamp": "2026-01-01T00:00:00.000Z"},
         "history": [
-            {"kind": "message", "messageId": "m", "role": "user",
-             "parts": [{"kind": "text", "text": "x" * 5000}]}
+            {"messageId": "m", "role": "user", "parts": [{"text": "x" * 5000}]}
         ],
-    }  # fmt: skip
+    })  # fmt: skip
     body = json.loads(bounded_body(task, 1000, "1.0"))
     assert body == {
         "task": {
@@ -293,8 +291,8 @@ async def test_all_mode_notifies_status_and_artifact_events(
     h = await harness(push_notify_on="all")
     task_id = await h.send("steps 1", webhook.url())
     await h.drain()
-    kinds = [e.payload.kind for e in await h.events(task_id) if e.seq > 1]
-    assert "artifact-update" in kinds and "status-update" in kinds
+    kinds = {type(e.payload).__name__ for e in await h.events(task_id) if e.seq > 1}
+    assert {"TaskArtifactUpdateEvent", "TaskStatusUpdateEvent"} <= kinds
     assert [r.seq for r in webhook.notifications()] == await h.qualifying_seqs(task_id)
     # Each notification carries the Task as the write that logged its event left it.
     last = json.loads(webhook.notifications()[-1].body)

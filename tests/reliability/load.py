@@ -215,7 +215,7 @@ def completed_at(events: Sequence[TaskEvent]) -> float | None:
     """When the task's terminal status was written (its timestamp, wall-clock seconds)."""
     for event in reversed(events):
         payload = event.payload
-        if isinstance(payload, TaskStatusUpdateEvent) and payload.final:
+        if isinstance(payload, TaskStatusUpdateEvent) and payload.status.state.ends_stream:
             stamp = payload.status.timestamp
             return datetime.fromisoformat(stamp).timestamp() if stamp else None
     return None

@@ -639,23 +639,30 @@ async def test_push_configs_per_task_are_capped_and_urls_unique(make_client: Any
 
 
 def test_a_notification_body_is_bounded() -> None:
+    from a2a_serverless.models import Artifact, Message, Part, Task, TaskState, TaskStatus
     from a2a_serverless.push.payload import bounded_body
+    from a2a_serverless.v03.jsonrpc_convert import task_out
 
-    task = {
-        "kind": "task",
-        "id": "t",
-        "contextId": "c",
-        "status": {"state": "completed", "timestamp": "2026-01-01T00:00:00Z"},
-        "history": [{"text": "x" * 100_000}],
-        "artifacts": [{"text": "y" * 100_000}],
-    }
+    def text(value: str) -> Message:
+        return Message(message_id="m", role="agent", parts=[Part(text=value)])
+
+    status = TaskStatus(state=TaskState.COMPLETED, timestamp="2026-01-01T00:00:00Z")
+    task = Task(
+        id="t",
+        context_id="c",
+        status=status,
+        history=[text("x" * 100_000)],
+        artifacts=[Artifact(artifact_id="a", parts=[Part(text="y" * 100_000)])],
+    )
     body = bounded_body(task, 4096)
     assert len(body) <= 4096
     assert json.loads(body)["status"]["state"] == "completed"
-    huge_status = {**task, "status": {**task["status"], "message": {"text": "z" * 10_000}}}
+    huge_status = task.model_copy(
+        update={"status": status.model_copy(update={"message": text("z" * 10_000)})}
+    )
     assert len(bounded_body(huge_status, 4096)) <= 4096
-    small = {k: v for k, v in task.items() if k not in ("history", "artifacts")}
-    assert json.loads(bounded_body(small, 4096)) == small
+    small = task.model_copy(update={"history": None, "artifacts": None})
+    assert json.loads(bounded_body(small, 4096)) == task_out(small)
 
 
 def test_deliveries_per_host_are_rate_limited() -> None:

@@ -34,11 +34,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from a2a_serverless.models import (
-    StreamResult,
-    Task,
-    validate,
-)
+from a2a_serverless.models import validate
+from a2a_serverless.v03.jsonrpc_models import StreamResult, Task
 from a2a_serverless.v03.jsonrpc_params import ListTasksResult, TaskPushNotificationConfig
 from a2a_serverless.v03.methods import METHODS
 from tests.reliability import strategies
@@ -66,7 +63,8 @@ CODES: dict[str, frozenset[int]] = {
     "tasks/pushNotificationConfig/delete": frozenset({-32602, -32001}),
     "agent/getAuthenticatedExtendedCard": frozenset({-32602, -32007}),
 }
-# The type of each method's result (checked with `models.validate`, as strictly as requests are).
+# The type of each method's result, in 0.3's JSON-RPC shapes (checked with `models.validate`, as
+# strictly as requests are).
 RESULTS: dict[str, Any] = {
     "message/send": Task,
     "tasks/get": Task,

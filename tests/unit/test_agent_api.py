@@ -36,6 +36,7 @@ from a2a_serverless.models import (
     FileWithBytes,
     FileWithUri,
     Message,
+    Part,
     Task,
     TaskState,
     TaskStatus,
@@ -246,33 +247,34 @@ def user(*parts: Any, message_id: str = "u1") -> Message:
 
 
 def test_context_text_data_and_files() -> None:
-    file_bytes = FileWithBytes(bytes="aGk=", mime_type="text/plain", name="hi.txt")
-    file_uri = FileWithUri(uri="https://example.com/a.png")
+    file_bytes = Part(raw="aGk=", media_type="text/plain", filename="hi.txt")
+    file_uri = Part(url="https://example.com/a.png")
     ctx = make_context(
         user(
-            TextPart(text="first"),
-            DataPart(data={"a": 1}),
-            FilePart(file=file_bytes),
-            TextPart(text="second"),
-            FilePart(file=file_uri),
-            DataPart(data={"b": 2}),
+            Part(text="first"),
+            Part(data={"a": 1}),
+            file_bytes,
+            Part(text="second"),
+            file_uri,
+            Part(data={"b": 2}),
+            Part(data=[3]),
         )
     )
     assert ctx.text == "first\nsecond"
-    assert ctx.data == [{"a": 1}, {"b": 2}]
+    assert ctx.data == [{"a": 1}, {"b": 2}, [3]]
     assert ctx.files == [file_bytes, file_uri]
     assert ctx.metadata == {}
     assert ctx.accepted_output_modes is None
 
 
 def test_context_without_text() -> None:
-    assert make_context(user(DataPart(data={}))).text == ""
+    assert make_context(user(Part(data={}))).text == ""
 
 
 def test_context_history_and_continuation() -> None:
-    first = user(TextPart(text="book"), message_id="u1")
+    first = user(Part(text="book"), message_id="u1")
     question = agent_message("Which city?")
-    answer = user(TextPart(text="Oslo"), message_id="u2")
+    answer = user(Part(text="Oslo"), message_id="u2")
 
     fresh = make_context(first)
     assert fresh.history == [first]
@@ -294,29 +296,52 @@ def test_context_history_and_continuation() -> None:
 def test_agent_message() -> None:
     text = agent_message("hi")
     assert text.role == "agent"
-    assert text.parts == [TextPart(text="hi")]
+    assert text.parts == [Part(text="hi")]
     assert text.task_id is None and text.context_id is None
     assert text.message_id != agent_message("hi").message_id
 
     task = Task(id="t", context_id="c", status=TaskStatus(state=TaskState.WORKING))
-    tied = agent_message(DataPart(data={"x": 1}), task=task)
-    assert tied.parts == [DataPart(data={"x": 1})]
+    tied = agent_message(Part(data={"x": 1}), task=task)
+    assert tied.parts == [Part(data={"x": 1})]
     assert (tied.task_id, tied.context_id) == ("t", "c")
 
-    several = agent_message([TextPart(text="a"), TextPart(text="b")])
-    assert [p.text for p in several.parts if isinstance(p, TextPart)] == ["a", "b"]
+    several = agent_message([Part(text="a"), Part(text="b")])
+    assert [p.text for p in several.parts] == ["a", "b"]
+
+
+def test_a_part_holds_exactly_one_kind_of_content() -> None:
+    assert Part(data=None).has_data and Part(data=None).data is None
+    assert not Part(text="").has_data
+    for fields in ({}, {"text": "a", "url": "https://x"}, {"raw": "aGk=", "data": {}}):
+        with pytest.raises(ValueError, match="exactly one of text, raw, url and data"):
+            Part(**fields)
+    with pytest.raises(ValueError, match="raw: must be base64"):
+        Part(raw="not base64!")
+
+
+def test_the_parts_of_earlier_releases_are_deprecated_constructors_of_a_part() -> None:
+    with pytest.warns(DeprecationWarning, match=r"TextPart\(text=...\) is deprecated"):
+        assert TextPart(text="hi", metadata={"k": 1}) == Part(text="hi", metadata={"k": 1})
+    with pytest.warns(DeprecationWarning, match=r"build Part\(data=...\)"):
+        assert DataPart(data={"a": 1}) == Part(data={"a": 1})
+    with pytest.warns(DeprecationWarning, match=r"build Part\(raw=...\) or Part\(url=...\)"):
+        inline = FilePart(file=FileWithBytes(bytes="aGk=", mime_type="text/plain", name="a"))
+    assert inline == Part(raw="aGk=", media_type="text/plain", filename="a")
+    with pytest.warns(DeprecationWarning):
+        linked = FilePart(file=FileWithUri(uri="https://x/a.png"), metadata={})
+    assert linked == Part(url="https://x/a.png", metadata={})
 
 
 def test_to_parts() -> None:
-    assert to_parts("x") == [TextPart(text="x")]
-    assert to_parts(TextPart(text="y")) == [TextPart(text="y")]
-    assert to_parts({"k": "v"}) == [DataPart(data={"k": "v"})]
-    assert to_parts([TextPart(text="a"), DataPart(data={})]) == [
-        TextPart(text="a"),
-        DataPart(data={}),
+    assert to_parts("x") == [Part(text="x")]
+    assert to_parts(Part(text="y")) == [Part(text="y")]
+    assert to_parts({"k": "v"}) == [Part(data={"k": "v"})]
+    assert to_parts([Part(text="a"), Part(data={})]) == [
+        Part(text="a"),
+        Part(data={}),
     ]
     assert to_parts(()) == []
-    for bad in (["a", "b"], [TextPart(text="a"), 1]):
+    for bad in (["a", "b"], [Part(text="a"), 1]):
         with pytest.raises(TypeError):
             to_parts(bad)  # type: ignore[arg-type]
 
@@ -363,7 +388,7 @@ class RecordingUpdater:
 
 async def run_function(func: Any, text: str = "hi") -> RecordingUpdater:
     updater = RecordingUpdater()
-    ctx = make_context(user(TextPart(text=text)))
+    ctx = make_context(user(Part(text=text)))
     await FunctionExecutor(func).execute(ctx, updater)  # type: ignore[arg-type]
     return updater
 
@@ -374,7 +399,7 @@ async def test_function_executor_maps_return_values() -> None:
 
     calls = (await run_function(returns_text, "ab")).calls
     assert [c[0] for c in calls] == ["working", "artifact", "completed"]
-    assert calls[1][2:] == ("response", [TextPart(text="abab")])
+    assert calls[1][2:] == ("response", [Part(text="abab")])
 
     message = agent_message("bye")
 
@@ -413,16 +438,16 @@ async def test_function_executor_streams_chunks_of_one_artifact() -> None:
     async def generate(text: str) -> AsyncIterator[Any]:
         yield progress("go")
         yield "a"
-        yield TextPart(text="b")
+        yield Part(text="b")
         yield {"c": 3}
 
     calls = (await run_function(generate)).calls
     assert calls == [
         ("working", None),
         ("working", "go"),
-        ("artifact", "a1", "response", [TextPart(text="a")], False, False),
-        ("artifact", "a1", None, [TextPart(text="b")], True, False),
-        ("artifact", "a1", None, [DataPart(data={"c": 3})], True, False),
+        ("artifact", "a1", "response", [Part(text="a")], False, False),
+        ("artifact", "a1", None, [Part(text="b")], True, False),
+        ("artifact", "a1", None, [Part(data={"c": 3})], True, False),
         ("artifact", "a1", None, [], True, True),
         ("completed", None),
     ]

@@ -8,7 +8,7 @@ import pytest
 from a2a_serverless.codec import ENCODER
 from a2a_serverless.durable import DurableUnavailable
 from a2a_serverless.journal import Change
-from a2a_serverless.models import Message, Task, TaskState, TaskStatus, TextPart
+from a2a_serverless.models import Message, Part, Task, TaskState, TaskStatus
 from a2a_serverless.queue.base import (
     DURABLE_CHECK,
     DurableCheck,
@@ -44,7 +44,7 @@ def test_the_check_job_has_one_json_form() -> None:
 
 
 async def test_a_context_made_by_hand_has_no_durable_operations() -> None:
-    message = Message(message_id="m", role="user", parts=[TextPart(text="hi")])
+    message = Message(message_id="m", role="user", parts=[Part(text="hi")])
     task = Task(id="t", context_id="c", status=TaskStatus(state=TaskState.WORKING))
     context = Context(task_id="t", context_id="c", message=message, task=task)
     with pytest.raises(DurableUnavailable):

@@ -14,12 +14,12 @@ from a2a_serverless.lifecycle import InvalidTransition, status_event
 from a2a_serverless.models import (
     Artifact,
     Message,
+    Part,
     Task,
     TaskArtifactUpdateEvent,
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
-    TextPart,
 )
 from a2a_serverless.store import MemoryStore
 from a2a_serverless.store.base import TaskEvent, TaskRecord, VersionConflict, WorkerClaim
@@ -28,7 +28,7 @@ S = TaskState
 
 
 def new_task(task_id: str = "t1") -> Task:
-    first = Message(role="user", message_id="u1", parts=[TextPart(text="hi")])
+    first = Message(role="user", message_id="u1", parts=[Part(text="hi")])
     return Task(
         id=task_id,
         context_id="c1",
@@ -46,7 +46,7 @@ def chunk(record: TaskRecord, text: str) -> TaskArtifactUpdateEvent:
     return TaskArtifactUpdateEvent(
         task_id=record.task_id,
         context_id=record.context_id,
-        artifact=Artifact(artifact_id="a", parts=[TextPart(text=text)]),
+        artifact=Artifact(artifact_id="a", parts=[Part(text=text)]),
         append=True,
     )
 
@@ -159,7 +159,7 @@ async def test_write_applies_events_numbered_after_last_seq(
 
 async def test_write_adds_messages_before_events(store: CountingStore, created: TaskRecord) -> None:
     journal = Journal(store)
-    answer = Message(role="user", message_id="u2", parts=[TextPart(text="more")])
+    answer = Message(role="user", message_id="u2", parts=[Part(text="more")])
     written = await journal.write(
         "t1",
         lambda r: Change(messages=[answer], events=[to(r, S.WORKING, "thanks")]),
@@ -197,7 +197,7 @@ async def test_status_time_moves_with_status_and_messages_only(
     assert chunked.updated_at_ms == created.updated_at_ms
     working = await journal.write("t1", lambda r: Change(events=[to(r, S.WORKING), chunk(r, "y")]))
     assert working.updated_at_ms > created.updated_at_ms
-    answer = Message(role="user", message_id="u2", parts=[TextPart(text="more")])
+    answer = Message(role="user", message_id="u2", parts=[Part(text="more")])
     told = await journal.write("t1", lambda r: Change(messages=[answer]))
     assert told.updated_at_ms > working.updated_at_ms
 

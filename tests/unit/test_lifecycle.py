@@ -24,13 +24,12 @@ from a2a_serverless.lifecycle import (
 from a2a_serverless.models import (
     TERMINAL_STATES,
     Artifact,
-    DataPart,
     Message,
+    Part,
     Task,
     TaskArtifactUpdateEvent,
     TaskState,
     TaskStatus,
-    TextPart,
 )
 
 S = TaskState
@@ -44,7 +43,7 @@ def make_task(state: TaskState = S.SUBMITTED, **fields: object) -> Task:
 
 
 def user(text: str, message_id: str) -> Message:
-    return Message(role="user", message_id=message_id, parts=[TextPart(text=text)])
+    return Message(role="user", message_id=message_id, parts=[Part(text=text)])
 
 
 def artifact_event(
@@ -57,9 +56,7 @@ def artifact_event(
     return TaskArtifactUpdateEvent(
         task_id="t1",
         context_id="c1",
-        artifact=Artifact(
-            artifact_id=artifact_id, name=name, parts=[TextPart(text=t) for t in texts]
-        ),
+        artifact=Artifact(artifact_id=artifact_id, name=name, parts=[Part(text=t) for t in texts]),
         append=append,
         last_chunk=last_chunk,
     )
@@ -145,9 +142,14 @@ def test_status_event(state: TaskState) -> None:
     assert (event.task_id, event.context_id) == ("t1", "c1")
     assert event.status.state == state
     assert event.status.message == message
-    assert event.final == (state.is_terminal or state in (S.INPUT_REQUIRED, S.AUTH_REQUIRED))
     assert event.status.timestamp is not None
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", event.status.timestamp)
+
+
+@pytest.mark.parametrize("state", ALL_STATES)
+def test_a_state_ends_the_stream_when_terminal_or_interrupted(state: TaskState) -> None:
+    expected = state.is_terminal or state in (S.INPUT_REQUIRED, S.AUTH_REQUIRED)
+    assert state.ends_stream is expected
 
 
 def test_now_iso_is_utc_with_milliseconds() -> None:
@@ -203,7 +205,7 @@ def test_apply_artifact_replaces_an_artifact_with_the_same_id() -> None:
     task = apply_artifact(task, artifact_event("a", "final"))
     assert [a.artifact_id for a in task.artifacts or []] == ["a", "b"]
     replaced = (task.artifacts or [])[0]
-    assert replaced.parts == [TextPart(text="final")]
+    assert replaced.parts == [Part(text="final")]
     assert replaced.name is None  # replaced whole, not merged
 
 
@@ -214,7 +216,7 @@ def test_apply_artifact_appends_chunks() -> None:
     task = apply_artifact(task, artifact_event("a", "three", "four", append=True))
     task = apply_artifact(task, artifact_event("a", append=True, last_chunk=True))
     [artifact] = task.artifacts or []
-    assert artifact.parts == [TextPart(text=t) for t in ("one", "two", "three", "four")]
+    assert artifact.parts == [Part(text=t) for t in ("one", "two", "three", "four")]
     # A chunk without a name keeps the artifact's name; a chunk with one changes it.
     assert artifact.name == "stream"
     renamed = apply_artifact(task, artifact_event("a", "five", append=True, name="renamed"))
@@ -232,8 +234,8 @@ def test_appending_does_not_touch_other_artifacts() -> None:
     task = apply_artifact(task, artifact_event("b", "x"))
     task = apply_artifact(task, artifact_event("a", "2", append=True))
     a, b = task.artifacts or []
-    assert a.parts == [TextPart(text="1"), TextPart(text="2")]
-    assert b.parts == [TextPart(text="x")]
+    assert a.parts == [Part(text="1"), Part(text="2")]
+    assert b.parts == [Part(text="x")]
 
 
 @pytest.mark.parametrize("state", TERMINAL)
@@ -263,7 +265,7 @@ def test_add_to_history() -> None:
 
 def viewed_task() -> Task:
     history = [user(str(n), f"m{n}") for n in range(5)]
-    artifact = Artifact(artifact_id="a", parts=[DataPart(data={"x": 1})])
+    artifact = Artifact(artifact_id="a", parts=[Part(data={"x": 1})])
     return make_task(S.COMPLETED, history=history, artifacts=[artifact])
 
 

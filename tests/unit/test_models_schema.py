@@ -1,8 +1,9 @@
 """0.3's JSON-RPC models checked field by field against the A2A 0.3 JSON Schema (`a2a.json`).
 
-The models are the 0.3 codec's where it declares its own (`v03/jsonrpc_params.py`: the method
-params and results and the nested push config; `v03/card.py`: the agent card; where the internal
-model is 1.0's), else `a2a_serverless.models`'s.
+The models are the 0.3 codec's where it declares its own (`v03/jsonrpc_models.py`: parts,
+messages, tasks and events; `v03/jsonrpc_params.py`: the method params and results and the
+nested push config; `v03/card.py`: the agent card; where the internal model is 1.0's), else
+`a2a_serverless.models`'s.
 
 For every plain-object definition of the schema (see `checked_definitions` for what is left out
 and why) there must be a model of the same name whose wire field names are exactly the schema's
@@ -34,7 +35,7 @@ import msgspec
 import pytest
 
 from a2a_serverless import models
-from a2a_serverless.v03 import card, jsonrpc_params
+from a2a_serverless.v03 import card, jsonrpc_models, jsonrpc_params
 
 # The published v0.3 schema, kept as a test fixture (source and license in its README).
 SPEC_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "a2a-spec-v0.3"
@@ -73,13 +74,14 @@ CHECKED = checked_definitions()
 
 def model_named(name: str) -> type[models.A2AModel]:
     model = (
-        getattr(jsonrpc_params, name, None)
+        getattr(jsonrpc_models, name, None)
+        or getattr(jsonrpc_params, name, None)
         or getattr(card, name, None)
         or getattr(models, name, None)
     )
     assert isinstance(model, type) and issubclass(model, models.A2AModel), (
-        f"a2a.json defines {name!r}; none of v03.jsonrpc_params, v03.card and models has a model "
-        "of that name"
+        f"a2a.json defines {name!r}; none of v03.jsonrpc_models, v03.jsonrpc_params, v03.card "
+        "and models has a model of that name"
     )
     return model
 
@@ -127,7 +129,7 @@ def schema_shape(prop: dict[str, Any]) -> str:
 
 def model_shape(annotation: Any) -> str:
     """Shape of one of our fields' type annotation, in the terms of `schema_shape`."""
-    if annotation is models._FileObject:  # decoded as one, always made one of these two
+    if annotation is jsonrpc_models._FileObject:  # decoded as one, always made one of these two
         return "union[FileWithBytes,FileWithUri]"
     origin, args = get_origin(annotation), get_args(annotation)
     if origin is Annotated:  # value constraints: not compared (see the module docstring)
@@ -242,7 +244,8 @@ def test_enums(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "union"), [("Part", models.Part), ("SecurityScheme", card.SecurityScheme)]
+    ("name", "union"),
+    [("Part", jsonrpc_models.Part), ("SecurityScheme", card.SecurityScheme)],
 )
 def test_unions(name: str, union: Any) -> None:
     members = get_args(union)

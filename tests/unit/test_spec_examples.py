@@ -1,5 +1,6 @@
 """Every JSON example of section 9 ("Common Workflows & Examples") of the A2A specification,
-parsed into our models and written back unchanged.
+parsed into our 0.3 objects (`v03/jsonrpc_models.py` for messages, tasks and events, the
+models for the rest) and written back unchanged.
 
 How a code block of section 9 of the specification (kept in
 `tests/fixtures/a2a-spec-v0.3/specification-section-9.md`) becomes a test case:
@@ -49,12 +50,11 @@ from a2a_serverless.models import (
     JSONRPCErrorResponse,
     JSONRPCRequest,
     JSONRPCSuccessResponse,
-    Message,
-    StreamResult,
     ValidationError,
     validate,
 )
 from a2a_serverless.v03.card import AgentCard, APIKeySecurityScheme
+from a2a_serverless.v03.jsonrpc_models import Message, StreamResult
 from a2a_serverless.v03.jsonrpc_params import (
     DeleteTaskPushNotificationConfigParams,
     GetTaskPushNotificationConfigParams,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from a2a_serverless import Context, InputRequired, Settings, agent, create_app, skill
-from a2a_serverless.models import Message, Task, TaskState, TextPart
+from a2a_serverless.models import Message, Part, Task, TaskState
 from a2a_serverless.testing import A2AClientError, AgentTestClient, reply_text
 
 COMBINATIONS = [
@@ -37,7 +37,7 @@ async def test_a_task_is_sent_continued_and_read_back(version: str, binding: str
         assert isinstance(asked, Task)
         assert asked.status.state is TaskState.INPUT_REQUIRED
         assert reply_text(asked) == "What should I say back?"
-        answered = await client.send([TextPart(text="hi")], task_id=asked.id)
+        answered = await client.send([Part(text="hi")], task_id=asked.id)
         assert isinstance(answered, Task)
         assert (answered.id, answered.status.state) == (asked.id, TaskState.COMPLETED)
 

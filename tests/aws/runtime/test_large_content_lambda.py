@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from a2a_serverless import codec
-from a2a_serverless.models import TaskArtifactUpdateEvent, TextPart
+from a2a_serverless.models import Part, TaskArtifactUpdateEvent
 from a2a_serverless.push import WebhookVerifier
 from a2a_serverless.store import open_store
 from a2a_serverless.testing.store_contract import large_file, large_text
+from a2a_serverless.v03.jsonrpc_convert import part_out
 from tests.aws.runtime.conftest import Queues
 from tests.aws.runtime.events import alb_event, http_api_event, response_json, rest_api_event
 from tests.aws.runtime.runtime_api import FunctionError, LambdaFunction
@@ -87,7 +87,7 @@ def _deployment(
 
 def dumped(part: Any) -> Any:
     """A part as the wire carries it (A2A 0.3 JSON)."""
-    return json.loads(codec.encode(part))
+    return part_out(part)
 
 
 async def replayed_parts(store_url: str, moto_endpoint: str, task_id: str) -> list[Any]:
@@ -142,7 +142,7 @@ async def produce(deployment: Deployment, text: str, receiver: WebhookServer | N
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
-        ("produce text 1500000", [TextPart(text=large_text(1_500_000))]),
+        ("produce text 1500000", [Part(text=large_text(1_500_000))]),
         ("produce file 3000000", [large_file(3_000_000)]),
     ],
     ids=["1.5 MB text", "3 MB file"],
