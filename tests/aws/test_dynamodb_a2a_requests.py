@@ -214,9 +214,8 @@ async def test_a_blocking_send_on_the_in_process_queue(
     make_client: Callable[..., Any], dynamodb_store: DynamoDBStore
 ) -> None:
     store = dynamodb_store
-    async with make_client(
-        echo, store=store, queue=InProcessQueue(), push_notifications=False
-    ) as (client, _):
+    in_process = make_client(echo, store=store, queue=InProcessQueue(), push_notifications=False)
+    async with in_process as (client, _):
         await rpc(client, "message/send", send_params("warm up"))
         with counting(store) as calls:
             data = await rpc(client, "message/send", send_params("hi"))
