@@ -25,6 +25,7 @@ import msgspec
 from .bus import TaskBus
 from .codec import ENCODER
 from .exceptions import A2AServerlessError, LimitError, UnavailableError
+from .handoff import TurnHandoff
 from .lifecycle import add_to_history, apply_event
 from .models import Message, Task, TaskStatusUpdateEvent
 from .store.base import (
@@ -151,10 +152,13 @@ class Journal:
         max_task_bytes: int | None = None,
         commit_hooks: Sequence[CommitHook] = (),
         catch_up_hooks: Sequence[CatchUpHook] = (),
+        handoff: TurnHandoff | None = None,
     ) -> None:
         """`commit_hooks` run after every write that logged events, in order (a hook that
         raises fails the writer; the write itself is done); `catch_up_hooks` when a writer's
-        job comes again after its work is over (`catch_up`)."""
+        job comes again after its work is over (`catch_up`); `handoff` is given the record of
+        each commit that begins a turn, for a worker in this process to claim it from
+        (handoff.py)."""
         self.store = store
         self.bus = bus or TaskBus()
         self._ttl_ms = None if finished_task_ttl_s is None else int(finished_task_ttl_s * 1000)
@@ -162,6 +166,7 @@ class Journal:
         self.max_task_bytes = max_task_bytes
         self.commit_hooks: list[CommitHook] = list(commit_hooks)
         self.catch_up_hooks: list[CatchUpHook] = list(catch_up_hooks)
+        self.handoff = handoff
 
     async def create(
         self,
@@ -191,6 +196,8 @@ class Journal:
         )
         logged = [TaskEvent(seq=i, payload=p) for i, p in enumerate(events, start=1)]
         await self.store.create_task(record, logged, idempotency_key=idempotency_key)
+        if turn is not None and self.handoff is not None:
+            self.handoff.put(record)
         self.bus.notify(task.id, record, logged)
         await self._committed(record, logged)
         return record
@@ -222,6 +229,8 @@ class Journal:
             except VersionConflict:
                 record = None
                 continue
+            if change.turn is not None and self.handoff is not None:
+                self.handoff.put(new_record)
             self.bus.notify(task_id, new_record, logged)
             await self._committed(new_record, logged)
             return new_record

@@ -24,11 +24,12 @@ from .config import Settings
 from .durable.deferred import DeferredDurable
 from .durable.ending import RemoteCancels
 from .extras import crypto_available, require_client
+from .handoff import TurnHandoff
 from .holders import local_holder_id
 from .journal import CommitHook, Journal
 from .observability import Observer, Signals
 from .publicurl import PublicPrefix, agent_url, clean_prefix
-from .queue.base import DURABLE_CHECK, RUN_AGENT, WEBHOOK_JOB, Queue
+from .queue.base import DURABLE_CHECK, RUN_AGENT, WEBHOOK_JOB, Queue, RunsJobsWhereQueued
 from .queue.router import JobRoute, JobRouter
 from .service import TaskService
 from .skills import SkillGate
@@ -124,6 +125,9 @@ class Runtime:
             + [remote_cancels.on_commit],
             # A redelivered turn's job: queue again what its notifications still owe.
             catch_up_hooks=[outbox.reschedule] if outbox else [],
+            # A turn queued here runs here at once: its worker claims it from the record the
+            # write that began it committed, without reading the task first.
+            handoff=TurnHandoff() if _runs_jobs_here(queue) else None,
         )
         remotes: dict[str, RemoteAgent] = {}
         if agent.remote_agents or self.settings.remote_agents:
@@ -198,6 +202,11 @@ class Runtime:
     async def aclose(self) -> None:
         await self.queue.aclose()
         await self.store.close()
+
+
+def _runs_jobs_here(queue: Queue) -> bool:
+    """Whether `queue` runs each job in this process, which queued it, at once."""
+    return isinstance(queue, RunsJobsWhereQueued) and queue.runs_jobs_where_queued
 
 
 def _dev_hooks(settings: Settings) -> list[CommitHook]:

@@ -178,7 +178,7 @@ class Worker:
 
     async def _claim_and_run(self, task_id: str, step: str) -> None:
         try:
-            record = await self.journal.write(task_id, lambda r: self._claim(r, step))
+            record = await self._write_claim(task_id, step)
         except _Skip as skip:
             log.info("task %s step %s not run: %s", task_id, step, skip)
             # The worker that ran it may have died between a write and its commit hooks.
@@ -207,6 +207,22 @@ class Worker:
         finally:
             if session is not None:
                 await session.end_run()
+
+    async def _write_claim(self, task_id: str, step: str) -> TaskRecord:
+        """Claim turn `step`, from the record that began it when this process committed it
+        (handoff.py: no read first), else from a read."""
+        handoff = self.journal.handoff
+        begun = handoff.take(task_id, step) if handoff is not None else None
+        if begun is not None:
+            try:
+                return await self.journal.write(
+                    task_id, lambda r: self._claim(r, step), record=begun
+                )
+            except (_Skip, RetryJob):
+                # Decided not to claim, perhaps on the handed-over record, which may be stale:
+                # only a write is checked against the store. Decided again on a read.
+                pass
+        return await self.journal.write(task_id, lambda r: self._claim(r, step))
 
     def _claim(self, record: TaskRecord, step: str) -> Change:
         if record.task.status.state.is_terminal:

@@ -263,3 +263,14 @@ class Queue(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class RunsJobsWhereQueued(Protocol):
+    """What a queue may offer besides `Queue`: whether each job it delivers runs in the process
+    that queued it, its first delivery at once (the in-process queue; not the SQLite queue,
+    whose jobs another process on the file may run). The Runtime then hands each turn's worker
+    the record its turn began with (handoff.py), which saves the claim a read."""
+
+    @property
+    def runs_jobs_where_queued(self) -> bool: ...

@@ -50,6 +50,8 @@ class InProcessQueue:
     messaging_system = "a2a_inprocess"
     destination = "jobs"
     supports_delay = True
+    # Every job runs in this process, which queued it (queue.base.RunsJobsWhereQueued).
+    runs_jobs_where_queued = True
 
     def __init__(
         self,

@@ -55,6 +55,8 @@ def _now_ms() -> int:
 class SqliteQueue(InProcessQueue):
     messaging_system = "a2a_sqlite"
     destination = "a2a_jobs"
+    # Another process on the file may run a job this one queued (and its reads are local).
+    runs_jobs_where_queued = False
 
     def __init__(
         self,

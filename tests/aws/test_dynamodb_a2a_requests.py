@@ -17,6 +17,7 @@ import pytest
 
 from a2a_serverless import Context, InputRequired, agent
 from a2a_serverless.queue.base import RUN_AGENT
+from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless_aws.dynamodb import DynamoDBStore, create_table
 from tests.aws.conftest import DYNAMODB_TEST_REGION, new_table_name
 from tests.aws.dynamodb_support import counting
@@ -195,3 +196,28 @@ async def test_requests_per_a2a_method(
         await measure("tasks/resubscribe (finished task)", resubscribe)
 
     assert measured == EXPECTED, "measured:\n" + json.dumps(measured, indent=2)
+
+
+# A blocking send on the in-process queue (the bench's functions, a dev setup): the turn runs in
+# the request, and its worker claims it from the record the create committed (handoff.py).
+BLOCKING_IN_PROCESS = [
+    "GetItem",
+    "GetItem",
+    "TransactWriteItems",
+    "UpdateItem",
+    "UpdateItem",
+    "UpdateItem",
+]
+
+
+async def test_a_blocking_send_on_the_in_process_queue(
+    make_client: Callable[..., Any], dynamodb_store: DynamoDBStore
+) -> None:
+    store = dynamodb_store
+    in_process = make_client(echo, store=store, queue=InProcessQueue(), push_notifications=False)
+    async with in_process as (client, _):
+        await rpc(client, "message/send", send_params("warm up"))
+        with counting(store) as calls:
+            data = await rpc(client, "message/send", send_params("hi"))
+    assert data["result"]["status"]["state"] == "completed"
+    assert calls == BLOCKING_IN_PROCESS, calls

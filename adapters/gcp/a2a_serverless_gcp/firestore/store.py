@@ -11,6 +11,12 @@ task write, its events and its key land together or not at all. A transaction th
 task would hold a lock on it instead: contending writers then wait for each other (on the
 emulator, 2 s for a lock timeout per conflict), where a failed precondition answers at once.
 
+A write that follows this store's own last commit of the task (the version it committed, no key
+to claim) needs no read: that commit's update time, version, last sequence number and expiry
+are kept (`_KnownCommits`, per task, the most recent few hundred), and the batch is conditional
+on that update time. Any write since, by anyone, changed it: the batch is refused and the write
+is a `VersionConflict`, as after a read.
+
 A commit can fail after it was applied (the response is lost and the client library retries
 it): every write carries a fresh `writeId`, and a failed write whose id is found stored
 counts as done.
@@ -27,10 +33,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from google.api_core.exceptions import AlreadyExists, FailedPrecondition, NotFound
 from google.cloud.firestore import (
@@ -101,6 +109,8 @@ log = logging.getLogger(__name__)
 Fields = dict[str, Any]
 # Task documents per query of `scan_dead_letters`.
 SCAN_BATCH = 300
+# Tasks whose last commit by this store is kept, so that the next write of one needs no read.
+KNOWN_COMMITS = 512
 Snapshot = DocumentSnapshot[AsyncDocumentReference]
 
 
@@ -149,6 +159,7 @@ class FirestoreStore:
         self.offloader = (
             None if content is None else Offloader(content, threshold=offload_threshold)
         )
+        self._known = _KnownCommits(KNOWN_COMMITS)
 
     def __repr__(self) -> str:
         project = self._clients.project or "<from environment>"
@@ -281,7 +292,8 @@ class FirestoreStore:
         batch = client.batch()
         batch.create(write.task_ref, write.task_fields)
         write.add_events_and_key(batch)
-        await self._commit(write, batch, creating=True)
+        update_time = await self._commit(write, batch, creating=True)
+        self._known.keep(write, update_time)
 
     @unavailable_on_outage
     async def _update_task(
@@ -293,26 +305,43 @@ class FirestoreStore:
     ) -> None:
         client = self._clients.current()
         write = _Write(self, client, record, events, idempotency_key)
-        stored, claimed = await self._read_task_and_key(client, write)
-        if claimed is not None:
-            self._check_key(write, claimed)
-        if not stored.exists or stored.get("version") != record.version - 1:
-            raise VersionConflict(record.task_id, record.version - 1)
-        stored_last_seq: int = stored.get("lastSeq")
-        check_event_sequence(record, stored_last_seq, events)
+        # Taken, not looked at: whatever becomes of this write, the commit it follows is no
+        # longer the task's last one by this store.
+        base = self._known.take(record.task_id, record.version - 1)
+        if base is None or write.key_ref is not None:
+            base = await self._read_base(client, write)
+        check_event_sequence(record, base.last_seq, events)
 
         fields = dict(write.task_fields)
         if record.expires_at_ms is None:
             fields["expireAt"] = DELETE_FIELD
         batch = client.batch()
-        # Applied only if the task is still the one read above: the version check's guarantee.
+        # Applied only if the task is still the one the version was checked on (read, or
+        # committed by this store): the version check's guarantee.
         batch.update(
-            write.task_ref, fields, option=client.write_option(last_update_time=stored.update_time)
+            write.task_ref, fields, option=client.write_option(last_update_time=base.update_time)
         )
         write.add_events_and_key(batch)
-        await self._commit(write, batch, creating=False)
-        if record.expires_at_ms is not None and stored.get("visibleUntil") != record.expires_at_ms:
-            await self._stamp_expiry(client, record, stored_last_seq)
+        update_time = await self._commit(write, batch, creating=False)
+        self._known.keep(write, update_time)
+        if record.expires_at_ms is not None and base.visible_until != record.expires_at_ms:
+            await self._stamp_expiry(client, record, base.last_seq)
+
+    async def _read_base(self, client: AsyncClient, write: _Write) -> _Commit:
+        """The task as stored, which `write` must follow (its version the one before), read
+        with the key the write claims; `VersionConflict` or `IdempotencyKeyTaken` if not."""
+        record = write.record
+        stored, claimed = await self._read_task_and_key(client, write)
+        if claimed is not None:
+            self._check_key(write, claimed)
+        if not stored.exists or stored.get("version") != record.version - 1:
+            raise VersionConflict(record.task_id, record.version - 1)
+        return _Commit(
+            version=record.version - 1,
+            last_seq=stored.get("lastSeq"),
+            visible_until=stored.get("visibleUntil"),
+            update_time=stored.update_time,
+        )
 
     async def _read_task_and_key(
         self, client: AsyncClient, write: _Write
@@ -323,18 +352,21 @@ class FirestoreStore:
         claimed = None if write.key_ref is None else snapshots[write.key_ref.path]
         return snapshots[write.task_ref.path], claimed
 
-    async def _commit(self, write: _Write, batch: AsyncWriteBatch, *, creating: bool) -> None:
+    async def _commit(self, write: _Write, batch: AsyncWriteBatch, *, creating: bool) -> Any:
+        """Commit `batch` (the task's document its first write); the task's update time."""
         try:
-            await batch.commit()
+            results = await batch.commit()
         except (AlreadyExists, FailedPrecondition, NotFound):
-            await self._explain_refused_write(write, creating=creating)
+            return await self._explain_refused_write(write, creating=creating)
+        return results[0].update_time
 
-    async def _explain_refused_write(self, write: _Write, *, creating: bool) -> None:
-        """Return if the refused write is in fact stored; else raise what refused it."""
+    async def _explain_refused_write(self, write: _Write, *, creating: bool) -> Any:
+        """The task's update time if the refused write is in fact stored; else raise what
+        refused it."""
         stored, claimed = await self._read_task_and_key(write.client, write)
         if stored.exists and stored.get("writeId") == write.write_id:
             # The commit was applied, its answer lost, and the library's retry refused.
-            return
+            return stored.update_time
         if claimed is not None:
             self._check_key(write, claimed)
         if creating:
@@ -619,6 +651,49 @@ class FirestoreStore:
 
     async def close(self) -> None:
         await self._clients.close()
+
+
+class _Commit(NamedTuple):
+    """What a task write must follow: the task document at one version, as this store committed
+    it or read it."""
+
+    version: int
+    last_seq: int
+    # The document's `visibleUntil` (documents.visible_until of the record's expiry).
+    visible_until: int
+    # Its update time, which the next write's precondition names.
+    update_time: Any
+
+
+class _KnownCommits:
+    """The last commit of each task this store wrote, the `capacity` most recent tasks: what
+    its next write follows, unless another writer wrote in between (which that write's
+    precondition finds). Shared by the store's event loops and threads."""
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._commits: OrderedDict[str, _Commit] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def keep(self, write: _Write, update_time: Any) -> None:
+        record = write.record
+        commit = _Commit(
+            version=record.version,
+            last_seq=record.last_seq,
+            visible_until=write.task_fields["visibleUntil"],
+            update_time=update_time,
+        )
+        with self._lock:
+            self._commits[record.task_id] = commit
+            self._commits.move_to_end(record.task_id)
+            if len(self._commits) > self._capacity:
+                self._commits.popitem(last=False)
+
+    def take(self, task_id: str, version: int) -> _Commit | None:
+        """The task's last commit here if it was at `version`, and forget it either way."""
+        with self._lock:
+            commit = self._commits.pop(task_id, None)
+        return commit if commit is not None and commit.version == version else None
 
 
 def _may_hold_letters(fields: Fields, now_ms: int) -> bool:
