@@ -201,6 +201,23 @@ def test_inline_events_are_packed_with_the_tasks_dictionary() -> None:
         codec.unpack_event(packed, new_id("task"), record.context_id)
 
 
+def test_new_inline_events_are_packed_with_the_newest_dictionary() -> None:
+    record = make_record(last_seq=1)
+    text = event_to_json(status_event(record, 1))
+    packed = codec.pack_event(text, record.task_id, record.context_id)
+    # The header's DICTID names the dictionary the event was packed with.
+    newest = codec._event_dictionary(
+        codec._EVENT_DICTIONARIES[0], record.task_id, record.context_id
+    )
+    assert int.from_bytes(packed[2:6], "big") == zlib.adler32(newest)
+    oldest = codec._event_dictionary(codec._EVENT_DICTIONARY_V1, record.task_id, record.context_id)
+    packer = zlib.compressobj(codec.COMPRESS_LEVEL, zdict=oldest)
+    with_oldest = packer.compress(text.encode()) + packer.flush()
+    # Today's events are smaller with today's dictionary; the old one still reads.
+    assert len(packed) < len(with_oldest)
+    assert codec.unpack_event(with_oldest, record.task_id, record.context_id) == text
+
+
 def test_inline_events_already_stored_stay_readable() -> None:
     # Bytes written by the first version of the inline layout: the preset dictionary is part of
     # the stored format, and a change to it would make every stored inline event unreadable.

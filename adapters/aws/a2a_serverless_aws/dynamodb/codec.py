@@ -75,10 +75,13 @@ def unpack(data: bytes) -> str:
 
 # What a task's events have in common, as a zlib preset dictionary for its inline events (a
 # task item's `events`): alone, zlib shrinks a 200-byte event to about 170 bytes, mostly the
-# two ids; with this dictionary and the task's ids, to about 40. Part of the stored format:
-# changing a byte of it makes the inline events already stored unreadable (zlib checks the
-# dictionary's Adler-32, so that is an error, never wrong events).
-_EVENT_DICTIONARY = (
+# two ids; with a dictionary and the task's ids, to about 40. The dictionaries are part of the
+# stored format: a stream names the one it was packed with (its header's DICTID, the Adler-32
+# of the dictionary), so a changed byte would make the events packed with it unreadable (an
+# error, never wrong events). New events are packed with the newest; the others stay readers.
+#
+# The events as the kit wrote them before its model was A2A 1.0's (`kind`, `final`, 0.3 parts).
+_EVENT_DICTIONARY_V1 = (
     b'{"kind":"artifact-update","artifact":{"artifactId":"","name":"","description":"",'
     b'"parts":[{"kind":"data","data":{}},{"kind":"file","file":{"uri":"","mimeType":"",'
     b'"bytes":""}},{"kind":"text","text":""}],"metadata":{}},"append":true,"lastChunk":true,'
@@ -87,22 +90,41 @@ _EVENT_DICTIONARY = (
     b'{"kind":"status-update","status":{"state":"input-required"},"final":false}'
     b'{"kind":"status-update","status":{"state":"completed","timestamp":"20"},"final":true}'
 )
+# The events as written since (store/base.py: the 1.0 way, tagged by the one member set).
+_EVENT_DICTIONARY_V2 = (
+    b'{"artifactUpdate":{"artifact":{"artifactId":"","name":"","description":"","parts":'
+    b'[{"data":{}},{"url":"","mediaType":"","filename":""},{"raw":""},{"text":""}],'
+    b'"metadata":{}},"append":true,"lastChunk":true}}'
+    b'{"statusUpdate":{"status":{"state":"working","message":{"messageId":"","role":"agent",'
+    b'"parts":[{"text":""}]},"timestamp":"20"}}}'
+    b'{"statusUpdate":{"status":{"state":"input-required"}}}'
+    b'{"statusUpdate":{"status":{"state":"completed","timestamp":"20"}}}'
+    b'{"artifactUpdate":{"statusUpdate":{'
+)
+_EVENT_DICTIONARIES = (_EVENT_DICTIONARY_V2, _EVENT_DICTIONARY_V1)  # the newest first
 
 
-def _event_dictionary(task_id: str, context_id: str) -> bytes:
+def _event_dictionary(base: bytes, task_id: str, context_id: str) -> bytes:
     # zlib looks back from the end of a dictionary: what matches most often goes last.
     ids = f'"taskId":"{task_id}","contextId":"{context_id}",'.encode()
-    return _EVENT_DICTIONARY + ids
+    return base + ids
 
 
 def pack_event(text: str, task_id: str, context_id: str) -> bytes:
-    """An inline event: zlib with the task's preset dictionary."""
-    packer = zlib.compressobj(COMPRESS_LEVEL, zdict=_event_dictionary(task_id, context_id))
+    """An inline event: zlib with the task's preset dictionary (the newest)."""
+    zdict = _event_dictionary(_EVENT_DICTIONARIES[0], task_id, context_id)
+    packer = zlib.compressobj(COMPRESS_LEVEL, zdict=zdict)
     return packer.compress(text.encode()) + packer.flush()
 
 
 def unpack_event(data: bytes, task_id: str, context_id: str) -> str:
-    unpacker = zlib.decompressobj(zdict=_event_dictionary(task_id, context_id))
+    """An inline event, packed with whichever of the dictionaries its header names."""
+    wanted = int.from_bytes(data[2:6], "big") if len(data) >= 6 else None
+    dictionaries = [_event_dictionary(d, task_id, context_id) for d in _EVENT_DICTIONARIES]
+    # The one the stream names; if none matches (another task's ids), the newest, whose
+    # checksum zlib then refuses.
+    zdict = next((d for d in dictionaries if zlib.adler32(d) == wanted), dictionaries[0])
+    unpacker = zlib.decompressobj(zdict=zdict)
     return (unpacker.decompress(data) + unpacker.flush()).decode()
 
 
