@@ -12,11 +12,11 @@ import pytest
 from a2a_serverless.auth.base import Identity, RequestView
 from a2a_serverless.config import Settings
 from a2a_serverless.dataclassmethods import DataclassMethods
-from a2a_serverless.models import Message, Task, TaskState, TaskStatus, TextPart
+from a2a_serverless.models import Message, Part, Task, TaskState, TaskStatus
 from a2a_serverless.turn import Context, DirectContext
 from a2a_serverless_aws.config import AwsSettings
 
-MESSAGE = Message(role="user", message_id="m1", parts=[TextPart(text="hi")])
+MESSAGE = Message(role="user", message_id="m1", parts=[Part(text="hi")])
 TASK = Task(id="t1", context_id="c1", status=TaskStatus(state=TaskState.SUBMITTED))
 
 SAMPLES: list[Any] = [

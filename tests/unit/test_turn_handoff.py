@@ -13,7 +13,7 @@ from a2a_serverless import Settings, agent, create_app
 from a2a_serverless.handoff import TurnHandoff
 from a2a_serverless.journal import Change, Journal
 from a2a_serverless.lifecycle import status_event
-from a2a_serverless.models import Message, Task, TaskState, TaskStatus, TextPart
+from a2a_serverless.models import Message, Part, Task, TaskState, TaskStatus
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless.queue.sqlite import SqliteQueue
 from a2a_serverless.runtime import Runtime
@@ -60,7 +60,7 @@ def settings() -> Settings:
 
 
 async def begin_turn(journal: Journal, task_id: str = "t1", step: str = "u1") -> TaskRecord:
-    message = Message(role="user", message_id=step, parts=[TextPart(text="hi")], task_id=task_id)
+    message = Message(role="user", message_id=step, parts=[Part(text="hi")], task_id=task_id)
     task = Task(
         id=task_id, context_id="c1", status=TaskStatus(state=TaskState.SUBMITTED), history=[message]
     )
