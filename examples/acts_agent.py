@@ -26,11 +26,8 @@ from collections.abc import Awaitable, Callable
 
 from a2a_serverless import Agent, Context, TaskUpdater, skill
 from a2a_serverless.models import (
-    DataPart,
-    FilePart,
     Message,
     Part,
-    TextPart,
 )
 
 # The environment of the second pass: every optional capability off (spec 1.0 §3.3.4's
@@ -74,7 +71,7 @@ async def _failure(context: Context, updater: TaskUpdater) -> None:
     await updater.failed("The task failed")
 
 
-def _artifact(part: TextPart | FilePart | DataPart) -> Behaviour:
+def _artifact(part: Part) -> Behaviour:
     async def run(context: Context, updater: TaskUpdater) -> None:
         await updater.add_artifact(part)
         await updater.complete()
@@ -126,12 +123,12 @@ async def _stream_chunked(context: Context, updater: TaskUpdater) -> None:
     await updater.complete()
 
 
-def _file_part() -> FilePart:
+def _file_part() -> Part:
     content = base64.b64encode(b"ACTS file content").decode("ascii")
     return Part(raw=content, media_type="text/plain", filename="output.txt")
 
 
-def _url_part() -> FilePart:
+def _url_part() -> Part:
     return Part(
         url="https://example.com/output.txt", media_type="text/plain", filename="output.txt"
     )
@@ -165,9 +162,9 @@ def behaviour_for(text: str) -> Behaviour | None:
     return BEHAVIOURS[max(matches, key=len)] if matches else None
 
 
-def _first_text(parts: list[object]) -> str:
+def _first_text(parts: list[Part]) -> str:
     first = parts[0] if parts else None
-    return first.text if first.text is not None else ""
+    return first.text if first is not None and first.text is not None else ""
 
 
 class ActsExecutor:

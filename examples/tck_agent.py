@@ -22,11 +22,8 @@ from collections.abc import Awaitable, Callable
 
 from a2a_serverless import Agent, Context, TaskUpdater, skill
 from a2a_serverless.models import (
-    DataPart,
-    FilePart,
     Message,
     Part,
-    TextPart,
 )
 
 # The TCK waits TCK_STREAMING_TIMEOUT seconds (2 by default) for stream events; a task it
@@ -45,18 +42,18 @@ def streaming_timeout_s() -> float:
         return DEFAULT_STREAMING_TIMEOUT_S
 
 
-def _file_part() -> FilePart:
+def _file_part() -> Part:
     content = base64.b64encode(b"tck").decode("ascii")
     return Part(raw=content, media_type="text/plain", filename="output.txt")
 
 
-def _url_part() -> FilePart:
+def _url_part() -> Part:
     return Part(
         url="https://example.com/output.txt", media_type="text/plain", filename="output.txt"
     )
 
 
-def _artifact_then_complete(content: TextPart | FilePart | DataPart) -> Scenario:
+def _artifact_then_complete(content: Part) -> Scenario:
     """Core scenarios: one artifact, then `completed` (no `working` first)."""
 
     async def run(updater: TaskUpdater) -> None:
@@ -66,7 +63,7 @@ def _artifact_then_complete(content: TextPart | FilePart | DataPart) -> Scenario
     return run
 
 
-def _streamed(content: TextPart | FilePart) -> Scenario:
+def _streamed(content: Part) -> Scenario:
     """Streaming scenarios: `working`, one artifact, `completed`."""
 
     async def run(updater: TaskUpdater) -> None:
