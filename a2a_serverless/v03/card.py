@@ -27,9 +27,25 @@ from typing import Any, ClassVar, Literal
 import msgspec
 
 from .. import models as m
-from ..models import A2AModel, AgentCardSignature, AgentExtension, AgentProvider
+from ..models import (
+    A2AModel,
+    AgentCardSignature,
+    AgentExtension,
+    AgentProvider,
+    ClientCredentialsOAuthFlow,
+    ImplicitOAuthFlow,
+    PasswordOAuthFlow,
+)
 
-__all__ = ["AgentCardSignature", "AgentExtension", "AgentProvider"]  # 0.3's as they are 1.0's
+# 0.3's as they are 1.0's (same members, same names on the wire): one class each.
+__all__ = [
+    "AgentCardSignature",
+    "AgentExtension",
+    "AgentProvider",
+    "ClientCredentialsOAuthFlow",
+    "ImplicitOAuthFlow",
+    "PasswordOAuthFlow",
+]
 
 PROTOCOL_VERSION = "0.3.0"
 
@@ -77,24 +93,6 @@ class HTTPAuthSecurityScheme(A2AModel, tag_field="type", tag="http"):
 
 class AuthorizationCodeOAuthFlow(A2AModel):
     authorization_url: str
-    token_url: str
-    scopes: dict[str, str]
-    refresh_url: str | None = None
-
-
-class ClientCredentialsOAuthFlow(A2AModel):
-    token_url: str
-    scopes: dict[str, str]
-    refresh_url: str | None = None
-
-
-class ImplicitOAuthFlow(A2AModel):
-    authorization_url: str
-    scopes: dict[str, str]
-    refresh_url: str | None = None
-
-
-class PasswordOAuthFlow(A2AModel):
     token_url: str
     scopes: dict[str, str]
     refresh_url: str | None = None
@@ -262,25 +260,8 @@ def _flows(flows: m.OAuthFlows) -> OAuthFlows:
             scopes=code.scopes,
             refresh_url=code.refresh_url,
         ),
-        client_credentials=None
-        if flows.client_credentials is None
-        else ClientCredentialsOAuthFlow(
-            token_url=flows.client_credentials.token_url,
-            scopes=flows.client_credentials.scopes,
-            refresh_url=flows.client_credentials.refresh_url,
-        ),
-        implicit=None
-        if flows.implicit is None
-        else ImplicitOAuthFlow(
-            authorization_url=flows.implicit.authorization_url,
-            scopes=flows.implicit.scopes,
-            refresh_url=flows.implicit.refresh_url,
-        ),
-        password=None
-        if flows.password is None
-        else PasswordOAuthFlow(
-            token_url=flows.password.token_url,
-            scopes=flows.password.scopes,
-            refresh_url=flows.password.refresh_url,
-        ),
+        # The same classes in both versions: passed on as they are (the card is only rendered).
+        client_credentials=flows.client_credentials,
+        implicit=flows.implicit,
+        password=flows.password,
     )
