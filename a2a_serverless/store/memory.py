@@ -11,12 +11,25 @@ objects: a copy in and a copy out cost twice what one encode and one decode do, 
 holding many tasks keeps a few untracked bytes objects per task instead of dozens of objects the
 garbage collector walks on every full collection (what made p99 latency and peak RSS under load
 worse than the official SDK's). Push configs and replies, few and small, are copied as objects.
+
+A long-lived process (a warm Lambda instance serves for hours) must not keep every task for
+ever, so the store keeps at most `max_tasks` (``memory://?max_tasks=N``, default
+`DEFAULT_MAX_TASKS`). A new task past the bound makes room by removing the finished task
+(terminal state) written least recently, with all that is its: its events, push configs and
+idempotency keys (its push cursors and dead letters are in its record). When every kept task
+is still active the new one is refused with `StoreFull`, naming the bound. A finished task
+whose `expires_at_ms` has passed (`finished_task_ttl_s`) is removed, not just hidden: on the
+next write (the oldest finished tasks, a few per write) or when it is read. All of it is
+O(1) per write: finished tasks are kept in the order of their last write. Direct replies and
+context claims (`put_reply`) are not counted: a claim removed early would let another caller
+take over its context.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 from msgspec.structs import replace
@@ -26,6 +39,7 @@ from .base import (
     IdempotencyKeyTaken,
     StoredPushConfig,
     StoredReply,
+    StoreFull,
     TaskAlreadyExists,
     TaskEvent,
     TaskPage,
@@ -47,14 +61,25 @@ def _wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+DEFAULT_MAX_TASKS = 10_000
+# Expired finished tasks removed per write at most: more than the one a write can add, so the
+# removal keeps up, and a write never waits on a long sweep.
+_EXPIRED_PER_WRITE = 2
+_MAX_TASKS_OPTION = "max_tasks"
+
+
 class _Stored:
-    """A stored task: its record's JSON (the stored format every store writes), and what
-    listing and the version check read without decoding it."""
+    """A stored task: its record's JSON (the stored format every store writes), what listing
+    and the version check read without decoding it, and what else is the task's (its event
+    log, its idempotency keys), so that removing it is one `del`."""
 
     __slots__ = (
         "context_id",
+        "events",
         "expires_at_ms",
+        "finished",
         "json",
+        "keys",
         "last_seq",
         "owner",
         "state",
@@ -62,10 +87,17 @@ class _Stored:
         "version",
     )
 
+    # Its event payloads' JSON in seq order; seqs start at 1 and have no gaps, so seq n is
+    # [n-1]. One list per task, passed on from version to version.
+    events: list[bytes]
+    # The idempotency keys claimed with its writes (most tasks have one or none).
+    keys: tuple[str, ...]
+
     def __init__(self, record: TaskRecord) -> None:
         self.json = record_json_bytes(record)
         self.context_id = record.context_id
         self.state = record.state
+        self.finished = record.task.status.state.is_terminal
         self.owner = record.owner
         self.version = record.version
         self.last_seq = record.last_seq
@@ -85,18 +117,25 @@ def _reply_visible(reply: StoredReply, now_ms: int) -> bool:
 
 
 class MemoryStore:
-    """The Store protocol on dicts. `clock` (milliseconds) decides when a task has expired."""
+    """The Store protocol on dicts. `clock` (milliseconds) decides when a task has expired;
+    `max_tasks` bounds the tasks kept (the module docstring says how)."""
 
     # Its name in spans (db.system.name, tracing.py).
     db_system = "memory"
 
-    def __init__(self, *, clock: Callable[[], int] = _wall_clock_ms) -> None:
+    def __init__(
+        self, *, clock: Callable[[], int] = _wall_clock_ms, max_tasks: int = DEFAULT_MAX_TASKS
+    ) -> None:
+        if max_tasks < 1:
+            raise ValueError(f"the memory store's max_tasks must be at least 1, got {max_tasks}")
+        self.max_tasks = max_tasks
         self._clock = clock
         self._lock = threading.Lock()
         self._tasks: dict[str, _Stored] = {}
-        # Per task, event payloads' JSON in seq order; seqs start at 1 and have no gaps, so seq
-        # n is [n-1].
-        self._events: dict[str, list[bytes]] = {}
+        # The finished tasks' ids, least recently written first: what goes when room is needed.
+        # An OrderedDict, not a dict: removing from the front of a dict leaves holes that every
+        # later look for its first key walks over.
+        self._finished: OrderedDict[str, None] = OrderedDict()
         # Per task, by config id, the config's JSON (the stored format every store writes).
         self._push: dict[str, dict[str, str]] = {}
         self._keys: dict[str, str] = {}
@@ -110,14 +149,19 @@ class MemoryStore:
         idempotency_key: str | None = None,
     ) -> None:
         stored = _Stored(record)
-        payloads = [event_json_bytes(event) for event in events]
+        stored.events = [event_json_bytes(event) for event in events]
+        stored.keys = () if idempotency_key is None else (idempotency_key,)
         with self._lock:
             self._check_key(idempotency_key)
             if record.task_id in self._tasks:
                 raise TaskAlreadyExists(record.task_id)
             check_event_sequence(record, 0, events)
+            self._remove_expired()
+            if len(self._tasks) >= self.max_tasks:
+                self._make_room()
             self._tasks[record.task_id] = stored
-            self._events[record.task_id] = payloads
+            if stored.finished:
+                self._finished[record.task_id] = None
             if idempotency_key is not None:
                 self._keys[idempotency_key] = record.task_id
 
@@ -130,16 +174,59 @@ class MemoryStore:
     ) -> None:
         copy = _Stored(record)
         payloads = [event_json_bytes(event) for event in events]
+        task_id = record.task_id
         with self._lock:
             self._check_key(idempotency_key)
-            stored = self._tasks.get(record.task_id)
+            stored = self._tasks.get(task_id)
             if stored is None or stored.version != record.version - 1:
-                raise VersionConflict(record.task_id, record.version - 1)
+                raise VersionConflict(task_id, record.version - 1)
             check_event_sequence(record, stored.last_seq, events)
-            self._tasks[record.task_id] = copy
-            self._events.setdefault(record.task_id, []).extend(payloads)
+            copy.events = stored.events
+            copy.events.extend(payloads)
+            copy.keys = stored.keys
             if idempotency_key is not None:
-                self._keys[idempotency_key] = record.task_id
+                copy.keys += (idempotency_key,)
+                self._keys[idempotency_key] = task_id
+            self._tasks[task_id] = copy
+            if copy.finished:
+                self._finished[task_id] = None
+                self._finished.move_to_end(task_id)
+            elif stored.finished:
+                del self._finished[task_id]
+            self._remove_expired()
+
+    def _make_room(self) -> None:
+        """Remove the finished task written least recently; `StoreFull` if none is finished."""
+        if not self._finished:
+            raise StoreFull(
+                f"the memory store keeps at most {self.max_tasks} tasks (its max_tasks) and "
+                "none of them has finished",
+                store_limit="the memory store's max_tasks",
+                size=self.max_tasks + 1,
+                maximum=self.max_tasks,
+            )
+        task_id, _ = self._finished.popitem(last=False)
+        self._remove(task_id)
+
+    def _remove_expired(self) -> None:
+        """Remove the oldest finished tasks if they have expired, a few at most."""
+        if not self._finished:
+            return
+        now_ms = self._clock()
+        for _ in range(_EXPIRED_PER_WRITE):
+            task_id = next(iter(self._finished), None)
+            if task_id is None or _visible(self._tasks[task_id], now_ms):
+                return
+            del self._finished[task_id]
+            self._remove(task_id)
+
+    def _remove(self, task_id: str) -> None:
+        """Forget a task and everything that is its (not its place in `_finished`)."""
+        stored = self._tasks.pop(task_id)
+        for key in stored.keys:
+            if self._keys.get(key) == task_id:
+                del self._keys[key]
+        self._push.pop(task_id, None)
 
     def _check_key(self, key: str | None) -> None:
         if key is None:
@@ -155,9 +242,11 @@ class MemoryStore:
     async def get_task(self, task_id: str) -> TaskRecord | None:
         with self._lock:
             record = self._tasks.get(task_id)
-        if record is None or not _visible(record, self._clock()):
-            return None
-        return record.record()
+            if record is not None and not _visible(record, self._clock()):
+                self._finished.pop(task_id, None)
+                self._remove(task_id)
+                return None
+        return None if record is None else record.record()
 
     async def scan_dead_letters(self, after: str | None, limit: int) -> list[TaskRecord]:
         """`DeadLetterScan`: every owner's records holding dead letters, by task id."""
@@ -207,7 +296,8 @@ class MemoryStore:
     ) -> list[TaskEvent]:
         start = max(after_seq, 0)
         with self._lock:
-            log = self._events.get(task_id, [])
+            stored = self._tasks.get(task_id)
+            log = [] if stored is None else stored.events
             payloads = log[start:] if limit is None else log[start : start + max(limit, 0)]
         return [
             event_from_json(start + offset + 1, payload) for offset, payload in enumerate(payloads)
@@ -258,6 +348,34 @@ class MemoryStore:
 
     async def close(self) -> None:
         """Nothing to release; the data stays readable, as a test may inspect it after a run."""
+
+
+def open_memory_store(url: str) -> MemoryStore:
+    """The store a ``memory://`` or ``memory://?max_tasks=N`` URL names; ValueError for any
+    other option, or a `max_tasks` that is not a whole number of at least 1."""
+    _, _, rest = url.partition("://")
+    if not rest:
+        return MemoryStore()
+    if not rest.startswith("?"):
+        raise ValueError(
+            f"memory store URL takes only options after 'memory://' (memory://?max_tasks=N), "
+            f"got {url!r}"
+        )
+    max_tasks = DEFAULT_MAX_TASKS
+    for option in rest[1:].split("&"):
+        name, equals, value = option.partition("=")
+        if name != _MAX_TASKS_OPTION or not equals:
+            raise ValueError(
+                f"memory store URL {url!r}: unknown option {name!r} (it takes "
+                f"{_MAX_TASKS_OPTION}=N, the tasks it keeps, {DEFAULT_MAX_TASKS} by default)"
+            )
+        if not value.isascii() or not value.isdigit() or int(value) < 1:
+            raise ValueError(
+                f"memory store URL {url!r}: {_MAX_TASKS_OPTION} must be a whole number of at "
+                f"least 1, got {value!r}"
+            )
+        max_tasks = int(value)
+    return MemoryStore(max_tasks=max_tasks)
 
 
 def _config_id(config: StoredPushConfig) -> str:
