@@ -12,6 +12,7 @@ from a2a_serverless.store.base import TaskRecord
 from a2a_serverless.store.memory import DEFAULT_MAX_TASKS, MemoryStore
 from a2a_serverless.testing.store_contract import (
     BASE_MS,
+    artifact_event,
     make_record,
     push_config,
     status_event,
@@ -159,3 +160,23 @@ def test_a_bad_option_is_refused_naming_it(url: str, message: str) -> None:
 def test_the_bound_must_be_positive() -> None:
     with pytest.raises(ValueError, match="max_tasks must be at least 1"):
         MemoryStore(max_tasks=0)
+
+
+async def test_a_finished_tasks_events_read_back_whole_and_take_more() -> None:
+    store = MemoryStore()
+    record = await create(store, key="one")
+    following, _ = step(record)
+    await store.update_task(following, [artifact_event(following, 2, "line\nbreak\u2028")])
+    done = await finish(store, following)
+    assert isinstance(store._tasks[done.task_id].events, bytes)
+
+    read = await store.read_events(done.task_id)
+    assert [event.seq for event in read] == [1, 2, 3]
+    assert read[1].payload.artifact.parts[0].text == "line\nbreak\u2028"  # type: ignore[union-attr]
+    assert [event.seq for event in await store.read_events(done.task_id, 1, 1)] == [2]
+
+    # An event after the end (rare) is logged after the others.
+    later, more = step(done)
+    await store.update_task(later, more, idempotency_key="two")
+    assert [event.seq for event in await store.read_events(done.task_id)] == [1, 2, 3, 4]
+    assert store._tasks[done.task_id].keys == ("one", "two")
