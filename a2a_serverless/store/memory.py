@@ -382,7 +382,7 @@ class MemoryStore:
 
 def open_memory_store(url: str) -> MemoryStore:
     """The store a ``memory://`` or ``memory://?max_tasks=N`` URL names; ValueError for any
-    other option, or a `max_tasks` that is not a whole number of at least 1."""
+    other option, or a `max_tasks` given twice or not a whole number of at least 1."""
     _, _, rest = url.partition("://")
     if not rest:
         return MemoryStore()
@@ -391,21 +391,29 @@ def open_memory_store(url: str) -> MemoryStore:
             f"memory store URL takes only options after 'memory://' (memory://?max_tasks=N), "
             f"got {url!r}"
         )
-    max_tasks = DEFAULT_MAX_TASKS
-    for option in rest[1:].split("&"):
-        name, equals, value = option.partition("=")
-        if name != _MAX_TASKS_OPTION or not equals:
-            raise ValueError(
-                f"memory store URL {url!r}: unknown option {name!r} (it takes "
-                f"{_MAX_TASKS_OPTION}=N, the tasks it keeps, {DEFAULT_MAX_TASKS} by default)"
-            )
-        if not value.isascii() or not value.isdigit() or int(value) < 1:
-            raise ValueError(
-                f"memory store URL {url!r}: {_MAX_TASKS_OPTION} must be a whole number of at "
-                f"least 1, got {value!r}"
-            )
-        max_tasks = int(value)
-    return MemoryStore(max_tasks=max_tasks)
+    # Only a URL with options pays for the import.
+    from urllib.parse import parse_qs
+
+    try:
+        options = parse_qs(rest[1:], keep_blank_values=True, strict_parsing=True)
+    except ValueError:
+        raise ValueError(f"malformed options in memory store URL {url!r}") from None
+    unknown = sorted(set(options) - {_MAX_TASKS_OPTION})
+    if unknown:
+        raise ValueError(
+            f"unknown option(s) {', '.join(unknown)} in memory store URL {url!r}: it takes "
+            f"{_MAX_TASKS_OPTION}=N, the tasks it keeps ({DEFAULT_MAX_TASKS} by default)"
+        )
+    given = options[_MAX_TASKS_OPTION]
+    if len(given) != 1:
+        raise ValueError(f"{_MAX_TASKS_OPTION} is given {len(given)} times in {url!r}")
+    value = given[0]
+    if not value.isascii() or not value.isdigit() or int(value) < 1:
+        raise ValueError(
+            f"{_MAX_TASKS_OPTION} in memory store URL {url!r} must be a whole number of at "
+            f"least 1, got {value!r}"
+        )
+    return MemoryStore(max_tasks=int(value))
 
 
 def _config_id(config: StoredPushConfig) -> str:

@@ -146,9 +146,10 @@ def test_the_bound_is_an_option_of_the_url() -> None:
         ("memory://?max_tasks=ten", "whole number"),
         ("memory://?max_tasks=1e3", "whole number"),
         ("memory://?max_tasks=", "whole number"),
-        ("memory://?max_tasks", "unknown option 'max_tasks'"),
-        ("memory://?maxtasks=5", "unknown option 'maxtasks'"),
-        ("memory://?max_tasks=5&ttl=3", "unknown option 'ttl'"),
+        ("memory://?max_tasks", "malformed options"),
+        ("memory://?maxtasks=5", r"unknown option\(s\) maxtasks"),
+        ("memory://?max_tasks=5&ttl=3", r"unknown option\(s\) ttl"),
+        ("memory://?max_tasks=5&max_tasks=6", "given 2 times"),
         ("memory://tasks", "only options"),
     ],
 )
