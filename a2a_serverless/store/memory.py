@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from msgspec.structs import replace
 
 from ..codec import deep_copy
+from ..models import TERMINAL_STATES
 from .base import (
     IdempotencyKeyTaken,
     StoredPushConfig,
@@ -98,9 +99,11 @@ class _Stored:
 
     def __init__(self, record: TaskRecord) -> None:
         self.json = record_json_bytes(record)
-        self.context_id = record.context_id
-        self.state = record.state
-        self.finished = record.task.status.state.is_terminal
+        task = record.task
+        state = task.status.state
+        self.context_id = task.context_id
+        self.state = state.value
+        self.finished = state in TERMINAL_STATES
         self.owner = record.owner
         self.version = record.version
         self.last_seq = record.last_seq
@@ -123,12 +126,14 @@ class _Stored:
     def add_events(self, payloads: list[bytes]) -> None:
         """Log `payloads` after its events; joined if it has finished."""
         events = self.events
-        if payloads:
-            if not isinstance(events, list):
-                # Events after the end are rare: back to a list, as before it finished.
-                events = self.event_log()
+        if isinstance(events, list):
             events.extend(payloads)
-        self.events = b"\n".join(events) if self.finished and isinstance(events, list) else events
+        elif payloads:
+            # Events after the end are rare: back to a list, as before it finished.
+            events = [*self.event_log(), *payloads]
+        else:
+            return
+        self.events = b"\n".join(events) if self.finished else events
 
 
 def _visible(record: _Stored, now_ms: int) -> bool:
@@ -163,6 +168,9 @@ class MemoryStore:
         self._push: dict[str, dict[str, str]] = {}
         self._keys: dict[str, str] = {}
         self._replies: dict[str, StoredReply] = {}
+        # Whether any task written has had an expiry: until one has (no finished_task_ttl_s,
+        # the default), a write does not look for expired tasks.
+        self._expiring = False
 
     async def create_task(
         self,
@@ -172,20 +180,22 @@ class MemoryStore:
         idempotency_key: str | None = None,
     ) -> None:
         stored = _Stored(record)
-        stored.events = []
-        stored.add_events([event_json_bytes(event) for event in events])
+        payloads = [event_json_bytes(event) for event in events]
+        stored.events = b"\n".join(payloads) if stored.finished else payloads
         stored.keys = idempotency_key
         with self._lock:
             self._check_key(idempotency_key)
             if record.task_id in self._tasks:
                 raise TaskAlreadyExists(record.task_id)
             check_event_sequence(record, 0, events)
-            self._remove_expired()
+            if self._expiring:
+                self._remove_expired()
             if len(self._tasks) >= self.max_tasks:
                 self._make_room()
             self._tasks[record.task_id] = stored
             if stored.finished:
                 self._finished[record.task_id] = None
+                self._expiring = self._expiring or stored.expires_at_ms is not None
             if idempotency_key is not None:
                 self._keys[idempotency_key] = record.task_id
 
@@ -214,11 +224,15 @@ class MemoryStore:
                 self._keys[idempotency_key] = task_id
             self._tasks[task_id] = copy
             if copy.finished:
-                self._finished[task_id] = None
-                self._finished.move_to_end(task_id)
+                if stored.finished:
+                    self._finished.move_to_end(task_id)
+                else:
+                    self._finished[task_id] = None
+                self._expiring = self._expiring or copy.expires_at_ms is not None
             elif stored.finished:
                 del self._finished[task_id]
-            self._remove_expired()
+            if self._expiring:
+                self._remove_expired()
 
     def _make_room(self) -> None:
         """Remove the finished task written least recently; `StoreFull` if none is finished."""
