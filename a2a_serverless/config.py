@@ -167,7 +167,9 @@ class Settings(DataclassMethods):
     """The kit's settings: each field's `A2A_*` variable (`from_env`), its default and its
     checks (docs/configuration.md lists them all)."""
 
-    # Where tasks live: "sqlite:///path.db" (default), "memory://", or an adapter's URL.
+    # Where tasks live: "sqlite:///path.db" (default), "memory://", or an adapter's URL. The
+    # memory store keeps at most 10000 tasks (the oldest finished go first; a new task when all
+    # are active is refused with 503): "memory://?max_tasks=N" keeps N.
     store_url: str = "sqlite:///a2a-tasks.db"
     # The public URL clients use (the card's `url`). Unset: API Gateway's own domain name where
     # there is one, else the request's Host (publicurl.py says how; the card is then not cached

@@ -72,6 +72,7 @@ A class with a second parent in the tree says so (`+ StoreError`). The modules a
     + StoreLimitExceeded                      + LimitError
       - ItemTooLarge, TransactionTooLarge     + DynamoDBStoreError
       - FirestoreLimitExceeded                (gcp: firestore.documents)
+      - StoreFull                             a new task past the tasks a store keeps
     + ContentMissing                          (store.content)
     + ContentCorrupt                          (store.content)
     + DynamoDBStoreError                      (aws: dynamodb.errors)

@@ -40,7 +40,7 @@ from typing import Any
 import msgspec
 
 from .config import Settings
-from .errors import InvalidParamsError, InvalidRequestError, JSONParseError
+from .errors import InvalidParamsError, InvalidRequestError, JSONParseError, ServiceUnavailableError
 from .models import (
     ListTasksRequest,
     Message,
@@ -285,6 +285,25 @@ def over_store_limit(store_limit: str, maximum: int, actual: int) -> LimitExceed
         status=413,
     )
     refusal.data = {"limit": "store", "store": store_limit, "max": maximum, "actual": actual}
+    return refusal
+
+
+def store_full(store_limit: str, maximum: int) -> ServiceUnavailableError:
+    """The refusal of a new task when the store keeps as many tasks as it may and none of them
+    can make room (`StoreFull`: a memory store whose every task is still active). Not the
+    client's fault, and over once tasks finish: 503 with `Retry-After` (-32603 over JSON-RPC),
+    naming the limit; nothing is stored."""
+    refusal = ServiceUnavailableError(
+        f"The task store is full: it keeps at most {maximum} tasks ({store_limit}) and none of "
+        "them has finished; send the message again once some have"
+    )
+    refusal.data = {
+        "reason": "store-full",
+        "limit": "store",
+        "store": store_limit,
+        "max": maximum,
+        "retryAfterSeconds": refusal.retry_after_s,
+    }
     return refusal
 
 

@@ -79,6 +79,7 @@ from .store.base import (
     IdempotencyKeyTaken,
     StoredPushConfig,
     StoredReply,
+    StoreFull,
     StoreLimitExceeded,
     TaskEvent,
     TaskQuery,
@@ -410,6 +411,8 @@ class TaskService:
             )
         except TaskTooLarge as too_large:
             raise limits.task_too_large(too_large.maximum, too_large.actual) from None
+        except StoreFull as full:
+            raise limits.store_full(full.store_limit, full.maximum) from None
         except StoreLimitExceeded as over:
             raise limits.over_store_limit(over.store_limit, over.maximum, over.size) from None
 

@@ -4,7 +4,8 @@
 `sqlite3` import on a cold start that uses another store. `open_store(url)` picks a store from a
 URL:
 
-- ``memory://`` -- `MemoryStore`, one process's memory;
+- ``memory://`` -- `MemoryStore`, one process's memory, keeping at most 10000 tasks (the
+  oldest finished go first); ``memory://?max_tasks=N`` keeps N;
 - ``sqlite:///relative/path.db``, ``sqlite:////absolute/path.db`` or a plain path ending in
   ``.db`` / ``.sqlite`` / ``.sqlite3`` -- `SqliteStore` on that file;
 - any other scheme, such as ``dynamodb://`` or ``firestore://``, belongs to an adapter
@@ -22,6 +23,7 @@ from .base import (
     StoredPushConfig,
     StoredReply,
     StoreError,
+    StoreFull,
     StoreLimitExceeded,
     StoreOpenError,
     TaskAlreadyExists,
@@ -45,6 +47,7 @@ __all__ = [
     "SqliteStore",
     "Store",
     "StoreError",
+    "StoreFull",
     "StoreLimitExceeded",
     "StoreOpenError",
     "StoredPushConfig",
@@ -117,11 +120,9 @@ def open_store(url: str, *, create: bool = True) -> Store:
         )
     scheme = scheme.lower()
     if scheme == "memory":
-        if rest:
-            raise ValueError(f"memory store URL takes nothing after 'memory://', got {url!r}")
-        from .memory import MemoryStore
+        from .memory import open_memory_store
 
-        return MemoryStore()
+        return open_memory_store(url)
     if scheme == "sqlite":
         # As in SQLAlchemy: the host part stays empty, the path follows the third slash,
         # so sqlite:///data/a.db is relative and sqlite:////var/data/a.db is absolute.

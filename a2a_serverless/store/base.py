@@ -88,6 +88,13 @@ class StoreLimitExceeded(StoreError, LimitError):
         self.maximum = maximum
 
 
+class StoreFull(StoreLimitExceeded):
+    """A new task would take the store past the number of tasks it keeps, and none it keeps
+    may go to make room (MemoryStore's `max_tasks`, when every kept task is still active):
+    nothing was written. `size` and `maximum` count tasks, not bytes. A client's message is
+    refused with 503 (-32603 over JSON-RPC) and may be sent again once tasks have finished."""
+
+
 class TaskAlreadyExists(StoreError):
     def __init__(self, task_id: str) -> None:
         super().__init__(f"task {task_id!r} already exists")

@@ -234,7 +234,7 @@ async def test_open_store_urls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     ("url", "message"),
     [
         ("redis://localhost", "unknown store scheme"),
-        ("memory://something", "nothing after"),
+        ("memory://something", "only options"),
         ("sqlite://relative.db", "sqlite:///"),
         ("sqlite:///", "sqlite:///"),
         ("tasks.json", "unknown store"),
