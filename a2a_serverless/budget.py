@@ -84,6 +84,11 @@ class ResponseBudget:
         """What a binary body (a compressed one included) of `size` bytes costs."""
         return size
 
+    def bound(self, status: int, headers: Headers, body_size: int) -> int:
+        """At least what a response costs, from its sizes alone: a response within the limit
+        by this bound needs no exact count (most answers are a few KB against MBs)."""
+        return self.overhead(status, headers) + body_size
+
 
 def accepts_gzip(headers: dict[str, str]) -> bool:
     """Whether a request's Accept-Encoding allows gzip (RFC 9110 §12.5.3: named, or `*`, with
@@ -119,6 +124,8 @@ async def fit(response: Response, budget: ResponseBudget, headers: dict[str, str
 def _fit_whole(response: Response, budget: ResponseBudget, gzip: bool) -> Response:
     body = response.body
     if not gzip or len(body) <= GZIP_FROM:
+        if budget.bound(response.status, response.headers, len(body)) <= budget.limit:
+            return response
         cost = budget.overhead(response.status, response.headers) + _body_cost(budget, response)
         if cost <= budget.limit:
             return response
