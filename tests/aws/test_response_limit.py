@@ -8,7 +8,6 @@ import random
 
 import pytest
 
-from a2a_serverless.budget import fit
 from a2a_serverless.http import JSON_HEADERS, Headers, Response, json_response
 from a2a_serverless_aws.response_limit import LambdaResponseBudget
 
@@ -65,10 +64,10 @@ async def test_an_answer_near_the_limit_is_counted_and_refused_when_over() -> No
     response = json_response(200, {"text": text})
     cost = exact(LambdaResponseBudget(), response)
     assert cost > 6000
-    kept = await fit(response, LambdaResponseBudget(cost, compress=False), {})
+    kept = await LambdaResponseBudget(cost, compress=False).fit(response, {})
     assert kept.status == 200 and kept.body == response.body
-    refused = await fit(
-        json_response(200, {"text": text}), LambdaResponseBudget(cost - 1, compress=False), {}
+    refused = await LambdaResponseBudget(cost - 1, compress=False).fit(
+        json_response(200, {"text": text}), {}
     )
     assert refused.status == 400
     assert b"A2A_MAX_RESPONSE_BYTES" in refused.body
