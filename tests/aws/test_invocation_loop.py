@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from a2a_serverless_aws.container import InvocationLoop, run_invocation
+from a2a_serverless_aws.container import InvocationLoop, _new_loop, run_invocation
 
 pytestmark = pytest.mark.skipif(sys.version_info < (3, 12), reason="eager tasks are 3.12's")
 
@@ -138,3 +138,11 @@ def test_an_async_generator_left_open_is_closed_by_the_loop(loop: InvocationLoop
     run_invocation(loop, value(None))
     run_invocation(loop, value(None))
     assert closed == [True]
+
+
+def test_the_container_loop_is_asyncios_own_made_eager() -> None:
+    made = _new_loop()
+    try:
+        assert type(made) is InvocationLoop
+    finally:
+        made.close()

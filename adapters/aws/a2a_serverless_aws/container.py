@@ -140,12 +140,14 @@ class InvocationLoop(asyncio.SelectorEventLoop):
 
 
 def _new_loop() -> asyncio.AbstractEventLoop:
-    """An `InvocationLoop` where eager tasks exist (3.12+) and the event loop policy is
-    asyncio's own; else the policy's loop (e.g. uvloop's), run as before."""
-    default_policy = type(asyncio.get_event_loop_policy()) is asyncio.DefaultEventLoopPolicy
-    if sys.version_info >= (3, 12) and default_policy:
-        return InvocationLoop()
-    return asyncio.new_event_loop()
+    """An `InvocationLoop` where eager tasks exist (3.12+) and the event loop policy makes
+    asyncio's own loop; else the policy's loop (e.g. uvloop's), run as before. (Asked by
+    making one, ~0.07 ms at init: the policy API is deprecated from Python 3.14.)"""
+    loop = asyncio.new_event_loop()
+    if sys.version_info < (3, 12) or type(loop) is not asyncio.SelectorEventLoop:
+        return loop
+    loop.close()
+    return InvocationLoop()
 
 
 def run_invocation(loop: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, T]) -> T:
