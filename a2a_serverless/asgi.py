@@ -167,9 +167,7 @@ class A2AApplication:
         response = await self.respond(request)
         if self.budget is not None and response.events is None:
             # A whole body (streams go out live, as they are written).
-            from .budget import fit
-
-            response = await fit(response, self.budget, request.headers)
+            response = await self.budget.fit(response, request.headers)
         await send_response(request, send, response)
 
     async def respond(self, request: Request) -> Response:
@@ -213,9 +211,7 @@ class A2AApplication:
         response = await self.respond(request)
         if budget is None:
             return await buffered(response)
-        from .budget import fit
-
-        return await fit(response, budget, request.headers)
+        return await budget.fit(response, request.headers)
 
     async def _route(self, request: Request) -> Response:
         """The route table: each path (routepaths.py) and who answers it, in the order tried."""
@@ -287,7 +283,7 @@ class A2AApplication:
     async def _serve(self, transport: Transport, request: Request) -> Response:
         """A request for `transport`: authenticated (before its body is read, so a refused
         request costs nothing more), then answered by the transport."""
-        caller = await self._caller(request)
+        caller = await self._caller(request) if self.runtime.security.enabled else ANONYMOUS
         if isinstance(caller, AuthError):
             return transport.refuse(caller)
         return await transport.serve(request, caller, self.extended_card(request, caller))

@@ -6,7 +6,7 @@ whole JSON envelope its HTTP handler returns, the body JSON-escaped or, binary, 
 Gateway answers 502; Cloud Run functions pass on at most 32 MiB of a response that is not
 streamed. An entry point that answers on such a platform hands the app a `ResponseBudget` (the
 limit, and how the platform counts a response: `overhead`, `text_size`, `binary_size`), and
-`fit` keeps every answer within it:
+`ResponseBudget.fit` keeps every answer within it:
 
 - a client that accepts gzip (`Accept-Encoding: gzip`) gets a body compressed when it is over
   `GZIP_FROM` bytes or would not fit otherwise, where the budget says the platform passes
@@ -84,6 +84,20 @@ class ResponseBudget:
         """What a binary body (a compressed one included) of `size` bytes costs."""
         return size
 
+    async def fit(self, response: Response, headers: dict[str, str]) -> Response:
+        """`response` within this budget, for a request with these `headers`: compressed if the
+        client accepts it, replaced by an error if it is still too large; an SSE stream is run
+        to its end (or to the event that would not fit) and kept as one body."""
+        gzip = self.compress and accepts_gzip(headers)
+        if response.events is None:
+            return _fit_whole(response, self, gzip)
+        return await _fit_stream(response, self, gzip)
+
+    def bound(self, status: int, headers: Headers, body_size: int) -> int:
+        """At least what a response costs, from its sizes alone: a response within the limit
+        by this bound needs no exact count (most answers are a few KB against MBs)."""
+        return self.overhead(status, headers) + body_size
+
 
 def accepts_gzip(headers: dict[str, str]) -> bool:
     """Whether a request's Accept-Encoding allows gzip (RFC 9110 §12.5.3: named, or `*`, with
@@ -106,19 +120,11 @@ def accepts_gzip(headers: dict[str, str]) -> bool:
     return allowed.get("gzip", allowed.get("x-gzip", allowed.get("*", False)))
 
 
-async def fit(response: Response, budget: ResponseBudget, headers: dict[str, str]) -> Response:
-    """`response` within `budget`, for a request with these `headers`: compressed if the client
-    accepts it, replaced by an error if it is still too large; an SSE stream is run to its end
-    (or to the event that would not fit) and kept as one body."""
-    gzip = budget.compress and accepts_gzip(headers)
-    if response.events is None:
-        return _fit_whole(response, budget, gzip)
-    return await _fit_stream(response, budget, gzip)
-
-
 def _fit_whole(response: Response, budget: ResponseBudget, gzip: bool) -> Response:
     body = response.body
     if not gzip or len(body) <= GZIP_FROM:
+        if budget.bound(response.status, response.headers, len(body)) <= budget.limit:
+            return response
         cost = budget.overhead(response.status, response.headers) + _body_cost(budget, response)
         if cost <= budget.limit:
             return response

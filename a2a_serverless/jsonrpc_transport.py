@@ -22,7 +22,7 @@ from .http import (
     query_string,
     sse_frame,
 )
-from .jsonrpc import RpcStreamReply, error_response, handle, stream_event_body
+from .jsonrpc import Protocol, RpcStreamReply, error_response, handle, stream_event_body
 from .limits import RequestTooLargeError
 from .service import Caller, TaskService
 from .transport import ExtendedCard, sse_frames
@@ -44,6 +44,14 @@ class JsonRpcTransport:
 
     def __init__(self, service: TaskService) -> None:
         self.service = service
+        self._v10: Protocol | None = None  # v10.jsonrpc.V10, imported on the first v1.0 request
+
+    def _v10_protocol(self) -> Protocol:
+        if self._v10 is None:
+            from .v10.jsonrpc import V10
+
+            self._v10 = V10
+        return self._v10
 
     async def serve(
         self, request: Request, caller: Caller, extended_card: ExtendedCard | None
@@ -52,15 +60,11 @@ class JsonRpcTransport:
         try:
             version = requested_version(headers.get(VERSION_HEADER), query_string(request))
         except A2AError as error:
-            from .v10.jsonrpc import V10 as V10_PROTOCOL
-
-            return json_response(200, error_response(None, error, V10_PROTOCOL))
+            return json_response(200, error_response(None, error, self._v10_protocol()))
         protocol, extensions_name = V03, EXTENSIONS_HEADER
         requested_extensions = headers.get(EXTENSIONS_HEADER)
         if version == V10:
-            from .v10.jsonrpc import V10 as V10_PROTOCOL
-
-            protocol, extensions_name = V10_PROTOCOL, V1_EXTENSIONS_HEADER
+            protocol, extensions_name = self._v10_protocol(), V1_EXTENSIONS_HEADER
             requested_extensions = headers.get(V1_EXTENSIONS_HEADER) or requested_extensions
         limit = self.service.settings.max_body_bytes
         try:

@@ -115,6 +115,9 @@ class InProcessQueue:
         cannot run within its own delivery."""
         run = self._run(job, delay_s)
         task = start_task(run) if eager else asyncio.get_running_loop().create_task(run)
+        if task.done():
+            # Over within its eager start: nothing to hold, and no callback left for the loop.
+            return
         self._running.add(task)
         task.add_done_callback(self._running.discard)
 

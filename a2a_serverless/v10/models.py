@@ -77,26 +77,59 @@ class ProtoJSON(Generic[_M]):
         return codec.convert(_json_names(self.model, obj), self.model)
 
 
-def _json_names(tp: Any, value: Any) -> Any:
+# How a value of a field is walked to rename its fields: a Struct's fields (`(struct, None)`),
+# or a list's items (`(None, how each item is walked)`); None where there is nothing to rename.
+_Walk = tuple[type[A2AModel] | None, "_Walk | None"]
+
+
+def _json_names(tp: type[A2AModel], value: Any) -> Any:
     """`value` with the proto names of `tp`'s fields (at any depth) renamed to their json names;
     a field given under both keeps its json name's value. Maps and free-form JSON (`metadata`,
-    a part's `data`) are left as they are."""
-    if isinstance(value, list):
-        item = _list_item(tp)
-        return value if item is None else [_json_names(item, v) for v in value]
+    a part's `data`) are left as they are, as are values of another shape than their field's
+    (converting refuses them)."""
+    return _walked((tp, None), value)
+
+
+def _walked(walk: _Walk, value: Any) -> Any:
+    struct, item = walk
+    if struct is None:
+        assert item is not None
+        return [_walked(item, v) for v in value] if isinstance(value, list) else value
     if not isinstance(value, dict):
         return value
-    struct = _struct(tp)
-    if struct is None:
-        return value
+    aliases, children = _plan(struct)
     renamed: dict[str, Any] = {}
-    aliases = _aliases(struct)
     for key, field_value in value.items():
         name = aliases.get(key) or key
         if name != key and name in value:
             continue
-        renamed[name] = _json_names(_field_types(struct).get(name), field_value)
+        child = children.get(name)
+        renamed[name] = field_value if child is None else _walked(child, field_value)
     return renamed
+
+
+@functools.cache
+def _plan(struct: type[A2AModel]) -> tuple[dict[str, str], dict[str, _Walk]]:
+    """`struct`'s proto names -> json names, and per json name how its value is walked (the
+    field types read once per Struct, not per request)."""
+    fields = msgspec.structs.fields(struct)
+    aliases = {f.name: f.encode_name for f in fields if f.name != f.encode_name}
+    children: dict[str, _Walk] = {}
+    for f in fields:
+        walk = _walk_of(f.type)
+        if walk is not None:
+            children[f.encode_name] = walk
+    return aliases, children
+
+
+def _walk_of(tp: Any) -> _Walk | None:
+    tp = _unwrap(tp)
+    if typing.get_origin(tp) is list:
+        item = _walk_of(typing.get_args(tp)[0])
+        return None if item is None else (None, item)
+    if isinstance(tp, type) and issubclass(tp, A2AModel):
+        return (tp, None)
+    return None
 
 
 def _unwrap(tp: Any) -> Any:
@@ -112,28 +145,6 @@ def _unwrap(tp: Any) -> Any:
             tp = args[0]
         else:
             return tp
-
-
-def _struct(tp: Any) -> type[A2AModel] | None:
-    tp = _unwrap(tp)
-    return tp if isinstance(tp, type) and issubclass(tp, A2AModel) else None
-
-
-def _list_item(tp: Any) -> Any:
-    tp = _unwrap(tp)
-    return typing.get_args(tp)[0] if typing.get_origin(tp) is list else None
-
-
-@functools.cache
-def _aliases(struct: type[A2AModel]) -> dict[str, str]:
-    return {
-        f.name: f.encode_name for f in msgspec.structs.fields(struct) if f.name != f.encode_name
-    }
-
-
-@functools.cache
-def _field_types(struct: type[A2AModel]) -> dict[str, Any]:
-    return {f.encode_name: f.type for f in msgspec.structs.fields(struct)}
 
 
 class Part(ProtoModel):

@@ -62,3 +62,27 @@ def test_v10_decodes_its_requests_straight_into_the_internal_ones_under_either_n
         task_push_notification_config=m.TaskPushNotificationConfig(url="https://h.example/x"),
         return_immediately=True,
     )
+
+
+def test_v10_renames_proto_names_in_lists_keeps_json_names_and_leaves_free_form_json() -> None:
+    request = v10.SendMessageRequest.model_validate(
+        {
+            "message": {
+                "message_id": "m",
+                "messageId": "kept",  # both names: the json name's value
+                "role": "ROLE_USER",
+                "parts": [
+                    {"text": "hi", "media_type": "text/plain"},
+                    {"data": {"media_type": "free-form"}, "metadata": {"message_id": "as is"}},
+                ],
+                "reference_task_ids": ["t1"],
+                "unknown_field": {"media_type": "ignored"},
+            },
+        }
+    )
+    message = request.message
+    assert message.message_id == "kept"
+    assert message.reference_task_ids == ["t1"]
+    assert [part.media_type for part in message.parts] == ["text/plain", None]
+    assert message.parts[1].data == {"media_type": "free-form"}
+    assert message.parts[1].metadata == {"message_id": "as is"}

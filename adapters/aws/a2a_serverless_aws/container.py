@@ -9,6 +9,11 @@ handler makes this loop the thread's current one before each call.
 
 Nothing runs between invocations: the SQS queue sends each job before the request that made it
 returns, so no background task is ever left for a frozen process to finish.
+
+On Python 3.12 an invocation starts as an eager task (`InvocationLoop`): work that never waits
+(a tasks/get, or a blocking send, on the memory store with the in-process queue) ends within
+that first step, and the loop turns only when it has something to do: the invocation waits, or
+a callback, a timer or a file descriptor is waiting for it. A warm call then costs ~5 us less.
 """
 
 from __future__ import annotations
@@ -16,11 +21,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import Coroutine, Sequence
+import selectors
+import sys
+from collections import deque
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
 from a2a_serverless.agent import Agent
 from a2a_serverless.config import Settings
+from a2a_serverless.eager import start_task
 from a2a_serverless.observability import Observer
 from a2a_serverless.runtime import Runtime
 
@@ -44,7 +53,7 @@ class Container:
     ) -> None:
         """`runtime_options` go to `Runtime` (e.g. `store=`, `security=`); the queue is an
         `SqsQueue` on A2A_SQS_QUEUE_URL unless `queue=` is given."""
-        self.loop = asyncio.new_event_loop()
+        self.loop = _new_loop()
         asyncio.set_event_loop(self.loop)
         queue = runtime_options.pop("queue", None)
         if queue is None:
@@ -64,25 +73,8 @@ class Container:
             snapstart.register(self)
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run one invocation's work to the end on the container's loop.
-
-        What `loop.run_until_complete` does, in half the time (~6 us less per invocation): the
-        task stops the loop itself as it ends, instead of through a done callback that takes
-        one more turn of the loop. Other tasks (e.g. in-process jobs) run while it runs, and
-        carry on at the next invocation.
-        """
-        loop = self.loop
-        asyncio.set_event_loop(loop)
-        task = loop.create_task(_stopping_loop_when_done(loop, coroutine))
-        try:
-            loop.run_forever()
-        finally:
-            if not task.done():
-                # run_forever left early (e.g. KeyboardInterrupt): do not leave the work behind.
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    loop.run_until_complete(task)
-        return task.result()
+        """Run one invocation's work to the end on the container's loop (`run_invocation`)."""
+        return run_invocation(self.loop, coroutine)
 
     def close(self) -> None:
         """Release the runtime and the loop (tests; Lambda simply ends the process)."""
@@ -90,6 +82,103 @@ class Container:
             return
         self.loop.run_until_complete(self.runtime.aclose())
         self.loop.close()
+
+
+class InvocationLoop(asyncio.SelectorEventLoop):
+    """The container's event loop (Python 3.12+): it starts an invocation as an eager task.
+
+    `asyncio.Task(..., eager_start=True)` runs a coroutine at once only on a running loop, and
+    an invocation comes in while the loop is stopped (Lambda calls the handler between turns).
+    So `start` makes the loop what a turn makes it while the task's first step runs: the
+    running loop, its async generator hooks, `is_running()`; the step is then the one a turn
+    would take, with `asyncio.current_task()` set (`asyncio.timeout` needs it). The loop's own
+    state this reads (`_ready`, `_scheduled`, `_selector`, the hooks) is `BaseEventLoop`'s,
+    the same from Python 3.12 to 3.14.
+    """
+
+    # BaseEventLoop's and BaseSelectorEventLoop's, undeclared in typeshed.
+    _ready: deque[asyncio.Handle]
+    _scheduled: list[asyncio.TimerHandle]
+    _selector: selectors.BaseSelector
+    _asyncgen_firstiter_hook: Callable[[Any], None]
+    _asyncgen_finalizer_hook: Callable[[Any], None]
+
+    def __init__(self) -> None:
+        self._starting = False  # before the base's __init__, which asks is_running()
+        super().__init__()
+
+    def is_running(self) -> bool:
+        return self._starting or super().is_running()
+
+    def start(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        """`coroutine` as a task run at once up to its first real wait; when it waits, the
+        task stops the loop as it ends (`run_forever` then runs it to its end)."""
+        hooks = sys.get_asyncgen_hooks()
+        sys.set_asyncgen_hooks(
+            firstiter=self._asyncgen_firstiter_hook, finalizer=self._asyncgen_finalizer_hook
+        )
+        asyncio._set_running_loop(self)
+        self._starting = True
+        try:
+            return start_task(self._stopping_when_done(coroutine))
+        finally:
+            self._starting = False
+            asyncio._set_running_loop(None)
+            sys.set_asyncgen_hooks(*hooks)
+
+    def has_waiting_work(self) -> bool:
+        """Whether a turn would do anything: a callback ready, a timer (due, or cancelled and
+        still to be dropped), or a file descriptor watched besides the loop's own wake-up."""
+        return bool(self._ready or self._scheduled) or len(self._selector.get_map()) > 1
+
+    async def _stopping_when_done(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        try:
+            return await coroutine
+        finally:
+            if not self._starting:  # ended on a turn of the loop, not in its eager start
+                self.stop()
+
+
+def _new_loop() -> asyncio.AbstractEventLoop:
+    """An `InvocationLoop` where eager tasks exist (3.12+) and the event loop policy makes
+    asyncio's own loop; else the policy's loop (e.g. uvloop's), run as before. (Asked by
+    making one, ~0.07 ms at init: the policy API is deprecated from Python 3.14.)"""
+    loop = asyncio.new_event_loop()
+    if sys.version_info < (3, 12) or type(loop) is not asyncio.SelectorEventLoop:
+        return loop
+    loop.close()
+    return InvocationLoop()
+
+
+def run_invocation(loop: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run one invocation's work to the end on `loop`.
+
+    Started eagerly where the loop can (`InvocationLoop`): work that never waits is over
+    before the loop turns, and the loop then turns once only if something waits for it (as
+    the one turn such an invocation took before). Otherwise what `loop.run_until_complete`
+    does, in half the time (~6 us less per invocation): the task stops the loop itself as it
+    ends, instead of through a done callback that takes one more turn of the loop. Other tasks
+    (e.g. in-process jobs) run while it runs, and carry on at the next invocation.
+    """
+    asyncio.set_event_loop(loop)
+    if isinstance(loop, InvocationLoop):
+        task = loop.start(coroutine)
+        if task.done():
+            if loop.has_waiting_work():
+                loop.call_soon(loop.stop)
+                loop.run_forever()
+            return task.result()
+    else:
+        task = loop.create_task(_stopping_loop_when_done(loop, coroutine))
+    try:
+        loop.run_forever()
+    finally:
+        if not task.done():
+            # run_forever left early (e.g. KeyboardInterrupt): do not leave the work behind.
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                loop.run_until_complete(task)
+    return task.result()
 
 
 def service_name(agent: Agent) -> str:

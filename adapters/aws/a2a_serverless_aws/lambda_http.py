@@ -140,7 +140,7 @@ class HttpHandler:
 
             entry = traced(entry, service)
         self._entry = entry
-        self._short_timeout_logged = False
+        self._deadline_checked = False
 
     @property
     def logger(self) -> Logger:
@@ -207,13 +207,15 @@ class HttpHandler:
         loop.run_until_complete(coroutine)
 
     def _check_deadline(self, context: Any) -> None:
-        if self._short_timeout_logged:
+        # A function's timeout is the same for every invocation of an execution environment
+        # (a new configuration starts new ones): the first invocation's look is enough.
+        if self._deadline_checked:
             return
+        self._deadline_checked = True
         seconds = invocation_seconds(context.get_remaining_time_in_millis())
         needed = self.settings.blocking_timeout_s + self.aws.lambda_timeout_margin_s
         if seconds < needed:
             # Not an error: most requests (tasks/get, the card) are quick. Said once.
-            self._short_timeout_logged = True
             log.warning(
                 "the function's timeout (%g s) is shorter than A2A_BLOCKING_TIMEOUT_S (%g s) plus "
                 "the margin (%g s): blocking message/send and buffered streams will be cut off",

@@ -70,6 +70,12 @@ class LambdaResponseBudget(ResponseBudget):
     def binary_size(self, size: int) -> int:
         return 4 * ((size + 2) // 3)
 
+    def bound(self, status: int, headers: Headers, body_size: int) -> int:
+        # JSON-escaped to ASCII, a byte (latin-1 header, UTF-8 or undecodable body) is at most
+        # six characters (\uXXXX); base64 makes four of three.
+        header_bytes = sum(len(name) + len(value) for name, value in headers)
+        return _ENVELOPE + 2 * (6 * header_bytes + 8 * len(headers)) + 6 * body_size
+
 
 def _escaped(text: str) -> int:
     """The length of `text` as a JSON string's contents, escaped to ASCII (quotes not counted)."""
