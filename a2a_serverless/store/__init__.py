@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .base import (
     IdempotencyKeyTaken,
+    KeyHeld,
     Store,
     StoredPushConfig,
     StoredReply,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "IdempotencyKeyTaken",
+    "KeyHeld",
     "MemoryStore",
     "SqliteStore",
     "Store",

@@ -24,6 +24,7 @@ from msgspec.structs import replace
 from ..codec import deep_copy
 from .base import (
     IdempotencyKeyTaken,
+    KeyHeld,
     StoredPushConfig,
     StoredReply,
     TaskAlreadyExists,
@@ -108,11 +109,14 @@ class MemoryStore:
         events: Sequence[TaskEvent] = (),
         *,
         idempotency_key: str | None = None,
+        free_key: str | None = None,
     ) -> None:
         stored = _Stored(record)
         payloads = [event_json_bytes(event) for event in events]
         with self._lock:
             self._check_key(idempotency_key)
+            if free_key is not None and self._held(free_key):
+                raise KeyHeld(free_key)
             if record.task_id in self._tasks:
                 raise TaskAlreadyExists(record.task_id)
             check_event_sequence(record, 0, events)
@@ -140,6 +144,10 @@ class MemoryStore:
             self._events.setdefault(record.task_id, []).extend(payloads)
             if idempotency_key is not None:
                 self._keys[idempotency_key] = record.task_id
+
+    def _held(self, key: str) -> bool:
+        reply = self._replies.get(key)
+        return key in self._keys or (reply is not None and _reply_visible(reply, self._clock()))
 
     def _check_key(self, key: str | None) -> None:
         if key is None:
