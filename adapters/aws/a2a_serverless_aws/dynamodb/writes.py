@@ -181,12 +181,13 @@ class Writer:
         reasons = _retry_conflicts(lambda: self._transact(plan, None))
         if reasons is None:
             return
-        # The reasons come in the request's order: the checks, then the puts.
-        if checks and _failed(reasons[0]):
+        # The reasons come in the request's order: the checks, then the puts. The key is
+        # looked at first, as the other stores do.
+        checked, reasons = reasons[: len(checks)], reasons[len(checks) :]
+        self._raise_key_taken(plan, reasons, key)
+        if any(_failed(reason) for reason in checked):
             assert free_key is not None
             raise KeyHeld(free_key)
-        reasons = reasons[len(checks) :]
-        self._raise_key_taken(plan, reasons, key)
         if _failed(reasons[plan.task_index]):
             raise TaskAlreadyExists(record.task_id)
         raise _unexplained(record, reasons)
