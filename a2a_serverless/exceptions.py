@@ -69,6 +69,7 @@ A class with a second parent in the tree says so (`+ StoreError`). The modules a
     + TaskAlreadyExists
     + VersionConflict
     + IdempotencyKeyTaken
+    + KeyHeld
     + StoreLimitExceeded                      + LimitError
       - ItemTooLarge, TransactionTooLarge     + DynamoDBStoreError
       - FirestoreLimitExceeded                (gcp: firestore.documents)

@@ -177,9 +177,11 @@ class Journal:
         turn: TurnInfo | None = None,
         internal: dict[str, Any] | None = None,
         idempotency_key: str | None = None,
+        free_key: str | None = None,
     ) -> TaskRecord:
         """Store a new task. `events` are applied to `task` and logged from sequence 1;
-        `turn` is the turn its message begins; `internal`, stored entries as they are."""
+        `turn` is the turn its message begins; `internal`, stored entries as they are;
+        `free_key`, a key that must be free as well (`Store.create_task`: `KeyHeld`)."""
         stamp = now_ms()
         for payload in events:
             task = apply_event(task, payload)
@@ -195,7 +197,9 @@ class Journal:
             internal={**(internal or {}), **stored_updates({}, turn=turn)},
         )
         logged = [TaskEvent(seq=i, payload=p) for i, p in enumerate(events, start=1)]
-        await self.store.create_task(record, logged, idempotency_key=idempotency_key)
+        await self.store.create_task(
+            record, logged, idempotency_key=idempotency_key, free_key=free_key
+        )
         if turn is not None and self.handoff is not None:
             self.handoff.put(record)
         self.bus.notify(task.id, record, logged)

@@ -77,6 +77,7 @@ from .skills import SkillGate
 from .store import legacy
 from .store.base import (
     IdempotencyKeyTaken,
+    KeyHeld,
     StoredPushConfig,
     StoredReply,
     StoreFull,
@@ -263,12 +264,22 @@ class TaskService:
             await self._require_push().check_config_url(push_config.url)
         key: str | None = None
         existing: str | None = None
+        # A new task made with nothing written before it needs no look-up first: the create
+        # itself is refused if the key, or its legacy form, is held (`_create_or_find`). What
+        # would run or be written before it (a direct hook, a new context's claim) must not be
+        # for a retry, and a continued task is written by the journal: those look up first.
+        creates_first = not (
+            direct is not None
+            or message.task_id
+            or (not message.context_id and Contexts.guards(caller.owner))
+        )
         if self.settings.dedupe_message_ids:
             key = idempotency_key(caller.owner, params)
-            earlier = await self._earlier(key, message, caller, replies=direct is not None)
-            if isinstance(earlier, Message):
-                return earlier
-            existing = earlier
+            if not creates_first:
+                earlier = await self._earlier(key, message, caller, replies=direct is not None)
+                if isinstance(earlier, Message):
+                    return earlier
+                existing = earlier
         try:
             if existing is not None:
                 return await self._retried(existing, message, caller)
@@ -280,6 +291,11 @@ class TaskService:
                     await self._require_push().check_config_url(push_config.url)
             if message.task_id:
                 accepted = await self._continue(params, caller, key)
+            elif creates_first and key is not None:
+                made = await self._create_or_find(params, caller, key)
+                if isinstance(made, str):
+                    return await self._retried(made, message, caller)
+                accepted = _Accepted.new(made)
             else:
                 accepted = _Accepted.new(await self._create(params, caller, key))
         except IdempotencyKeyTaken as taken:
@@ -384,8 +400,31 @@ class TaskService:
             raise ServiceUnavailableError("The message's earlier reply just expired; send it again")
         return replied.reply
 
+    async def _create_or_find(
+        self, params: SendMessageRequest, caller: Caller, key: str
+    ) -> TaskRecord | str:
+        """The new task, made with no look-up before it, or the id of the task an identical
+        earlier request made under the legacy key (`_earlier`). `IdempotencyKeyTaken` if the
+        key is held (a retry, or a concurrent copy)."""
+        message = params.message
+        legacy_key = legacy_idempotency_key(caller.owner, message.message_id)
+        try:
+            return await self._create(params, caller, key, free_key=legacy_key)
+        except KeyHeld:
+            pass
+        # Written before the fingerprint joined the key: it answers only a matching message.
+        earlier = await self._earlier(key, message, caller, replies=False)
+        if earlier is not None:
+            return cast(str, earlier)
+        return await self._create(params, caller, key)
+
     async def _create(
-        self, params: SendMessageRequest, caller: Caller, key: str | None
+        self,
+        params: SendMessageRequest,
+        caller: Caller,
+        key: str | None,
+        *,
+        free_key: str | None = None,
     ) -> TaskRecord:
         message = params.message
         task_id = random_uuid()
@@ -408,6 +447,7 @@ class TaskService:
                 events=[status_event(task, TaskState.SUBMITTED)],
                 turn=self._turn_info(params, caller, skill_id, 1),
                 idempotency_key=key,
+                free_key=free_key,
             )
         except TaskTooLarge as too_large:
             raise limits.task_too_large(too_large.maximum, too_large.actual) from None

@@ -562,7 +562,7 @@ def _cold_start(context: Context) -> None:
                     f"imports + init {median(other.field('import_ms')):.0f} ms (clients primed), "
                     f"first request {median(other.field('first_request_ms')):.0f} ms (goal <= 10) "
                     f"against {warm_send_ms:.0f} ms for a warm message/send on the same DynamoDB "
-                    "Local (its 6 requests' latency); the peer keeps its tasks in memory"
+                    "Local (its 4 requests' latency); the peer keeps its tasks in memory"
                 ),
             )
         )

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .base import (
     IdempotencyKeyTaken,
+    KeyHeld,
     Store,
     StoredPushConfig,
     StoredReply,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "IdempotencyKeyTaken",
+    "KeyHeld",
     "MemoryStore",
     "SqliteStore",
     "Store",

@@ -15,6 +15,8 @@ Two rules every implementation keeps, and the contract suite (`tests/contract/`)
   `VersionConflict` and nothing is written (no lost update);
 - a task write and the events it produces land together or not at all, and an idempotency
   key given with a write is claimed in the same atomic step (`IdempotencyKeyTaken` if taken);
+  a create may name a second key that must be free too (`free_key`: `KeyHeld` if it is not),
+  checked in the same request, so a create needs no look-up of the keys before it;
 - tasks and direct replies share one key space: a key held by either is taken for both, until
   what holds it expires.
 
@@ -120,6 +122,16 @@ class IdempotencyKeyTaken(StoreError):
         super().__init__(f"idempotency key already used for task {task_id!r}")
         self.key = key
         self.task_id = task_id
+
+
+class KeyHeld(StoreError):
+    """A create's `free_key` is held (by a task, or a direct reply that has not expired):
+    nothing was written. Unlike `IdempotencyKeyTaken` it says nothing of the holder: the
+    caller looks the key up if it needs to know."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__("a key the create needed free is held")
+        self.key = key
 
 
 # `TaskRecord.next`'s "leave this field as it is" (None is a value some fields take).
@@ -302,8 +314,16 @@ class Store(Protocol):
         events: Sequence[TaskEvent] = (),
         *,
         idempotency_key: str | None = None,
+        free_key: str | None = None,
     ) -> None:
-        """Insert a new task (and its first events). `TaskAlreadyExists`, `IdempotencyKeyTaken`."""
+        """Insert a new task (and its first events). `TaskAlreadyExists`, `IdempotencyKeyTaken`.
+
+        `free_key`: a key that must be held by no task and no live direct reply (as for a
+        claim of `idempotency_key`), checked by the same call and left as it is; `KeyHeld`
+        (nothing written) if it is held. Atomic with the write where the store can check an
+        item without writing it (else read just before, as a look-up would be: meant for a
+        key that nothing writes any more, such as the service's legacy one). Either error may
+        come when both keys are held."""
         ...
 
     async def update_task(

@@ -38,6 +38,7 @@ from ..codec import deep_copy
 from ..models import TERMINAL_STATES
 from .base import (
     IdempotencyKeyTaken,
+    KeyHeld,
     StoredPushConfig,
     StoredReply,
     StoreFull,
@@ -178,6 +179,7 @@ class MemoryStore:
         events: Sequence[TaskEvent] = (),
         *,
         idempotency_key: str | None = None,
+        free_key: str | None = None,
     ) -> None:
         stored = _Stored(record)
         payloads = [event_json_bytes(event) for event in events]
@@ -185,6 +187,8 @@ class MemoryStore:
         stored.keys = idempotency_key
         with self._lock:
             self._check_key(idempotency_key)
+            if free_key is not None and self._held(free_key):
+                raise KeyHeld(free_key)
             if record.task_id in self._tasks:
                 raise TaskAlreadyExists(record.task_id)
             check_event_sequence(record, 0, events)
@@ -271,6 +275,10 @@ class MemoryStore:
             if self._keys.get(key) == task_id:
                 del self._keys[key]
         self._push.pop(task_id, None)
+
+    def _held(self, key: str) -> bool:
+        reply = self._replies.get(key)
+        return key in self._keys or (reply is not None and _reply_visible(reply, self._clock()))
 
     def _check_key(self, key: str | None) -> None:
         if key is None:

@@ -24,6 +24,7 @@ from typing import Any
 
 from .base import (
     IdempotencyKeyTaken,
+    KeyHeld,
     StoredPushConfig,
     StoredReply,
     StoreOpenError,
@@ -259,11 +260,14 @@ class SqliteStore:
         events: Sequence[TaskEvent] = (),
         *,
         idempotency_key: str | None = None,
+        free_key: str | None = None,
     ) -> None:
         body = record_to_json(record)
         event_rows = [(record.task_id, event.seq, event_to_json(event)) for event in events]
         with self._write() as conn:
             self._check_key(conn, idempotency_key)
+            if free_key is not None and self._held(conn, free_key):
+                raise KeyHeld(free_key)
             exists = conn.execute(
                 "SELECT 1 FROM tasks WHERE task_id = ?", (record.task_id,)
             ).fetchone()
@@ -328,6 +332,16 @@ class SqliteStore:
                 ),
             )
             self._write_events_and_key(conn, record, event_rows, idempotency_key)
+
+    def _held(self, conn: sqlite3.Connection, key: str) -> bool:
+        row = conn.execute(
+            f"""
+            SELECT 1 FROM idempotency_keys WHERE key = ?
+            UNION ALL SELECT 1 FROM replies WHERE key = ? AND {_VISIBLE}
+            """,
+            (key, key, self._clock()),
+        ).fetchone()
+        return row is not None
 
     def _check_key(self, conn: sqlite3.Connection, key: str | None) -> None:
         if key is None:

@@ -53,6 +53,7 @@ from ..service import idempotency_key, legacy_idempotency_key
 from ..store import base as store_base
 from ..store.base import (
     IdempotencyKeyTaken,
+    KeyHeld,
     Store,
     StoredPushConfig,
     StoredReply,
@@ -879,6 +880,54 @@ class StoreContract:
         ]
         assert await store.find_reply(keys[2]) == reply
         assert await store.find_reply(legacy) is None
+
+    async def test_create_refused_while_its_free_key_is_held(self, store: Store) -> None:
+        # `free_key`: checked with the create, never claimed by it; a held one (by a task or
+        # a live reply) refuses the whole create.
+        held, replied = new_id("held"), make_reply(expires_at_ms=now_ms() + HOUR_MS)
+        await store.create_task(make_record(), idempotency_key=held)
+        await store.put_reply(replied)
+        for free_key in (held, replied.key):
+            key = new_id("key")
+            record = make_record(last_seq=1)
+            with pytest.raises(KeyHeld) as raised:
+                await store.create_task(
+                    record, [status_event(record, 1)], idempotency_key=key, free_key=free_key
+                )
+            assert raised.value.key == free_key
+            assert await store.get_task(record.task_id) is None
+            assert await store.read_events(record.task_id) == []
+            assert await store.find_idempotency_key(key) is None
+
+    async def test_create_with_a_free_key_leaves_it_free(self, store: Store) -> None:
+        free_key, key = new_id("free"), new_id("key")
+        expired = make_reply(expires_at_ms=now_ms() - HOUR_MS)
+        await store.put_reply(expired)
+        record = make_record(last_seq=1)
+        await store.create_task(
+            record, [status_event(record, 1)], idempotency_key=key, free_key=free_key
+        )
+        assert await store.find_idempotency_key(key) == record.task_id
+        assert await store.find_idempotency_key(free_key) is None
+        # An expired reply holds no key: it does not refuse the create either.
+        other = make_record()
+        await store.create_task(other, idempotency_key=new_id("key"), free_key=expired.key)
+        # Still free: a later claim of it succeeds.
+        claimer = make_record()
+        await store.create_task(claimer, idempotency_key=free_key)
+        assert await store.find_idempotency_key(free_key) == claimer.task_id
+
+    async def test_create_with_both_keys_held_is_refused_whole(self, store: Store) -> None:
+        # Either refusal may come first; nothing is written in both cases.
+        key, free_key = new_id("key"), new_id("free")
+        first, second = make_record(), make_record()
+        await store.create_task(first, idempotency_key=key)
+        await store.create_task(second, idempotency_key=free_key)
+        record = make_record()
+        with pytest.raises((IdempotencyKeyTaken, KeyHeld)):
+            await store.create_task(record, idempotency_key=key, free_key=free_key)
+        assert await store.get_task(record.task_id) is None
+        assert await store.find_idempotency_key(key) == first.task_id
 
     async def test_unknown_idempotency_key_is_none(self, store: Store) -> None:
         assert await store.find_idempotency_key(new_id("key")) is None

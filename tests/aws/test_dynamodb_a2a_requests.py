@@ -27,8 +27,9 @@ pytestmark = pytest.mark.aws
 
 # A2A method (and case) -> the DynamoDB calls it makes, in order.
 EXPECTED: dict[str, list[str]] = {
-    # The second GetItem reads the idempotency key earlier versions wrote (owner + messageId).
-    "message/send (new task, non-blocking)": ["GetItem", "GetItem", "TransactWriteItems"],
+    # No look-up first: the transaction claims the key and checks, without writing it, that
+    # the key earlier versions wrote (owner + messageId) is free.
+    "message/send (new task, non-blocking)": ["TransactWriteItems"],
     # Events go inline in the task item: the worker's writes are single-item UpdateItems.
     "  its turn in the worker (completes; TTL sweep)": [
         "GetItem",
@@ -40,7 +41,7 @@ EXPECTED: dict[str, list[str]] = {
         "UpdateItem",
         "Query",
     ],
-    "message/send (new task, asks for input)": ["GetItem", "GetItem", "TransactWriteItems"],
+    "message/send (new task, asks for input)": ["TransactWriteItems"],
     "  its turn in the worker (input-required)": [
         "GetItem",
         "UpdateItem",
@@ -201,8 +202,6 @@ async def test_requests_per_a2a_method(
 # A blocking send on the in-process queue (the bench's functions, a dev setup): the turn runs in
 # the request, and its worker claims it from the record the create committed (handoff.py).
 BLOCKING_IN_PROCESS = [
-    "GetItem",
-    "GetItem",
     "TransactWriteItems",
     "UpdateItem",
     "UpdateItem",

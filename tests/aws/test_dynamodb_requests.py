@@ -48,6 +48,14 @@ async def test_task_writes(dynamodb_store: DynamoDBStore) -> None:
         await store.create_task(record, [status_event(record, 1)], idempotency_key=new_id("k"))
     assert calls == ["TransactWriteItems"]
 
+    # A key that must stay free (the service's legacy key) is a condition check in it.
+    with counting(store) as calls:
+        checked = make_record(last_seq=1)
+        await store.create_task(
+            checked, [status_event(checked, 1)], idempotency_key=new_id("k"), free_key="f"
+        )
+    assert calls == ["TransactWriteItems"]
+
     # A bookkeeping write (no events, no key): one conditional UpdateItem.
     with counting(store) as calls:
         claimed, _ = step(record, 0, internal={"claim": 1})

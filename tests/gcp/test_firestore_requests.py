@@ -94,6 +94,13 @@ async def test_a_write_that_claims_a_key_or_follows_another_version_reads(
         told, events = step(record, 1)
         await store.update_task(told, events, idempotency_key=new_id("k"))
     assert calls == [READ, COMMIT]
+    # A create reads the key it claims and the one that must stay free together.
+    with counting(store) as calls:
+        created = make_record(last_seq=1)
+        await store.create_task(
+            created, [status_event(created, 1)], idempotency_key=new_id("k"), free_key="f"
+        )
+    assert calls == [READ, COMMIT]
     # A write on a record this store did not commit last (a stale one): read, refused.
     with counting(store) as calls, pytest.raises(VersionConflict):
         await store.update_task(step(record, 0)[0])
@@ -184,10 +191,10 @@ def echo(text: str) -> str:
     return f"echo: {text}"
 
 
-async def test_a_blocking_send_makes_seven_rpcs(firestore_store: FirestoreStore) -> None:
-    """The bench's echo agent, one blocking `message/send` on the in-process queue: the two
-    idempotency look-ups, the create's key check and commit, then the claim, the artifact and
-    the completion, each one commit, none of them a read first."""
+async def test_a_blocking_send_makes_five_rpcs(firestore_store: FirestoreStore) -> None:
+    """The bench's echo agent, one blocking `message/send` on the in-process queue: no look-up
+    before the create, whose one read checks its key and the legacy key, then its commit, the
+    claim, the artifact and the completion, each one commit, none of them a read first."""
     settings = Settings(store_url="memory://", dev_mode=True, push_notifications=False)
     app = create_app(echo, settings, store=firestore_store, queue=InProcessQueue())
     async with AgentTestClient(app) as client:
@@ -195,4 +202,4 @@ async def test_a_blocking_send_makes_seven_rpcs(firestore_store: FirestoreStore)
         with counting(firestore_store) as calls:
             task = await client.send("hi")
     assert task.status.state == TaskState.COMPLETED  # type: ignore[union-attr]
-    assert sorted(calls) == sorted([READ] * 3 + [COMMIT] * 4), calls
+    assert calls == [READ] + [COMMIT] * 4, calls

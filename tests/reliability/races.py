@@ -241,9 +241,12 @@ class LedgerStore:
         events: Sequence[TaskEvent] = (),
         *,
         idempotency_key: str | None = None,
+        free_key: str | None = None,
     ) -> None:
         try:
-            await self.inner.create_task(record, events, idempotency_key=idempotency_key)
+            await self.inner.create_task(
+                record, events, idempotency_key=idempotency_key, free_key=free_key
+            )
         except Exception as error:
             self.ledger.refused(error, record)
             raise

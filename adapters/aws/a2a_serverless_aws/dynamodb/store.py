@@ -154,9 +154,12 @@ class DynamoDBStore:
         events: Sequence[TaskEvent] = (),
         *,
         idempotency_key: str | None = None,
+        free_key: str | None = None,
     ) -> None:
         async def write(record: TaskRecord, events: list[TaskEvent]) -> None:
-            await self._run(partial(self._writer.create_task, record, events, idempotency_key))
+            await self._run(
+                partial(self._writer.create_task, record, events, idempotency_key, free_key)
+            )
 
         if self.offloader is None:
             await write(record, list(events))

@@ -20,7 +20,9 @@ Conditions:
 - create: the task item must not exist (`TaskAlreadyExists`);
 - update: the stored `version` is `record.version - 1` and its `last_seq` is where the new events
   start (`VersionConflict`, or ValueError when only the log does not line up);
-- key: the key item must not exist, unless it expired with its task (`IdempotencyKeyTaken`).
+- key: the key item must not exist, unless it expired with its task (`IdempotencyKeyTaken`);
+- a create's `free_key`: the same condition on that key's item, as a ConditionCheck in the
+  create's transaction, which writes nothing to it (`KeyHeld`).
 
 A direct reply (`put_reply`) is a key item of kind "reply" carrying the reply's body instead of
 a task id: one conditional PutItem, under the same condition as any claim of the key.
@@ -56,6 +58,7 @@ from pynamodb.transactions import TransactWrite
 
 from a2a_serverless.store.base import (
     IdempotencyKeyTaken,
+    KeyHeld,
     StoredReply,
     TaskAlreadyExists,
     TaskEvent,
@@ -119,6 +122,8 @@ class _Plan(msgspec.Struct, frozen=True):
     puts: list[tuple[TableItem, Condition | None]]
     task_index: int
     key_index: int | None
+    # Items only checked (a key's pk, its condition); DynamoDB gets them before the puts.
+    checks: list[tuple[str, Condition]] = []
 
 
 class Writer:
@@ -134,7 +139,13 @@ class Writer:
 
     # --- create ---------------------------------------------------------------------------------
 
-    def create_task(self, record: TaskRecord, events: Sequence[TaskEvent], key: str | None) -> None:
+    def create_task(
+        self,
+        record: TaskRecord,
+        events: Sequence[TaskEvent],
+        key: str | None,
+        free_key: str | None = None,
+    ) -> None:
         check_event_sequence(record, 0, events)
         items = self._items
         ttl = codec.ttl_seconds(record.expires_at_ms)
@@ -148,7 +159,7 @@ class Writer:
         else:
             event_items = [self._event_item(record, event, ttl) for event in events]
         not_there = items.pk.does_not_exist()
-        if not event_items and key is None:
+        if not event_items and key is None and free_key is None:
             self._check_sizes(record, [task], [])
             try:
                 _retry_conflicts(lambda: task.save(condition=not_there))
@@ -164,12 +175,19 @@ class Writer:
         if key is not None:
             key_index = len(puts)
             puts.append((self._key_item(record, key, ttl), self._key_free(key)))
-        plan = _Plan(puts=puts, task_index=0, key_index=key_index)
-        self._check_sizes(record, [item for item, _ in puts], [])
+        checks = [] if free_key is None else [(codec.key_pk(free_key), self._key_free(free_key))]
+        plan = _Plan(puts=puts, task_index=0, key_index=key_index, checks=checks)
+        self._check_sizes(record, [item for item, _ in puts], [], checked=len(checks))
         reasons = _retry_conflicts(lambda: self._transact(plan, None))
         if reasons is None:
             return
+        # The reasons come in the request's order: the checks, then the puts. The key is
+        # looked at first, as the other stores do.
+        checked, reasons = reasons[: len(checks)], reasons[len(checks) :]
         self._raise_key_taken(plan, reasons, key)
+        if any(_failed(reason) for reason in checked):
+            assert free_key is not None
+            raise KeyHeld(free_key)
         if _failed(reasons[plan.task_index]):
             raise TaskAlreadyExists(record.task_id)
         raise _unexplained(record, reasons)
@@ -428,6 +446,8 @@ class Writer:
         """Run one transaction: None when it committed, else its cancellation reasons."""
         try:
             with TransactWrite(connection=self._connection) as transaction:
+                for pk, check in plan.checks:
+                    transaction.condition_check(self._items, pk, codec.KEY_SK, condition=check)
                 for item, condition in plan.puts:
                     # With a failed condition, DynamoDB returns the item that failed it.
                     returns = None if condition is None else "ALL_OLD"
@@ -464,16 +484,19 @@ class Writer:
         updates: list[TableItem],
         *,
         allowance: int = 0,
+        checked: int = 0,
     ) -> None:
-        """Refuse, before sending, what DynamoDB would refuse for its size."""
+        """Refuse, before sending, what DynamoDB would refuse for its size (`checked`: how
+        many condition checks the transaction has besides, which count as items)."""
         sized = [(item, codec.item_size(item.serialize()) + allowance) for item in updates]
         sized += [(item, codec.item_size(item.serialize())) for item in puts]
         for item, size in sized:
             if size > MAX_ITEM_BYTES:
                 raise ItemTooLarge(record.task_id, item.kind, size)
         total = sum(size for _, size in sized)
-        if len(sized) > 1 and (len(sized) > MAX_TRANSACTION_ITEMS or total > MAX_TRANSACTION_BYTES):
-            raise TransactionTooLarge(record.task_id, len(sized), total)
+        count = len(sized) + checked
+        if count > 1 and (count > MAX_TRANSACTION_ITEMS or total > MAX_TRANSACTION_BYTES):
+            raise TransactionTooLarge(record.task_id, count, total)
 
 
 def _inline(record: TaskRecord, events: Sequence[TaskEvent]) -> list[bytes]:

@@ -55,6 +55,7 @@ from google.cloud.firestore_v1.base_query import FieldFilter
 
 from a2a_serverless.store import (
     IdempotencyKeyTaken,
+    KeyHeld,
     StoredPushConfig,
     StoredReply,
     TaskAlreadyExists,
@@ -198,9 +199,12 @@ class FirestoreStore:
         events: Sequence[TaskEvent] = (),
         *,
         idempotency_key: str | None = None,
+        free_key: str | None = None,
     ) -> None:
         async def write(record: TaskRecord, events: Sequence[TaskEvent]) -> None:
-            await self._create_task(record, events, idempotency_key=idempotency_key)
+            await self._create_task(
+                record, events, idempotency_key=idempotency_key, free_key=free_key
+            )
 
         if self.offloader is None:
             await write(record, events)
@@ -281,14 +285,27 @@ class FirestoreStore:
         events: Sequence[TaskEvent] = (),
         *,
         idempotency_key: str | None = None,
+        free_key: str | None = None,
     ) -> None:
         check_event_sequence(record, 0, events)
         client = self._clients.current()
         write = _Write(self, client, record, events, idempotency_key)
-        if write.key_ref is not None and idempotency_key is not None:
-            # Checked first: a retried create repeats the task id and the key, and the key is
-            # what says which task the first attempt made.
-            self._check_key(write, await write.key_ref.get())
+        free_ref = None if free_key is None else self._key_ref(client, free_key)
+        refs = [ref for ref in (write.key_ref, free_ref) if ref is not None]
+        if refs:
+            # Both keys in one round trip. The key is checked first: a retried create repeats
+            # the task id and the key, and the key is what says which task the first attempt
+            # made. The free key is read, not held by a precondition (a batch has none that
+            # writes nothing), as its look-up before the create was: the service's free key is
+            # one it no longer writes (its legacy key).
+            snapshots = {
+                snapshot.reference.path: snapshot async for snapshot in client.get_all(refs)
+            }
+            if write.key_ref is not None:
+                self._check_key(write, snapshots[write.key_ref.path])
+            if free_ref is not None and self._key_holder(snapshots[free_ref.path]) is not None:
+                assert free_key is not None
+                raise KeyHeld(free_key)
         batch = client.batch()
         batch.create(write.task_ref, write.task_fields)
         write.add_events_and_key(batch)
