@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from types import MappingProxyType
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from ..dataclassmethods import DataclassMethods
+from ..dataclassmethods import DataclassMethods, frozen_dataclass
 from ..exceptions import A2AServerlessError, UnavailableError
 
 # What an Authenticator declares in the card's `securitySchemes`.
@@ -31,8 +31,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 # --- who called ---------------------------------------------------------------------------------
 
 
-# eq, hash and repr from DataclassMethods: not compiled at import (dataclassmethods.py).
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
+# Frozen dataclasses whose methods are not compiled at import (dataclassmethods.py).
+@frozen_dataclass(slots=True)
 class Identity(DataclassMethods):
     """The authenticated caller.
 
@@ -96,7 +96,7 @@ def owner_key(prefix: str, subject: str) -> str:
 # --- what they sent -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
+@frozen_dataclass(slots=True)
 class RequestView(DataclassMethods):
     """What authenticators may look at: headers (lowercase names), query parameters, cookies,
     and the ASGI scope (for identities an upstream platform verified, e.g. `scope["aws.event"]`
