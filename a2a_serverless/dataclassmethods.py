@@ -72,7 +72,7 @@ _REQUIRED = _Missing()
 class _InitPlan:
     """How `DataclassMethods.__init__` fills one class's fields."""
 
-    __slots__ = ("factories", "names", "positional", "post_init", "required", "template")
+    __slots__ = ("factories", "names", "positional", "post_init", "required", "slotted", "template")
 
     def __init__(self, cls: type) -> None:
         # Every field __init__ sets, in field order: its default, a factory's marker, or
@@ -84,7 +84,7 @@ class _InitPlan:
         positional: list[str] = []
         # As dataclasses' own: a field __init__ does not take, with a plain default, is read from
         # the class attribute, which a class with slots does not have.
-        slotted = "__slots__" in cls.__dict__
+        self.slotted = slotted = "__slots__" in cls.__dict__
         for f in fields(cls):
             if f.default_factory is not MISSING:
                 self.template[f.name] = f.default_factory
@@ -129,11 +129,11 @@ class DataclassMethods:
         for name in plan.required:
             if values[name] is _REQUIRED:
                 _missing(cls, plan, values)
-        if hasattr(self, "__dict__"):
-            self.__dict__.update(values)
-        else:
+        if plan.slotted:
             for name, value in values.items():
                 object.__setattr__(self, name, value)
+        else:
+            self.__dict__.update(values)
         if plan.post_init:
             self.__post_init__()  # type: ignore[attr-defined]
 
