@@ -26,7 +26,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict, Unpack, overload
 
 from .executor import AgentExecutor
-from .function_agent import function_executor
 from .models import AgentExtension, AgentProvider, AgentSkill, SecurityRequirement
 
 # The vocabulary of a turn lives in turn.py; these names stay importable from here.
@@ -212,6 +211,9 @@ def agent(
     fields = card_fields(card, caller="agent")
 
     def wrap(fn: Callable[..., Any]) -> Agent:
+        # Here: an agent with an executor class of its own never loads the function wrapper.
+        from .function_agent import function_executor
+
         return Agent(
             name=name or fn.__name__.replace("_", " ").title(),
             description=description or _first_paragraph(fn.__doc__) or fn.__name__,
