@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, TypedDict, Unpack, overload
 
+from .dataclassmethods import DataclassMethods, mutable_dataclass
 from .executor import AgentExecutor
 from .models import AgentExtension, AgentProvider, AgentSkill, SecurityRequirement
 
@@ -44,8 +45,9 @@ from .turn import progress as progress
 # --- the agent ---------------------------------------------------------------------------------
 
 
-@dataclass
-class Agent:
+# A dataclass whose methods are not compiled at import (dataclassmethods.py).
+@mutable_dataclass
+class Agent(DataclassMethods):
     """An agent: its card's name, description and skills, and what runs its turns (`executor`)
     or answers at once (`direct`). `@agent` makes one from a function."""
 

@@ -1,26 +1,29 @@
-"""The kit's frozen public dataclasses, made without compiling a method at import.
+"""The kit's public dataclasses, made without compiling a method at import.
 
 `@dataclass` compiles each method it generates with `exec` when the class is made: for the
 public dataclasses on a cold start's path (`Settings` with its 68 fields, `AwsSettings`,
-`GcpSettings`, `Context`, `DirectContext`, `Identity`, `RequestView`) about 8 ms of import, most
-of it their `__init__`, `__setattr__` and `__delattr__` (frozen) and the rest their `__eq__`,
-`__hash__` and `__repr__`. `@frozen_dataclass` makes such a class a dataclass with none of them
-generated (`dataclasses.dataclass(init=False, eq=False, repr=False)`, which compiles nothing),
-and `DataclassMethods`, its base, gives what the generated ones give:
+`GcpSettings`, `Agent`, `Context`, `DirectContext`, `Identity`, `RequestView`) about 9 ms of
+import, most of it their `__init__`, `__setattr__` and `__delattr__` (frozen) and the rest their
+`__eq__`, `__hash__` and `__repr__`. `@frozen_dataclass` (and `@mutable_dataclass`, for one
+whose instances change) makes such a class a dataclass with none of them generated
+(`dataclasses.dataclass(init=False, eq=False, repr=False)`, which compiles nothing), and
+`DataclassMethods`, its base, gives what the generated ones give:
 
 - `__init__` takes the fields as dataclasses' would (the `init` fields, positional in order or
   by keyword; defaults and default factories; `__post_init__` called after), with its
   TypeErrors for a missing, unexpected or repeated argument;
-- assigning or deleting an attribute raises `dataclasses.FrozenInstanceError`, as a frozen
-  dataclass's instance does (copy and pickle restore their state around it);
+- frozen: assigning or deleting an attribute raises `dataclasses.FrozenInstanceError`, as a
+  frozen dataclass's instance does (copy and pickle restore their state around it);
 - `==` compares two instances of the same class by the values of their `compare` fields, in
   order (another class: NotImplemented);
-- `hash()` hashes the values of the fields dataclasses hashes (`hash`, else `compare`);
+- `hash()` hashes the values of the fields dataclasses hashes (`hash`, else `compare`); a
+  mutable one is unhashable, as a dataclass with `eq` is;
 - `repr()` is `ClassName(field=value, ...)` over the `repr` fields, recursion shown as `...`.
 
 To `dataclasses.fields`, `replace`, `asdict` and `is_dataclass`, and to type checkers (PEP 681's
-`dataclass_transform`), they are ordinary frozen dataclasses; `__dataclass_params__` says
-`frozen` and `init`. The per-class plan `__init__` follows is made on the first instance.
+`dataclass_transform`), they are ordinary dataclasses; `__dataclass_params__` says `init`,
+`repr`, `eq` and whether `frozen`. The per-class plan `__init__` follows is made on the first
+instance.
 """
 
 from __future__ import annotations
@@ -47,17 +50,41 @@ def frozen_dataclass(cls: type[T] | None = None, /, *, slots: bool = False) -> A
     (see the module docstring). `slots=True` as dataclasses' own."""
 
     def make(cls: type[T]) -> type[T]:
-        if not issubclass(cls, DataclassMethods):
-            raise TypeError(f"{cls.__qualname__}: a frozen_dataclass subclasses DataclassMethods")
-        made = dataclass(cls, init=False, repr=False, eq=False, slots=slots)
-        # What it is to anyone who asks (and to a frozen dataclass subclassing it): frozen,
-        # with an __init__ (DataclassMethods').
-        params = made.__dataclass_params__  # type: ignore[attr-defined]
-        params.init = True
-        params.frozen = True
-        return made
+        return _made(cls, frozen=True, slots=slots)
 
     return make if cls is None else make(cls)
+
+
+@dataclass_transform(field_specifiers=(field, Field))
+def mutable_dataclass(cls: type[T], /) -> type[T]:
+    """`@dataclass` for a subclass of `DataclassMethods`, with no method compiled (see the
+    module docstring)."""
+    return _made(cls, frozen=False, slots=False)
+
+
+def _made(cls: type[T], *, frozen: bool, slots: bool) -> type[T]:
+    if not issubclass(cls, DataclassMethods):
+        raise TypeError(f"{cls.__qualname__}: such a dataclass subclasses DataclassMethods")
+    made = dataclass(cls, init=False, repr=False, eq=False, slots=slots)
+    if frozen:
+        made.__setattr__ = _frozen_setattr  # type: ignore[method-assign]
+        made.__delattr__ = _frozen_delattr  # type: ignore[method-assign]
+    else:
+        made.__hash__ = None  # type: ignore[assignment]  # mutable with eq: as dataclasses does
+    # What it is to anyone who asks (and to a dataclass subclassing it): its methods are
+    # DataclassMethods'.
+    params = made.__dataclass_params__  # type: ignore[attr-defined]
+    params.init = params.repr = params.eq = True
+    params.frozen = frozen
+    return made
+
+
+def _frozen_setattr(self: object, name: str, value: Any) -> NoReturn:
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _frozen_delattr(self: object, name: str) -> NoReturn:
+    raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
 class _Missing:
@@ -107,8 +134,8 @@ _PLANS: dict[type, _InitPlan] = {}
 
 
 class DataclassMethods:
-    """`__init__`, frozen attributes, `__eq__`, `__hash__` and `__repr__` for a
-    `@frozen_dataclass` class, as dataclasses would generate them (see the module docstring)."""
+    """`__init__`, `__eq__`, `__hash__` and `__repr__` for a `@frozen_dataclass` or
+    `@mutable_dataclass` class, as dataclasses would generate them (see the module docstring)."""
 
     __slots__ = ()
 
@@ -137,15 +164,9 @@ class DataclassMethods:
         if plan.post_init:
             self.__post_init__()  # type: ignore[attr-defined]
 
-    def __setattr__(self, name: str, value: Any) -> NoReturn:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> NoReturn:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
     def __setstate__(self, state: Any) -> None:
-        # copy and pickle: the state (a __dict__, or slots' (None, {name: value})) set back
-        # past the frozen __setattr__.
+        # copy and pickle: the state (a __dict__, or slots' (None, {name: value})) set back,
+        # past a frozen class's __setattr__.
         attributes, slot_values = state if isinstance(state, tuple) else (state, None)
         for values in (attributes, slot_values):
             for name, value in (values or {}).items():

@@ -1,4 +1,5 @@
-"""The public dataclasses made by `@frozen_dataclass` answer as the methods dataclasses would
+"""The public dataclasses made by `@frozen_dataclass` (and `Agent`, by `@mutable_dataclass`)
+answer as the methods dataclasses would
 generate for them: each is compared with a twin made by plain `@dataclass` from the same fields
 and values; their `__init__` takes and refuses what a generated one does; no method of theirs
 is compiled when the class is made."""
@@ -11,9 +12,14 @@ from typing import Any
 
 import pytest
 
+from a2a_serverless.agent import Agent
 from a2a_serverless.auth.base import Identity, RequestView
 from a2a_serverless.config import Settings
-from a2a_serverless.dataclassmethods import DataclassMethods, frozen_dataclass
+from a2a_serverless.dataclassmethods import (
+    DataclassMethods,
+    frozen_dataclass,
+    mutable_dataclass,
+)
 from a2a_serverless.models import Message, Part, Task, TaskState, TaskStatus
 from a2a_serverless.turn import Context, DirectContext
 from a2a_serverless_aws.config import AwsSettings
@@ -196,8 +202,13 @@ def test_the_classes_compile_no_method(monkeypatch: pytest.MonkeyPatch) -> None:
     class Slotted(DataclassMethods):
         value: int = 0
 
+    @mutable_dataclass
+    class Changing(DataclassMethods):
+        value: int = 0
+
     assert compiled == []
     assert Made(1) == Made(1) and Slotted(2).value == 2 and not hasattr(Slotted(), "__dict__")
+    assert Changing(3) == Changing(3)
 
 
 def test_only_for_dataclassmethods_subclasses() -> None:
@@ -206,3 +217,27 @@ def test_only_for_dataclassmethods_subclasses() -> None:
         @frozen_dataclass
         class Plain:
             value: int = 0
+
+
+class _Executor:
+    async def execute(self, context: Any, updater: Any) -> None:
+        return None
+
+
+def test_a_mutable_dataclass_compares_and_shows_as_a_generated_one_and_is_unhashable() -> None:
+    value = Agent(name="Echo", description="Says back.", executor=_Executor())
+    specs = [
+        (f.name, f.type, dataclasses.field(repr=f.repr, compare=f.compare))
+        for f in dataclasses.fields(Agent)
+    ]
+    plain_class = dataclasses.make_dataclass("Agent", specs)
+    plain_class.__qualname__ = Agent.__qualname__
+    plain = plain_class(**{f.name: getattr(value, f.name) for f in dataclasses.fields(value)})
+    assert repr(value) == repr(plain)
+    assert value == dataclasses.replace(value)
+    assert value != dataclasses.replace(value, version="2")
+    with pytest.raises(TypeError, match="unhashable"):
+        hash(value)
+    value.version = "3"  # mutable: as an ordinary dataclass
+    assert value.version == "3" and not type(value).__dataclass_params__.frozen
+    assert value.skills[0].id == "echo"  # its __post_init__ ran
