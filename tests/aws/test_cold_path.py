@@ -44,6 +44,8 @@ NOT_ON_THE_COLD_PATH = (
     # (importlib.util; dev mode and remote agents only).
     "a2a_serverless.v03.card",
     "a2a_serverless.extras",
+    # The loop's thread pool: an async agent on the memory store runs nothing in a thread.
+    "concurrent.futures.thread",
     # Authentication schemes that are not configured, and what they verify with.
     "a2a_serverless.auth.apikey",
     "a2a_serverless.auth.bearer",
