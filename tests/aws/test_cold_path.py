@@ -46,6 +46,8 @@ NOT_ON_THE_COLD_PATH = (
     "a2a_serverless.extras",
     # The loop's thread pool: an async agent on the memory store runs nothing in a thread.
     "concurrent.futures.thread",
+    # OpenSSL's hashes: an artifact's id is a SHA-1 of CPython's own module (ids.py).
+    "hashlib",
     # Authentication schemes that are not configured, and what they verify with.
     "a2a_serverless.auth.apikey",
     "a2a_serverless.auth.bearer",
