@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, TypedDict, Unpack, overload
 
+from .dataclassmethods import DataclassMethods, mutable_dataclass
 from .executor import AgentExecutor
-from .function_agent import function_executor
 from .models import AgentExtension, AgentProvider, AgentSkill, SecurityRequirement
 
 # The vocabulary of a turn lives in turn.py; these names stay importable from here.
@@ -45,8 +45,9 @@ from .turn import progress as progress
 # --- the agent ---------------------------------------------------------------------------------
 
 
-@dataclass
-class Agent:
+# A dataclass whose methods are not compiled at import (dataclassmethods.py).
+@mutable_dataclass
+class Agent(DataclassMethods):
     """An agent: its card's name, description and skills, and what runs its turns (`executor`)
     or answers at once (`direct`). `@agent` makes one from a function."""
 
@@ -212,6 +213,9 @@ def agent(
     fields = card_fields(card, caller="agent")
 
     def wrap(fn: Callable[..., Any]) -> Agent:
+        # Here: an agent with an executor class of its own never loads the function wrapper.
+        from .function_agent import function_executor
+
         return Agent(
             name=name or fn.__name__.replace("_", " ").title(),
             description=description or _first_paragraph(fn.__doc__) or fn.__name__,

@@ -31,7 +31,6 @@ from .models import (
     SecurityScheme,
     TransportProtocol,
 )
-from .v03 import card as v03_card
 
 
 def build_card(
@@ -101,6 +100,8 @@ def card_document(card: AgentCard) -> dict[str, Any]:
     - each security scheme also in 1.0's oneof form (`{"apiKeySecurityScheme": {...}}`) next to
       0.3's `type`-tagged members, in the same object.
     """
+    from .v03 import card as v03_card  # on the first card served: a message needs none
+
     document = v03_card.document(card)
     v10 = v10_document(card)
     document["supportedInterfaces"] = v10["supportedInterfaces"]

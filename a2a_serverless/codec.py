@@ -54,31 +54,33 @@ class ValidationError(FormatError):
         return 1
 
 
+# The patterns are compiled on first use, by re's own cache: only a request that does not
+# validate needs them.
 # "Expected `str`, got `int` - at `$.message.parts[0].text`"
-_AT = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
-_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\[\.\.\.\]")
-_MISSING_FIELD = re.compile(r"^Object missing required field `([^`]+)`$")
+_AT = r"(?s)^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$"
+_STEP = r"\.([^.\[]+)|\[(\d+)\]|\[\.\.\.\]"
+_MISSING_FIELD = r"^Object missing required field `([^`]+)`$"
 # A model's own check (`__post_init__`) may name a field below where msgspec reports it:
 # "file.bytes: must be base64" raised while checking a FilePart.
-_OWN_FIELD = re.compile(r"^([A-Za-z_][\w.]*): (.+)$", re.DOTALL)
+_OWN_FIELD = r"(?s)^([A-Za-z_][\w.]*): (.+)$"
 
 
 def validation_error(exc: msgspec.ValidationError, title: str = "value") -> ValidationError:
     """Our ValidationError for one of msgspec's (its message holds the path as `$.a[0].b`)."""
-    match = _AT.match(str(exc))
+    match = re.match(_AT, str(exc))
     assert match is not None  # the pattern matches any text
     msg = match.group("msg")
     loc: list[str | int] = []
-    for name, index in _STEP.findall(match.group("path") or ""):
+    for name, index in re.findall(_STEP, match.group("path") or ""):
         if name:
             loc.append(name)
         elif index:
             loc.append(int(index))
     kind = "type_error" if msg.startswith("Expected") else "value_error"
-    if missing := _MISSING_FIELD.match(msg):
+    if missing := re.match(_MISSING_FIELD, msg):
         loc.append(missing.group(1))
         msg, kind = "Field required", "missing"
-    elif own := _OWN_FIELD.match(msg):
+    elif own := re.match(_OWN_FIELD, msg):
         loc.extend(own.group(1).split("."))
         msg = own.group(2)
     return ValidationError(tuple(loc), msg, kind, title)

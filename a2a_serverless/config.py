@@ -17,12 +17,12 @@ import logging
 import math
 import os
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Any
 
 import msgspec.inspect
 
-from .dataclassmethods import DataclassMethods
+from .dataclassmethods import DataclassMethods, frozen_dataclass
 
 # The settings' error, kept importable from here (its home is the exception tree's module).
 from .exceptions import ConfigurationError as ConfigurationError
@@ -161,8 +161,8 @@ def _flag(name: str, raw: str) -> bool:
     raise ConfigurationError(f"{name}={raw!r} is not a boolean (true or false)")
 
 
-# eq, hash and repr from DataclassMethods: not compiled at import (dataclassmethods.py).
-@dataclass(frozen=True, eq=False, repr=False)
+# A frozen dataclass whose methods are not compiled at import (dataclassmethods.py).
+@frozen_dataclass
 class Settings(DataclassMethods):
     """The kit's settings: each field's `A2A_*` variable (`from_env`), its default and its
     checks (docs/configuration.md lists them all)."""

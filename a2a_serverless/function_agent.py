@@ -55,6 +55,9 @@ class FunctionExecutor:
         self._async_gen = inspect.isasyncgenfunction(func)
         self._gen = inspect.isgeneratorfunction(func)
         self._coroutine = inspect.iscoroutinefunction(func)
+        # A function that is not async runs in the loop's default executor: the AWS adapter
+        # starts its thread at init (a2a_serverless_aws.priming).
+        self.runs_in_threads = not (self._coroutine or self._async_gen)
 
     async def execute(self, context: Context, updater: TaskUpdater) -> None:
         await updater.start_work()

@@ -7,9 +7,10 @@ the hash): every message makes several.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import uuid
+
+from .hashes import sha1
 
 _URL_NAMESPACE = uuid.NAMESPACE_URL.bytes
 
@@ -27,7 +28,7 @@ def random_hex() -> str:
 def url_uuid(name: str) -> str:
     """The name-based UUID of `name` in the URL namespace, as `str(uuid.uuid5(NAMESPACE_URL,
     name))`: the same name always gives the same id."""
-    digest = hashlib.sha1(_URL_NAMESPACE + name.encode()).digest()
+    digest = sha1(_URL_NAMESPACE + name.encode()).digest()
     return _canonical(_with_version(bytearray(digest[:16]), 5))
 
 

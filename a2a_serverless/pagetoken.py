@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 
 from .config import Settings
 from .errors import InvalidParamsError
+from .hashes import sha256
 
 _MAC_BYTES = 16
 # Longer than any token we issue (an 8-byte number, a task id of up to 256 characters).
@@ -36,7 +36,7 @@ def page_token_key(settings: Settings) -> bytes:
     else:
         material, label = settings.store_url, b"store-url"
     info = b"a2a-serverless page token\0%s\0" % label
-    return hashlib.sha256(info + material.encode()).digest()
+    return sha256(info + material.encode()).digest()
 
 
 class PageTokens:
@@ -76,7 +76,7 @@ class PageTokens:
     def _mac(self, payload: bytes) -> bytes:
         import hmac
 
-        return hmac.new(self._key, payload, hashlib.sha256).digest()[:_MAC_BYTES]
+        return hmac.new(self._key, payload, "sha256").digest()[:_MAC_BYTES]
 
 
 def _b64(raw: bytes) -> str:

@@ -23,7 +23,6 @@ from .bus import TaskBus
 from .config import Settings
 from .durable.deferred import DeferredDurable
 from .durable.ending import RemoteCancels
-from .extras import crypto_available, require_client
 from .handoff import TurnHandoff
 from .holders import local_holder_id
 from .journal import CommitHook, Journal
@@ -132,6 +131,8 @@ class Runtime:
         remotes: dict[str, RemoteAgent] = {}
         if agent.remote_agents or self.settings.remote_agents:
             # Only then: an agent that calls no other never imports the client (nor needs it).
+            from .extras import require_client
+
             require_client("calling other agents (remote_agents, ctx.call)")
             from .client.remote import remote_agents
 
@@ -250,6 +251,8 @@ def _push_keys(settings: Settings) -> KeyRing | None:
                 "mode: set A2A_PUSH_SIGNING_KEYS to the output of `a2a-serverless keys generate`"
             )
             return None
+        from .extras import crypto_available  # importlib.util: only in dev mode, here
+
         if not crypto_available():
             log.warning(
                 "push notifications are off: dev mode signs them with an ephemeral key, which "

@@ -19,7 +19,6 @@ idempotency key, so a retry gets it again without the agent being asked twice.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 from collections.abc import AsyncIterator, Coroutine, Sequence
@@ -44,6 +43,7 @@ from .errors import (
     TaskNotFoundError,
     UnsupportedOperationError,
 )
+from .hashes import sha256
 from .ids import random_uuid
 from .journal import Change, Journal, TaskGone, TaskTooLarge, now_ms
 from .lifecycle import CANCELABLE_STATES, now_iso, status_event, task_view
@@ -959,7 +959,7 @@ def request_fingerprint(params: SendMessageRequest) -> str:
         "metadata": params.metadata or None,
     }
     encoded = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(encoded.encode()).hexdigest()
+    return sha256(encoded.encode()).hexdigest()
 
 
 def _fingerprinted_push_config(config: TaskPushNotificationConfig) -> dict[str, Any]:

@@ -13,12 +13,12 @@ on it without importing each other in a circle.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
 import msgspec
 
-from .dataclassmethods import DataclassMethods
+from .dataclassmethods import DataclassMethods, frozen_dataclass
 from .durable.outcomes import CallResult, DurableUnavailable
 from .ids import random_uuid
 from .models import Message, Part, Task
@@ -115,8 +115,8 @@ class _MessageContent:
         return [p for p in self.message.parts if p.raw is not None or p.url is not None]
 
 
-# eq, hash and repr from DataclassMethods: not compiled at import (dataclassmethods.py).
-@dataclass(frozen=True, eq=False, repr=False)
+# Frozen dataclasses whose methods are not compiled at import (dataclassmethods.py).
+@frozen_dataclass
 class DirectContext(DataclassMethods, _MessageContent):
     """A message a direct hook may answer at once: no task exists (nor will, if it answers)."""
 
@@ -145,7 +145,7 @@ class RemoteAgent(Protocol):
         ...
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@frozen_dataclass
 class Context(DataclassMethods, _MessageContent):
     """Everything about the turn the agent is asked to work on."""
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from types import MappingProxyType
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from ..dataclassmethods import DataclassMethods
+from ..dataclassmethods import DataclassMethods, frozen_dataclass
 from ..exceptions import A2AServerlessError, UnavailableError
 
 # What an Authenticator declares in the card's `securitySchemes`.
@@ -26,13 +26,14 @@ from ..models import SchemeModel as SchemeModel
 ANONYMOUS_SCHEME = "anonymous"
 JSONRPC_AUTH_ERROR = -32000
 MAX_SUBJECT_LENGTH = 1024
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Compiled on first use, by re's own cache: only an authentication scheme needs it.
+_CONTROL = r"[\x00-\x1f\x7f]"
 
 # --- who called ---------------------------------------------------------------------------------
 
 
-# eq, hash and repr from DataclassMethods: not compiled at import (dataclassmethods.py).
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
+# Frozen dataclasses whose methods are not compiled at import (dataclassmethods.py).
+@frozen_dataclass(slots=True)
 class Identity(DataclassMethods):
     """The authenticated caller.
 
@@ -84,7 +85,7 @@ def checked_subject(value: Any, what: str = "subject") -> str:
     """A subject fit to be part of an owner key: a non-empty string without control characters."""
     if not isinstance(value, str) or not value:
         raise InvalidCredentials(f"the credentials carry no {what}")
-    if len(value) > MAX_SUBJECT_LENGTH or _CONTROL.search(value):
+    if len(value) > MAX_SUBJECT_LENGTH or re.search(_CONTROL, value):
         raise InvalidCredentials(f"the {what} is not acceptable")
     return value
 
@@ -96,7 +97,7 @@ def owner_key(prefix: str, subject: str) -> str:
 # --- what they sent -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, eq=False, repr=False)
+@frozen_dataclass(slots=True)
 class RequestView(DataclassMethods):
     """What authenticators may look at: headers (lowercase names), query parameters, cookies,
     and the ASGI scope (for identities an upstream platform verified, e.g. `scope["aws.event"]`
@@ -301,12 +302,13 @@ def _header_bytes(value: str) -> bytes:
 
 # --- challenges ---------------------------------------------------------------------------------
 
-_UNSAFE_IN_QUOTED = re.compile(r"[^\x20\x21\x23-\x5b\x5d-\x7e]")
+# Compiled on first use, by re's own cache: only a refusal needs it.
+_UNSAFE_IN_QUOTED = r"[^\x20\x21\x23-\x5b\x5d-\x7e]"
 
 
 def quoted(value: str) -> str:
     """An auth-param value as a quoted-string, restricted to RFC 6750's safe characters."""
-    return '"' + _UNSAFE_IN_QUOTED.sub("?", value)[:200] + '"'
+    return '"' + re.sub(_UNSAFE_IN_QUOTED, "?", value)[:200] + '"'
 
 
 def challenge(scheme: str, params: Mapping[str, str | None]) -> str:

@@ -50,7 +50,8 @@ from .base import (
 log = logging.getLogger("a2a_serverless.auth")
 
 Requirement = Mapping[str, Sequence[str]]
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Compiled on first use, by re's own cache: only an authenticated owner is checked with it.
+_CONTROL = r"[\x00-\x1f\x7f]"
 
 
 class Security:
@@ -149,7 +150,7 @@ class Security:
             else:
                 if identity is None:
                     continue
-                if not identity.owner or _CONTROL.search(identity.owner):
+                if not identity.owner or re.search(_CONTROL, identity.owner):
                     refused[name] = InvalidCredentials("the identity is not acceptable")
                     log.warning("scheme %r returned an identity unfit to own tasks", name)
                     continue

@@ -86,11 +86,17 @@ class DeferredDurable:
             )
         return self._resumer
 
+    @property
+    def receives_callbacks(self) -> bool:
+        """Whether the agent has remote agents configured: its calls name callbacks, which
+        may arrive (what `prime` prepares for)."""
+        return bool(self._args[3])
+
     def prime(self) -> None:
         """What the first callback would pay for, paid now (an entry point's init: the AWS
         adapter's priming): for an agent with remote agents configured, whose calls name
         callbacks, the resumer built and CALLBACK_MODULES imported; nothing for another."""
-        if not self._args[3]:
+        if not self.receives_callbacks:
             return
         import_callback_modules()
         _ = self.resumer

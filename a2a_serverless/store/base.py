@@ -27,7 +27,6 @@ every adapter so the stored shapes are the same everywhere.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
@@ -36,6 +35,7 @@ import msgspec
 
 from .. import codec
 from ..exceptions import A2AServerlessError, ConfigurationError, LimitError, UnavailableError
+from ..hashes import sha256
 from ..models import (
     Message,
     Task,
@@ -301,9 +301,7 @@ def message_digest(message: Message) -> str:
     copy. Key order inside a part's data does not count, as with comparing the parts' dumps.
     Taken over the parts' old form (`legacy.old_part`), as the digests already stored were."""
     dumped = [legacy.old_part(part.model_dump()) for part in message.parts]
-    return hashlib.sha256(
-        json.dumps(dumped, sort_keys=True, separators=(",", ":")).encode()
-    ).hexdigest()
+    return sha256(json.dumps(dumped, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 @runtime_checkable

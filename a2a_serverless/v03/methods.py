@@ -43,7 +43,6 @@ from ..models import (
 )
 from ..transport import Call, Handler, Method, raw_message_parts
 from ..versions import V03 as VERSION
-from . import card
 from . import jsonrpc_params as rpc
 from .errors import in_v03_terms
 
@@ -104,6 +103,8 @@ async def _push_delete(p: DeleteTaskPushNotificationConfigRequest, c: Call) -> A
 async def _extended_card(_: None, c: Call) -> Any:
     if c.extended_card is None:
         raise AuthenticatedExtendedCardNotConfiguredError()
+    from . import card  # on the first call: a message's cold path has no card to write
+
     return card.card(c.extended_card())
 
 

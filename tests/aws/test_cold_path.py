@@ -40,6 +40,14 @@ NOT_ON_THE_COLD_PATH = (
     # The other protocol version and the HTTP+JSON bindings: no request has asked for them.
     "a2a_serverless.v10",
     "a2a_serverless.rest",
+    # The card as 0.3 writes it (no card asked for), and the optional packages' look-ups
+    # (importlib.util; dev mode and remote agents only).
+    "a2a_serverless.v03.card",
+    "a2a_serverless.extras",
+    # The loop's thread pool: an async agent on the memory store runs nothing in a thread.
+    "concurrent.futures.thread",
+    # OpenSSL's hashes: an artifact's id is a SHA-1 of CPython's own module (ids.py).
+    "hashlib",
     # Authentication schemes that are not configured, and what they verify with.
     "a2a_serverless.auth.apikey",
     "a2a_serverless.auth.bearer",
@@ -112,6 +120,39 @@ def test_the_handler_loads_only_what_its_first_request_needs() -> None:
         assert "a2a_serverless.store.memory" in modules
         unexpected = {name: loaded(modules, name) for name in NOT_ON_THE_COLD_PATH}
         assert {k: v for k, v in unexpected.items() if v} == {}, when
+
+
+PROGRAM_WITH_AN_EXECUTOR = """
+import json, sys
+from a2a_serverless import Agent, Settings
+from a2a_serverless.queue.inprocess import InProcessQueue
+from a2a_serverless_aws import make_http_handler
+from a2a_serverless_aws.config import AwsSettings
+
+class EchoExecutor:
+    async def execute(self, context, updater):
+        await updater.add_artifact(context.text, name="echo")
+        await updater.complete()
+
+echo = Agent(name="Echo", description="Says back what it is told.", executor=EchoExecutor())
+handler = make_http_handler(
+    echo, Settings(store_url="memory://"), AwsSettings(), queue=InProcessQueue()
+)
+sys.path.insert(0, "bench/function")
+from events import LambdaContext, http_api_event, send_body
+
+answer = handler(http_api_event(send_body("hi", request_id=1)), LambdaContext())
+print(json.dumps({"served": sorted(sys.modules), "answer": answer}))
+"""
+
+
+def test_an_agent_with_an_executor_class_never_loads_the_function_wrapper() -> None:
+    found = run(PROGRAM_WITH_AN_EXECUTOR)
+    assert json.loads(found["answer"]["body"])["result"]["status"]["state"] == "completed"
+    modules = found["served"]
+    unexpected = {name: loaded(modules, name) for name in NOT_ON_THE_COLD_PATH}
+    assert {k: v for k, v in unexpected.items() if v} == {}
+    assert loaded(modules, "a2a_serverless.function_agent") == []
 
 
 # A callback's first handling: the resumer, the JWT's check (PyJWT, cryptography), the client

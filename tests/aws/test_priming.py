@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from a2a_serverless import Agent, Settings, agent
+from a2a_serverless import Agent, Context, Settings, TaskUpdater, agent
 from a2a_serverless.queue.inprocess import InProcessQueue
 from a2a_serverless_aws import make_http_handler, priming
 from a2a_serverless_aws.config import AwsSettings
@@ -72,6 +72,51 @@ def test_priming_can_be_turned_off(dynamodb_store: DynamoDBStore, dynamodb_store
         handler = build(echo, dynamodb_store_url, prime=False)
     handler.close()  # type: ignore[attr-defined]
     assert calls == []
+
+
+class _AsyncEcho:
+    async def execute(self, context: Context, updater: TaskUpdater) -> None:
+        await updater.complete(context.text)
+
+
+@agent(name="Async echo", description="Says back what it is told.")
+async def async_echo(text: str) -> str:
+    return text
+
+
+def answer_at_once(text: str) -> str:
+    return text
+
+
+@agent(name="Direct echo", description="Answers at once.", direct=answer_at_once)
+async def direct_echo(text: str) -> str:
+    return text
+
+
+@pytest.mark.parametrize(
+    ("echo_agent", "started"),
+    [
+        (Agent(name="Echo", description="Says back.", executor=_AsyncEcho()), False),
+        (async_echo, False),
+        (echo, True),  # a function that is not async runs in the loop's default executor
+        (direct_echo, True),  # so does a direct hook that is not async
+    ],
+    ids=["async executor", "async function", "sync function", "sync direct hook"],
+)
+def test_init_starts_a_thread_only_for_an_agent_that_runs_code_in_threads(
+    echo_agent: Agent, started: bool
+) -> None:
+    before = set(threading.enumerate())
+    handler = build(echo_agent, "memory://")  # no part to prime: the memory store, in-process
+    try:
+        assert bool(set(threading.enumerate()) - before) is started
+        response = handler(  # type: ignore[operator]
+            http_api_event("POST", "/", request("message/send", {"message": user_message("hi")})),
+            FakeContext(remaining_ms=30_000),
+        )
+        assert '"hi"' in response_body(response)
+    finally:
+        handler.close()  # type: ignore[attr-defined]
 
 
 def test_a_part_that_cannot_prime_is_logged_and_init_goes_on(

@@ -1,5 +1,6 @@
 """The garbage collector during a handler's init (a2a_serverless.collector): off while the
-handler is built, back on after, and init's objects frozen by the first handler of a process."""
+handler is built, back on after, and init's objects frozen by the first handler of a process;
+during an import through a package face, in a function's process: off, and what it made frozen."""
 
 from __future__ import annotations
 
@@ -67,3 +68,75 @@ def test_a_failing_init_still_turns_the_collector_back_on(fresh_process: None) -
     with pytest.raises(ValueError, match="init failed"):
         Built(fail=True)
     assert gc.isenabled()
+
+
+class Made:
+    """An object of an import, tracked by the collector."""
+
+
+@pytest.fixture
+def in_a_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in collector.FUNCTION_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "echo")
+
+
+def test_in_a_function_an_import_runs_with_the_collector_off_and_its_objects_are_frozen(
+    fresh_process: None, in_a_function: None
+) -> None:
+    gc.enable()
+    frozen = gc.get_freeze_count()
+    seen: list[bool] = []
+
+    def load() -> Made:
+        seen.append(gc.isenabled())
+        return Made()
+
+    made = collector.imported_long_lived(load)
+    assert seen == [False] and gc.isenabled()
+    assert gc.get_freeze_count() > frozen
+    assert not any(item is made for generation in range(3) for item in gc.get_objects(generation))
+
+
+def test_an_import_that_fails_still_turns_the_collector_back_on(
+    fresh_process: None, in_a_function: None
+) -> None:
+    gc.enable()
+
+    def load() -> None:
+        raise ImportError("no module")
+
+    with pytest.raises(ImportError):
+        collector.imported_long_lived(load)
+    assert gc.isenabled()
+
+
+def test_outside_a_function_an_import_is_a_plain_one(
+    fresh_process: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in collector.FUNCTION_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    gc.enable()
+    frozen = gc.get_freeze_count()
+    seen: list[bool] = []
+    collector.imported_long_lived(lambda: seen.append(gc.isenabled()))
+    assert seen == [True] and gc.get_freeze_count() == frozen
+
+
+def test_once_a_handler_froze_the_process_an_import_is_a_plain_one(
+    fresh_process: None, in_a_function: None
+) -> None:
+    gc.enable()
+    Built()  # the first handler freezes the process
+    frozen = gc.get_freeze_count()
+    seen: list[bool] = []
+    collector.imported_long_lived(lambda: seen.append(gc.isenabled()))
+    assert seen == [True] and gc.get_freeze_count() == frozen
+
+
+def test_a_collector_turned_off_stays_off_through_an_import(
+    fresh_process: None, in_a_function: None
+) -> None:
+    gc.disable()
+    collector.imported_long_lived(Made)
+    assert not gc.isenabled()

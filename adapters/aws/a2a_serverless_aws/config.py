@@ -26,7 +26,7 @@ every error is the core's `ConfigurationError`, re-exported here.
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any
 
 from a2a_serverless.config import (
@@ -35,7 +35,7 @@ from a2a_serverless.config import (
     fields_from_env,
     register_environment_names,
 )
-from a2a_serverless.dataclassmethods import DataclassMethods
+from a2a_serverless.dataclassmethods import DataclassMethods, frozen_dataclass
 
 __all__ = ["AwsSettings", "ConfigurationError"]
 
@@ -43,8 +43,8 @@ __all__ = ["AwsSettings", "ConfigurationError"]
 RECOMMENDED_VISIBILITY_FACTOR = 6
 
 
-# eq, hash and repr from DataclassMethods: not compiled at import (a2a_serverless.dataclassmethods).
-@dataclass(frozen=True, eq=False, repr=False)
+# A frozen dataclass whose methods are not compiled at import (a2a_serverless.dataclassmethods).
+@frozen_dataclass
 class AwsSettings(DataclassMethods):
     """The AWS adapter's settings (`A2A_*` variables, `from_env`) and what their timing rules
     need to know of the deployment (the module docstring)."""

@@ -35,7 +35,7 @@ from a2a_serverless.runtime import Runtime
 
 from . import snapstart
 from .config import AwsSettings
-from .priming import prime
+from .priming import prime, runs_in_threads
 from .secrets import resolve_secrets
 
 T = TypeVar("T")
@@ -67,8 +67,10 @@ class Container:
         self.primed = aws.prime
         if aws.prime:
             # With remote agents, the callback's cold path too: the resumer, the JWT's check
-            # and the client (DeferredDurable.prime; nothing for an agent without them).
-            prime(self.loop, self.runtime.store, queue, self.runtime.durable_calls)
+            # and the client (DeferredDurable.prime); nothing for an agent without them.
+            durable = self.runtime.durable_calls
+            callbacks = [durable] if durable.receives_callbacks else []
+            prime(self.loop, self.runtime.store, queue, *callbacks, threads=runs_in_threads(agent))
         if snapstart.snapshot_init():
             snapstart.register(self)
 

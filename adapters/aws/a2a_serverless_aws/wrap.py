@@ -67,6 +67,9 @@ class LambdaContext:
 
 
 class LambdaHandlerExecutor:
+    # The handler runs in the loop's default executor, whose thread priming starts at init.
+    runs_in_threads = True
+
     def __init__(
         self,
         handler: Callable[[Any, Any], Any],

@@ -34,12 +34,13 @@ Pub/Sub's client finds an emulator through PUBSUB_EMULATOR_HOST, as always.
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Annotated
 
 import msgspec
 
 from a2a_serverless.config import env_text, fields_from_env, register_environment_names
+from a2a_serverless.dataclassmethods import DataclassMethods, frozen_dataclass
 
 # The core's configuration error, what these settings raise (re-exported: the adapter's face).
 from a2a_serverless.exceptions import ConfigurationError as ConfigurationError
@@ -51,8 +52,9 @@ _TOPIC = re.compile(r"^projects/[^/]+/topics/[^/]+$")
 _QUEUE = re.compile(r"^projects/[^/]+/locations/[^/]+/queues/[^/]+$")
 
 
-@dataclass(frozen=True)
-class GcpSettings:
+# A frozen dataclass whose methods are not compiled at import (a2a_serverless.dataclassmethods).
+@frozen_dataclass
+class GcpSettings(DataclassMethods):
     """The Google Cloud adapter's settings (the AWS adapter's are `AwsSettings`). Formerly
     `GcpConfig`, still importable under that name (deprecated)."""
 

@@ -29,11 +29,13 @@ from .config import GcpSettings
 
 log = logging.getLogger("a2a_serverless_gcp.priming")
 
-# What every first request imports: the Runtime and the app (deployment.py imports them lazily).
-ALWAYS = ("a2a_serverless.runtime", "a2a_serverless.asgi")
+# What every first request imports: the Runtime, the app and the response budget (deployment.py
+# imports them lazily).
+ALWAYS = ("a2a_serverless.runtime", "a2a_serverless.asgi", "a2a_serverless.budget")
 # What the store of a URL scheme imports (its adapter module and client library).
 STORE_MODULES = {
     "firestore": ("a2a_serverless_gcp.firestore.store", "google.cloud.firestore"),
+    "memory": ("a2a_serverless.store.memory",),
 }
 
 

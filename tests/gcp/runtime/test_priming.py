@@ -60,6 +60,8 @@ def test_the_modules_follow_the_store_and_the_queues() -> None:
     assert modules_to_prime(memory, GcpConfig(pubsub_topic=TOPIC)) == [
         "a2a_serverless.runtime",
         "a2a_serverless.asgi",
+        "a2a_serverless.budget",
+        "a2a_serverless.store.memory",
         "google.cloud.pubsub_v1",
     ]
     firestore = Settings(store_url="firestore://p")
@@ -67,6 +69,7 @@ def test_the_modules_follow_the_store_and_the_queues() -> None:
     assert modules_to_prime(firestore, tasks) == [
         "a2a_serverless.runtime",
         "a2a_serverless.asgi",
+        "a2a_serverless.budget",
         "a2a_serverless_gcp.firestore.store",
         "google.cloud.firestore",
         "google.cloud.tasks_v2",
