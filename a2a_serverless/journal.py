@@ -100,10 +100,7 @@ class Change(msgspec.Struct):
 
     def adds_content(self) -> bool:
         """Whether the task grows: a message, an artifact or a status message joins it."""
-        return bool(self.messages) or any(
-            not isinstance(payload, TaskStatusUpdateEvent) or payload.status.message is not None
-            for payload in self.events
-        )
+        return bool(self.messages) or any(map(_adds_content, self.events))
 
     def stored_updates(self, internal: Mapping[str, Any]) -> dict[str, Any]:
         """The entries this change merges into a record's stored `internal`."""
@@ -124,6 +121,10 @@ class Change(msgspec.Struct):
             durable=self.durable,
         )
         return {**self.internal, **typed}
+
+
+def _adds_content(payload: TaskEventPayload) -> bool:
+    return not isinstance(payload, TaskStatusUpdateEvent) or payload.status.message is not None
 
 
 Decide = Callable[[TaskRecord], Change | None]
@@ -203,7 +204,9 @@ class Journal:
         if turn is not None and self.handoff is not None:
             self.handoff.put(record)
         self.bus.notify(task.id, record, logged)
-        await self._committed(record, logged)
+        if logged:
+            for hook in self.commit_hooks:
+                await hook(record, logged)
         return record
 
     async def write(
@@ -236,7 +239,9 @@ class Journal:
             if change.turn is not None and self.handoff is not None:
                 self.handoff.put(new_record)
             self.bus.notify(task_id, new_record, logged)
-            await self._committed(new_record, logged)
+            if logged:
+                for hook in self.commit_hooks:
+                    await hook(new_record, logged)
             return new_record
         raise TooMuchContention(f"task {task_id!r}: gave up after {self._max_attempts} conflicts")
 
@@ -266,11 +271,6 @@ class Journal:
         if current is None and self._ttl_ms is not None and task.status.state.is_terminal:
             return stamp + self._ttl_ms
         return current
-
-    async def _committed(self, record: TaskRecord, logged: Sequence[TaskEvent]) -> None:
-        if logged:
-            for hook in self.commit_hooks:
-                await hook(record, logged)
 
     def _build(self, record: TaskRecord, change: Change) -> tuple[TaskRecord, list[TaskEvent]]:
         task = record.task
