@@ -432,10 +432,12 @@ class TaskService:
         if not message.context_id and Contexts.guards(caller.owner):
             await self.contexts.claim(context_id, caller.owner)
         message = message.model_copy(update={"task_id": task_id, "context_id": context_id})
+        # The task is made in the status its first event gives it (one timestamp for both).
+        submitted = TaskStatus(state=TaskState.SUBMITTED, timestamp=now_iso())
         task = Task(
             id=task_id,
             context_id=context_id,
-            status=TaskStatus(state=TaskState.SUBMITTED, timestamp=now_iso()),
+            status=submitted,
             history=[message],
             metadata=params.metadata,
         )
@@ -444,7 +446,9 @@ class TaskService:
             return await self.journal.create(
                 task,
                 owner=caller.owner,
-                events=[status_event(task, TaskState.SUBMITTED)],
+                events=[
+                    TaskStatusUpdateEvent(task_id=task_id, context_id=context_id, status=submitted)
+                ],
                 turn=self._turn_info(params, caller, skill_id, 1),
                 idempotency_key=key,
                 free_key=free_key,
