@@ -204,9 +204,7 @@ class Journal:
         if turn is not None and self.handoff is not None:
             self.handoff.put(record)
         self.bus.notify(task.id, record, logged)
-        if logged:
-            for hook in self.commit_hooks:
-                await hook(record, logged)
+        await self._committed(record, logged)
         return record
 
     async def write(
@@ -239,9 +237,7 @@ class Journal:
             if change.turn is not None and self.handoff is not None:
                 self.handoff.put(new_record)
             self.bus.notify(task_id, new_record, logged)
-            if logged:
-                for hook in self.commit_hooks:
-                    await hook(new_record, logged)
+            await self._committed(new_record, logged)
             return new_record
         raise TooMuchContention(f"task {task_id!r}: gave up after {self._max_attempts} conflicts")
 
@@ -271,6 +267,11 @@ class Journal:
         if current is None and self._ttl_ms is not None and task.status.state.is_terminal:
             return stamp + self._ttl_ms
         return current
+
+    async def _committed(self, record: TaskRecord, logged: Sequence[TaskEvent]) -> None:
+        if logged:
+            for hook in self.commit_hooks:
+                await hook(record, logged)
 
     def _build(self, record: TaskRecord, change: Change) -> tuple[TaskRecord, list[TaskEvent]]:
         task = record.task
