@@ -982,15 +982,23 @@ def fingerprint_json(canonical: dict[str, Any]) -> bytes:
 
 def _plain_json(value: object) -> bool:
     """Whether `value` holds only what msgspec and the stdlib write alike (`fingerprint_json`);
-    exact types, so no subclass with its own repr gets in."""
+    exact types, so no subclass with its own repr gets in. Loops, not `all()` over a generator,
+    and leaves checked in place: it runs on every send."""
     kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:
-        return True
     if kind is dict:
-        return all(type(key) is str and _plain_json(item) for key, item in value.items())  # type: ignore[attr-defined]
+        for key, item in value.items():  # type: ignore[attr-defined]
+            if type(key) is not str or (type(item) not in _PLAIN_SCALARS and not _plain_json(item)):
+                return False
+        return True
     if kind is list:
-        return all(_plain_json(item) for item in value)  # type: ignore[attr-defined]
-    return False
+        for item in value:  # type: ignore[attr-defined]
+            if type(item) not in _PLAIN_SCALARS and not _plain_json(item):
+                return False
+        return True
+    return kind in _PLAIN_SCALARS
+
+
+_PLAIN_SCALARS = frozenset({str, int, bool, type(None)})
 
 
 def _fingerprinted_push_config(config: TaskPushNotificationConfig) -> dict[str, Any]:
