@@ -100,10 +100,7 @@ class Change(msgspec.Struct):
 
     def adds_content(self) -> bool:
         """Whether the task grows: a message, an artifact or a status message joins it."""
-        return bool(self.messages) or any(
-            not isinstance(payload, TaskStatusUpdateEvent) or payload.status.message is not None
-            for payload in self.events
-        )
+        return bool(self.messages) or any(map(_adds_content, self.events))
 
     def stored_updates(self, internal: Mapping[str, Any]) -> dict[str, Any]:
         """The entries this change merges into a record's stored `internal`."""
@@ -124,6 +121,10 @@ class Change(msgspec.Struct):
             durable=self.durable,
         )
         return {**self.internal, **typed}
+
+
+def _adds_content(payload: TaskEventPayload) -> bool:
+    return not isinstance(payload, TaskStatusUpdateEvent) or payload.status.message is not None
 
 
 Decide = Callable[[TaskRecord], Change | None]
