@@ -98,10 +98,6 @@ class Change(msgspec.Struct):
     # end a task (a failure saying why), which must be written even at the bound.
     bounded: bool = True
 
-    def adds_content(self) -> bool:
-        """Whether the task grows: a message, an artifact or a status message joins it."""
-        return bool(self.messages) or any(map(_adds_content, self.events))
-
     def stored_updates(self, internal: Mapping[str, Any]) -> dict[str, Any]:
         """The entries this change merges into a record's stored `internal`."""
         if (
@@ -121,10 +117,6 @@ class Change(msgspec.Struct):
             durable=self.durable,
         )
         return {**self.internal, **typed}
-
-
-def _adds_content(payload: TaskEventPayload) -> bool:
-    return not isinstance(payload, TaskStatusUpdateEvent) or payload.status.message is not None
 
 
 Decide = Callable[[TaskRecord], Change | None]
@@ -279,20 +271,24 @@ class Journal:
             task = add_to_history(task, message)
         logged = []
         seq = record.last_seq
+        # `grows`: a message, an artifact or a status message joins the task, which is then
+        # held to `max_task_bytes`. `visible`: the write changes the task's status time,
+        # `updated_at_ms`, what `tasks/list` orders by and `lastUpdatedAfter` filters on (A2A
+        # 1.0: "sorted by their status timestamp"). A status event or a message (which comes with
+        # its status change) advances it; an artifact or a bookkeeping write (a claim, a delivery
+        # cursor) leaves it alone, so it does not move the task in a store's listing index.
+        grows = visible = bool(change.messages)
         for payload in change.events:
             task = apply_event(task, payload)
             seq += 1
             logged.append(TaskEvent(seq=seq, payload=payload))
-        if change.bounded and change.adds_content():
+            if isinstance(payload, TaskStatusUpdateEvent):
+                visible = True
+                grows = grows or payload.status.message is not None
+            else:
+                grows = True
+        if change.bounded and grows:
             self._check_size(task)
-        # `updated_at_ms` is the task's status time: what `tasks/list` orders by and
-        # `lastUpdatedAfter` filters on (A2A 1.0: "sorted by their status timestamp"). A status
-        # event or a message (which comes with its status change) advances it; an artifact or a
-        # bookkeeping write (a claim, a delivery cursor) leaves it alone, so it does not move the
-        # task in a store's listing index.
-        visible = bool(change.messages) or any(
-            isinstance(payload, TaskStatusUpdateEvent) for payload in change.events
-        )
         stamp = max(now_ms(), record.updated_at_ms) if visible else record.updated_at_ms
         expires = self._expiry(task, stamp, record.expires_at_ms)
         updates = change.stored_updates(record.internal)

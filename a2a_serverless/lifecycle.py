@@ -7,7 +7,7 @@ true for every writer.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import time
 
 from .exceptions import A2AServerlessError
 from .models import (
@@ -60,9 +60,22 @@ def check_transition(old: TaskState, new: TaskState) -> None:
         raise InvalidTransition(old, new)
 
 
+# The second `now_iso` last formatted and its text: the date and time change once a second,
+# the milliseconds every call (formatting the whole stamp is ~1.2 us, three times a send).
+# One tuple, replaced whole, so a thread never sees a second with another's text.
+_last_second: tuple[int, str] = (-1, "")
+
+
 def now_iso() -> str:
-    """UTC timestamp in ISO 8601 with milliseconds and a `Z`, as status timestamps use."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """UTC timestamp in ISO 8601 with milliseconds and a `Z`, as status timestamps use
+    (`datetime.now(UTC).isoformat(timespec="milliseconds")` with `Z` for `+00:00`)."""
+    global _last_second
+    second, millis = divmod(time.time_ns() // 1_000_000, 1000)
+    cached_second, text = _last_second
+    if second != cached_second:
+        text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        _last_second = (second, text)
+    return f"{text}.{millis:03d}Z"
 
 
 def status_event(

@@ -42,17 +42,18 @@ def check_message_media(
 ) -> None:
     """Raise ContentTypeNotSupportedError if the agent cannot take the parts or answer in kind."""
     inputs = list(input_modes)
-    refused = sorted(
-        {
-            media
-            for media in map(part_media_type, message.parts)
-            if not any(matches(media, mode) for mode in inputs)
-        }
-    )
+    # A part's type among the modes as written (the usual case, asked of every message)
+    # matches without the wildcard rules.
+    refused = {
+        media
+        for media in map(part_media_type, message.parts)
+        if media not in inputs and not any(matches(media, mode) for mode in inputs)
+    }
     if refused:
+        unsupported = sorted(refused)
         raise ContentTypeNotSupportedError(
-            f"Incompatible content types: the agent does not accept {', '.join(refused)}",
-            data={"unsupported": refused, "acceptedInputModes": inputs},
+            f"Incompatible content types: the agent does not accept {', '.join(unsupported)}",
+            data={"unsupported": unsupported, "acceptedInputModes": inputs},
         )
     if accepted_output_modes:
         outputs = list(output_modes)

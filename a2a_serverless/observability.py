@@ -82,6 +82,25 @@ class correlated_rpc:
         _task_id.reset(self._task_token)
 
 
+class correlated_task:
+    """`correlated(task_id=...)` for one job's delivery, as a plain class: the job router and
+    the worker each enter it for every turn, and the generator-based one costs 1.4 us a time
+    (this one 0.4)."""
+
+    __slots__ = ("_rpc_token", "_task_id", "_task_token")
+
+    def __init__(self, task_id: str) -> None:
+        self._task_id = task_id
+
+    def __enter__(self) -> None:
+        self._task_token = _task_id.set(self._task_id)
+        self._rpc_token = _rpc_id.set(_rpc_id.get())
+
+    def __exit__(self, *exc_info: object) -> None:
+        _rpc_id.reset(self._rpc_token)
+        _task_id.reset(self._task_token)
+
+
 def set_task_id(task_id: str) -> None:
     """Name the task the current request turned out to be about (e.g. a new task's id), in its
     log lines and, with spans on, as `a2a.task.id` on its span."""

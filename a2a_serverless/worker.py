@@ -43,7 +43,7 @@ from .holders import holder_is_dead
 from .journal import Change, Journal, TaskGone, now_ms
 from .lifecycle import status_event
 from .models import Message, TaskState
-from .observability import correlated
+from .observability import correlated_task
 from .queue.base import Job, RetryJob, RunAgentJob
 from .store.base import StoreUnavailable, TaskRecord, WorkerClaim
 from .store.bookkeeping import TurnInfo
@@ -131,14 +131,14 @@ class Worker:
 
     async def handle(self, job: Job) -> None:
         """A `run-agent` job: run its turn (the job router's route for that kind)."""
-        with correlated(task_id=job.task_id):
+        with correlated_task(job.task_id):
             await self.run_turn(job.task_id, _turn_of(job))
 
     async def abandon(self, job: Job, reason: str) -> None:
         """A queue gave up on a `run-agent` job (its retries are spent; it went to a dead-letter
         queue): fail its task with `reason` (unless that turn is over or superseded already), so
         nobody waits for it forever. Safe to call more than once."""
-        with correlated(task_id=job.task_id):
+        with correlated_task(job.task_id):
             await self._fail_abandoned_turn(job.task_id, _turn_of(job), reason)
 
     async def _fail_abandoned_turn(self, task_id: str, step: str, reason: str) -> None:

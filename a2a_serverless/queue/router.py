@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping
 
 import msgspec
 
-from ..observability import correlated
+from ..observability import correlated_task
 from .base import Job, JobHandler
 
 log = logging.getLogger("a2a_serverless.worker")
@@ -37,14 +37,14 @@ class JobRouter:
         route = self._routes.get(job.kind)
         if route is None:
             raise ValueError(f"unknown job kind {job.kind!r}")
-        with correlated(task_id=job.task_id):
+        with correlated_task(job.task_id):
             await route.handle(job)
 
     async def abandon(self, job: Job, reason: str) -> None:
         """A queue gave up on `job` (its retries are spent; it went to a dead-letter queue):
         end what it was for, so nobody waits for it forever. A job of a kind nothing here runs
         is only logged."""
-        with correlated(task_id=job.task_id):
+        with correlated_task(job.task_id):
             route = self._routes.get(job.kind)
             if route is None:
                 log.error("abandoned job %s of kind %r: %s", job.id, job.kind, reason)

@@ -156,6 +156,30 @@ def test_now_iso_is_utc_with_milliseconds() -> None:
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", now_iso())
 
 
+@pytest.mark.parametrize(
+    "stamp_ns",
+    [
+        0,
+        1_764_290_000_000_000_000,  # a whole second
+        1_764_290_000_999_999_999,  # its last nanosecond: the milliseconds are cut, not rounded
+        1_764_290_001_000_000_000,  # the next second, after the one before was formatted
+        1_764_290_001_007_500_000,
+        951_782_400_123_000_000,  # 29 February 2000
+    ],
+)
+def test_now_iso_is_what_datetime_writes(stamp_ns: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from datetime import UTC, datetime
+
+    expected = (
+        datetime.fromtimestamp(stamp_ns // 1000 / 1_000_000, UTC)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z")
+    )
+    monkeypatch.setattr("a2a_serverless.lifecycle.time.time_ns", lambda: stamp_ns)
+    assert now_iso() == expected
+    assert now_iso() == expected  # the second's text kept from the call before
+
+
 def test_apply_status_adds_the_status_message_to_history() -> None:
     first = user("hi", "u1")
     task = make_task(S.SUBMITTED, history=[first])

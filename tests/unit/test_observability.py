@@ -7,7 +7,14 @@ from typing import Any
 
 import pytest
 
-from a2a_serverless.observability import Signal, Signals, correlated, correlation_ids, set_task_id
+from a2a_serverless.observability import (
+    Signal,
+    Signals,
+    correlated,
+    correlated_task,
+    correlation_ids,
+    set_task_id,
+)
 from tests.integration.agent_fixtures import RecordingQueue
 from tests.integration.jsonrpc_agents import result_of, scripted, user_message
 
@@ -31,6 +38,17 @@ def test_correlated_sets_and_restores_ids() -> None:
         with correlated(task_id="t-2"):
             assert correlation_ids() == {"rpc_id": "7", "task_id": "t-2"}
         assert correlation_ids()["task_id"] == "t-1"
+    assert correlation_ids() == {}
+
+
+def test_correlated_task_is_correlated_with_a_task_id() -> None:
+    with correlated(rpc_id=7):
+        set_task_id("t-1")
+        with correlated_task("t-2"):
+            assert correlation_ids() == {"rpc_id": "7", "task_id": "t-2"}
+            set_task_id("t-3")  # named inside the block: undone on leaving, as by `correlated`
+            assert correlation_ids() == {"rpc_id": "7", "task_id": "t-3"}
+        assert correlation_ids() == {"rpc_id": "7", "task_id": "t-1"}
     assert correlation_ids() == {}
 
 
