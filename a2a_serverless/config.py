@@ -368,6 +368,17 @@ class Settings(DataclassMethods):
                 "back-off must be at least its base"
             )
 
+    @property
+    def sets_authentication(self) -> bool:
+        """Whether an `A2A_AUTH_*` setting is given (A2A_AUTH_PUBLIC_CARD aside, which alone
+        changes nothing). Without one, `security_from_settings` makes the anonymous Security,
+        which a Runtime then makes only when asked for: nothing of auth/ loads at init."""
+        return any(
+            getattr(self, f.name) is not None
+            for f in fields(self)
+            if f.name.startswith("auth_") and f.name != "auth_public_card"
+        )
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":
         """Settings from `A2A_<FIELD_NAME>` variables (e.g. A2A_STORE_URL), then `overrides`.
