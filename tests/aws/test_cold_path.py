@@ -62,6 +62,8 @@ NOT_ON_THE_COLD_PATH = (
     "boto3",
     "a2a_serverless_aws.dynamodb",
     "mangum",
+    # SnapStart's hooks: this init is not for a snapshot.
+    "a2a_serverless_aws.snapstart",
 )
 
 PROGRAM = """

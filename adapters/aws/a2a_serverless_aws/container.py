@@ -32,8 +32,7 @@ from a2a_serverless.eager import start_task
 from a2a_serverless.observability import Observer
 from a2a_serverless.runtime import Runtime
 
-from . import snapstart
-from .config import AwsSettings
+from .config import AwsSettings, snapshot_init
 from .priming import prime, runs_in_threads
 from .secrets import resolve_secrets
 
@@ -72,7 +71,9 @@ class Container:
             durable = self.runtime.durable_calls
             callbacks = [durable] if durable.receives_callbacks else []
             prime(self.loop, self.runtime.store, queue, *callbacks, threads=runs_in_threads(agent))
-        if snapstart.snapshot_init():
+        if snapshot_init():
+            from . import snapstart  # a snapshot's init only
+
             snapstart.register(self)
 
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
