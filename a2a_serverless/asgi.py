@@ -39,8 +39,6 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from . import jsonrpc_transport, tracing
-from .auth import AuthError, RequestView
-from .card import build_card, card_document
 from .errors import (
     AuthenticatedExtendedCardNotConfiguredError,
     MethodNotAllowedError,
@@ -83,6 +81,7 @@ from .versions import HEADER as VERSION_HEADER
 from .versions import V10, requested_version
 
 if TYPE_CHECKING:
+    from .auth import AuthError
     from .budget import ResponseBudget
     from .inspector import Inspector
 
@@ -222,7 +221,7 @@ class A2AApplication:
                 return jsonrpc_transport.not_json(content_type)
             return await self._serve(self._jsonrpc, request)
         if path in CARD_PATHS and method in ("GET", "HEAD"):
-            if self.runtime.security.protects_card:
+            if self.runtime.authenticates and self.runtime.security.protects_card:
                 caller = await self._authenticate(request)
                 if isinstance(caller, Response):
                     return caller
@@ -283,15 +282,18 @@ class A2AApplication:
     async def _serve(self, transport: Transport, request: Request) -> Response:
         """A request for `transport`: authenticated (before its body is read, so a refused
         request costs nothing more), then answered by the transport."""
-        caller = await self._caller(request) if self.runtime.security.enabled else ANONYMOUS
-        if isinstance(caller, AuthError):
+        caller = await self._caller(request) if self.runtime.authenticates else ANONYMOUS
+        if not isinstance(caller, Caller):
             return transport.refuse(caller)
         return await transport.serve(request, caller, self.extended_card(request, caller))
 
     async def _caller(self, request: Request) -> Caller | AuthError:
-        security = self.runtime.security
-        if not security.enabled:
+        if not self.runtime.authenticates:
             return ANONYMOUS
+        # Here: an app without authentication loads nothing of auth/.
+        from .auth import AuthError, RequestView
+
+        security = self.runtime.security
         try:
             view = RequestView.from_asgi_scope(request.scope, request.headers)
             identity = await security.authenticate(view)
@@ -303,7 +305,7 @@ class A2AApplication:
         """The caller of a request to a page (the card, the inspector), or the 401/403/503
         response refusing it."""
         caller = await self._caller(request)
-        if isinstance(caller, AuthError):
+        if not isinstance(caller, Caller):
             return json_response(caller.status, caller.to_json(), list(caller.headers()))
         return caller
 
@@ -321,6 +323,8 @@ class A2AApplication:
         return (settings.public_url or request.base_url(self._trusted_proxies)).rstrip("/")
 
     def public_card(self, request: Request) -> AgentCard:
+        from .card import build_card  # on the first card: a message needs none
+
         return build_card(
             self.runtime.agent,
             url=self.card_url(request),
@@ -337,15 +341,16 @@ class A2AApplication:
         extended skills the caller's scopes allow. None where the card does not declare one
         (`extendedAgentCard: false`, which 1.0 answers with UnsupportedOperationError); a caller
         without an identity gets a builder that says there is none for it (-32007)."""
-        agent, security = self.runtime.agent, self.runtime.security
-        identity = caller.identity
-        if not agent.extended_skills or not security.enabled:
+        agent, identity = self.runtime.agent, caller.identity
+        if not agent.extended_skills or not self.runtime.authenticates:
             return None
         if identity is None:
             return _no_extended_card
 
         def build() -> AgentCard:
-            skills = security.allowed_skills(identity, [*agent.skills, *agent.extended_skills])
+            skills = self.runtime.security.allowed_skills(
+                identity, [*agent.skills, *agent.extended_skills]
+            )
             return self.public_card(request).model_copy(update={"skills": skills})
 
         return build
@@ -357,6 +362,8 @@ class A2AApplication:
         url = self.card_url(request)
         served = self._cards.get(url)
         if served is None:
+            from .card import card_document
+
             served = _ServedCard.of(json_bytes(card_document(self.public_card(request))))
             if len(self._cards) < 64:  # a handful of hosts at most; never grow unbounded
                 self._cards[url] = served

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 
 from . import tracing
 from .agent import Agent
-from .auth import Security, security_from_settings
 from .bus import TaskBus
 from .config import Settings
 from .durable.deferred import DeferredDurable
@@ -38,6 +37,7 @@ from .turn import RemoteAgent
 from .worker import Worker
 
 if TYPE_CHECKING:
+    from .auth import Security
     from .direct import DirectHook
     from .push.keys import KeyRing
     from .push.notifier import PushNotifier
@@ -66,9 +66,17 @@ class Runtime:
             clean_prefix(public_prefix) if isinstance(public_prefix, str) else public_prefix
         )
         self.settings = settings or Settings.from_env()
-        # Who may call: from `security`, else the A2A_AUTH_* settings, else anonymous.
-        self.security = security if security is not None else security_from_settings(self.settings)
-        self.security.check_skills([*agent.skills, *agent.extended_skills])
+        # Who may call: from `security`, else the A2A_AUTH_* settings, else anonymous. The
+        # anonymous Security is made when first read (the card, the inspector): a request to
+        # an agent without authentication asks `authenticates` alone, and loads no auth/.
+        if security is None and self.settings.sets_authentication:
+            from .auth import security_from_settings
+
+            security = security_from_settings(self.settings)
+        self._security = security
+        self.authenticates = security is not None and security.enabled
+        if security is not None:
+            security.check_skills([*agent.skills, *agent.extended_skills])
         self.store = store if store is not None else open_store(self.settings.store_url)
         if self.settings.otel:
             # Spans for the whole process (OpenTelemetry's provider is global too); without
@@ -181,13 +189,23 @@ class Runtime:
             input_modes=_modes(agent.input_modes, (s.input_modes for s in skills)),
             output_modes=_modes(agent.output_modes, (s.output_modes for s in skills)),
             extensions=agent.extensions,
-            skill_gate=SkillGate([*agent.skills, *agent.extended_skills], self.security),
+            skill_gate=SkillGate([*agent.skills, *agent.extended_skills], self._security),
             direct=_direct_hook(agent, self.settings),
             links=links,
         )
         # A queue consumed in this process (in-process, SQLite, one given without a handler)
         # runs its jobs through the router from now on; a cloud queue's consumer is elsewhere.
         self.queue.start(self.jobs)
+
+    @property
+    def security(self) -> Security:
+        """Who may call: the Security given, or made from the A2A_AUTH_* settings (the
+        anonymous one when none is set, made on this first read)."""
+        if self._security is None:
+            from .auth import Security
+
+            self._security = Security.anonymous()
+        return self._security
 
     def agent_url(self) -> str | None:
         """The agent's own URL: A2A_PUBLIC_URL and the prefix it is served under (None without a

@@ -19,6 +19,7 @@ idempotency key, so a retry gets it again without the agent being asked twice.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from collections.abc import AsyncIterator, Coroutine, Sequence
@@ -70,7 +71,6 @@ from .models import (
     TaskStatusUpdateEvent,
 )
 from .observability import set_task_id
-from .pagetoken import PageTokens, page_token_key
 from .queue.base import Queue, RunAgentJob, RunTurn
 from .sentinel import Sentinel
 from .skills import SkillGate
@@ -97,6 +97,7 @@ if TYPE_CHECKING:
     from .bus import Subscription
     from .direct import DirectHook
     from .filelinks import FileLinks
+    from .pagetoken import PageTokens
     from .push.notifier import PushNotifier
 
 DEFAULT_PAGE_SIZE = 50
@@ -168,8 +169,14 @@ class TaskService:
         self.settings = settings
         self.notifier = notifier
         self.skill_gate = skill_gate or SkillGate(())
-        self.page_tokens = PageTokens(page_token_key(settings))
         self.contexts = Contexts(self.store, settings.finished_task_ttl_s)
+
+    @functools.cached_property
+    def page_tokens(self) -> PageTokens:
+        """The list methods' page tokens, made for the first list (a send needs none)."""
+        from .pagetoken import PageTokens, page_token_key
+
+        return PageTokens(page_token_key(self.settings))
 
     def activate_extensions(self, caller: Caller, header_value: str | None) -> Caller:
         """`caller` with the extensions its request activates (refuses missing required ones)."""

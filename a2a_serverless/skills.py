@@ -16,12 +16,13 @@ So every turn is for exactly one skill the caller was allowed to use, and the ag
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .auth.base import ANONYMOUS, AuthError, Identity
-from .auth.policy import Security
 from .errors import AuthorizationError, InvalidParamsError
 from .models import AgentSkill, SendMessageRequest
+
+if TYPE_CHECKING:
+    from .auth import Identity, Security
 
 SKILL_ID_KEY = "skillId"
 
@@ -59,6 +60,9 @@ class SkillGate:
     def _authorize(self, identity: Identity | None, skill: AgentSkill) -> None:
         if self.security is None or not skill.security_requirements:
             return
+        # Here: an agent whose skills name no requirements loads nothing of auth/.
+        from .auth import ANONYMOUS, AuthError
+
         try:
             self.security.authorize_skill(identity or ANONYMOUS, skill)
         except AuthError as error:

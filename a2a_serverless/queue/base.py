@@ -19,6 +19,7 @@ router then refuses like any failing job, so a newer version's job is retried, n
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, Self, runtime_checkable
@@ -155,8 +156,17 @@ class OtherJob(Job, frozen=True):
 
 KnownJob = RunAgentJob | WebhookJob | DurableCheckJob
 _KNOWN_KINDS = frozenset({RUN_AGENT, WEBHOOK_JOB, DURABLE_CHECK})
-_DECODER: msgspec.json.Decoder[KnownJob] = msgspec.json.Decoder(KnownJob)
-_OTHER_DECODER = msgspec.json.Decoder(OtherJob)
+
+
+@functools.cache
+def _known_jobs() -> msgspec.json.Decoder[KnownJob]:
+    # Built on first use: an in-process queue decodes no job, so a cold start does not pay.
+    return msgspec.json.Decoder(KnownJob)
+
+
+@functools.cache
+def _other_jobs() -> msgspec.json.Decoder[OtherJob]:
+    return msgspec.json.Decoder(OtherJob)
 
 
 class JobFormatError(FormatError):
@@ -178,13 +188,13 @@ def decode_job(data: bytes | str) -> Job:
     """The job in a queue's message (`encode_job`'s JSON, or an earlier version's: the same
     members). JobFormatError if it is none."""
     try:
-        return _DECODER.decode(data)
+        return _known_jobs().decode(data)
     except msgspec.ValidationError as exc:
         problem = str(exc)
     except msgspec.DecodeError:
         return _decode_escaped(data)
     try:
-        return _other(_OTHER_DECODER.decode(data), problem)
+        return _other(_other_jobs().decode(data), problem)
     except msgspec.ValidationError:
         raise JobFormatError(f"the message is not a job: {problem}") from None
     except msgspec.DecodeError:

@@ -460,10 +460,8 @@ class _StoredEvent(msgspec.Struct, gc=False, omit_defaults=True, rename="camel")
     artifact_update: TaskArtifactUpdateEvent | None = None
 
 
-_RECORD = codec.decoder(_StoredRecord)
-_REPLY = codec.decoder(_StoredReply)
-_EVENT = codec.decoder(_StoredEvent)
-_PUSH_CONFIG = codec.decoder(_ReadPushConfig)
+# The decoders are codec.decoder's, built when first read: a store that keeps no JSON (the
+# memory store) never builds them, and a cold start does not pay for them.
 
 
 def record_to_json(record: TaskRecord) -> str:
@@ -495,7 +493,7 @@ def record_from_json(text: str | bytes) -> TaskRecord:
     if legacy.is_old_record(text):
         data = codec.convert(legacy.record(json.loads(text)), _StoredRecord)
     else:
-        data = _RECORD.decode(text)
+        data = codec.decoder(_StoredRecord).decode(text)
     claim = data.claim
     return TaskRecord(
         task=data.task,
@@ -533,7 +531,7 @@ def event_from_json(seq: int, text: str | bytes) -> TaskEvent:
     if legacy.is_old_event(text):
         stored = codec.convert(legacy.event(json.loads(text)), _StoredEvent)
     else:
-        stored = _EVENT.decode(text)
+        stored = codec.decoder(_StoredEvent).decode(text)
     payload = stored.status_update or stored.artifact_update
     if payload is None:
         raise ValueError(f"event {seq} is neither a status nor an artifact update")
@@ -548,7 +546,7 @@ def push_config_to_json(config: StoredPushConfig) -> str:
 
 
 def push_config_from_json(text: str | bytes) -> StoredPushConfig:
-    data = _PUSH_CONFIG.decode(text)
+    data = codec.decoder(_ReadPushConfig).decode(text)
     return StoredPushConfig(
         task_id=data.task_id,
         owner=data.owner,
@@ -573,7 +571,7 @@ def reply_from_json(text: str | bytes) -> StoredReply:
     if legacy.is_old_reply(text):
         data = codec.convert(legacy.reply(json.loads(text)), _StoredReply)
     else:
-        data = _REPLY.decode(text)
+        data = codec.decoder(_StoredReply).decode(text)
     return StoredReply(
         key=data.key,
         owner=data.owner,

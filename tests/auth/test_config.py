@@ -147,3 +147,25 @@ async def test_settings_object_attributes() -> None:
     assert security.requirements == [{"apiKey": ()}, {}]
     identity = await security.authenticate(RequestView.from_headers({"X-API-Key": K1}))
     assert identity.subject == "alice"
+
+
+def test_a_runtime_without_auth_settings_makes_its_anonymous_security_when_asked() -> None:
+    from a2a_serverless import Runtime, Settings, agent
+
+    @agent(name="Echo", description="Echoes.")
+    async def echo(text: str) -> str:
+        return text
+
+    plain = Runtime(echo, Settings(store_url="memory://", auth_public_card=False))
+    assert not plain.settings.sets_authentication
+    assert not plain.authenticates and plain._security is None
+    assert not plain.security.enabled and not plain.security.protects_card
+    assert plain.security is plain.security  # made once
+
+    keyed = Runtime(echo, Settings(store_url="memory://", auth_api_keys=f"{K1}=alice"))
+    assert keyed.settings.sets_authentication and keyed.authenticates
+    assert "apiKey" in keyed.security.authenticators
+
+    # A setting that names no scheme still goes through security_from_settings (its checks).
+    with pytest.raises(ValueError, match="no authenticators"):
+        Runtime(echo, Settings(store_url="memory://", auth_requirements='[{"apiKey": []}]'))

@@ -40,19 +40,19 @@ NOT_ON_THE_COLD_PATH = (
     # The other protocol version and the HTTP+JSON bindings: no request has asked for them.
     "a2a_serverless.v10",
     "a2a_serverless.rest",
-    # The card as 0.3 writes it (no card asked for), and the optional packages' look-ups
-    # (importlib.util; dev mode and remote agents only).
+    # The card (none asked for; 0.3's form of it too), the list methods' page tokens, and the
+    # optional packages' look-ups (importlib.util; dev mode and remote agents only).
+    "a2a_serverless.card",
     "a2a_serverless.v03.card",
+    "a2a_serverless.pagetoken",
     "a2a_serverless.extras",
     # The loop's thread pool: an async agent on the memory store runs nothing in a thread.
     "concurrent.futures.thread",
     # OpenSSL's hashes: an artifact's id is a SHA-1 of CPython's own module (ids.py).
     "hashlib",
-    # Authentication schemes that are not configured, and what they verify with.
-    "a2a_serverless.auth.apikey",
-    "a2a_serverless.auth.bearer",
-    "a2a_serverless.auth.oidc",
-    "a2a_serverless.auth.upstream",
+    # Authentication, not configured (no A2A_AUTH_* setting): none of auth/, nor what the
+    # schemes verify with.
+    "a2a_serverless.auth",
     "a2a_serverless.jwks",
     "jwt",
     "cryptography",
@@ -62,6 +62,8 @@ NOT_ON_THE_COLD_PATH = (
     "boto3",
     "a2a_serverless_aws.dynamodb",
     "mangum",
+    # SnapStart's hooks: this init is not for a snapshot.
+    "a2a_serverless_aws.snapstart",
 )
 
 PROGRAM = """

@@ -42,6 +42,10 @@ __all__ = ["AwsSettings", "ConfigurationError"]
 # AWS's recommendation for SQS event sources: visibility timeout at least 6x the function's.
 RECOMMENDED_VISIBILITY_FACTOR = 6
 
+# What Lambda sets during the init of a version that is snapshotted (SnapStart).
+INITIALIZATION_TYPE = "AWS_LAMBDA_INITIALIZATION_TYPE"
+SNAP_START = "snap-start"
+
 
 # A frozen dataclass whose methods are not compiled at import (a2a_serverless.dataclassmethods).
 @frozen_dataclass
@@ -104,6 +108,12 @@ register_environment_names(*(f"A2A_{f.name.upper()}" for f in fields(AwsSettings
 
 
 # --- the timing rules ----------------------------------------------------------------------------
+
+
+def snapshot_init() -> bool:
+    """Whether this init runs for a SnapStart snapshot (the container then registers
+    snapstart.py's hooks; here, so that any other init does not import that module)."""
+    return os.environ.get(INITIALIZATION_TYPE) == SNAP_START
 
 
 def worker_time_budget(

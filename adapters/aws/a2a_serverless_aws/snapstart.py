@@ -24,9 +24,11 @@ tokens), with its own hooks.
 from __future__ import annotations
 
 import logging
-import os
 from typing import TYPE_CHECKING, Protocol
 
+from .config import INITIALIZATION_TYPE as INITIALIZATION_TYPE
+from .config import SNAP_START as SNAP_START
+from .config import snapshot_init as snapshot_init
 from .priming import prime
 
 if TYPE_CHECKING:
@@ -35,10 +37,6 @@ if TYPE_CHECKING:
     from a2a_serverless.runtime import Runtime
 
 log = logging.getLogger("a2a_serverless_aws.snapstart")
-
-# What Lambda sets during the init of a version that is snapshotted.
-INITIALIZATION_TYPE = "AWS_LAMBDA_INITIALIZATION_TYPE"
-SNAP_START = "snap-start"
 
 
 class Container(Protocol):
@@ -49,11 +47,6 @@ class Container(Protocol):
     queue: object
     runtime: Runtime
     primed: bool
-
-
-def snapshot_init() -> bool:
-    """Whether this init runs for a SnapStart snapshot."""
-    return os.environ.get(INITIALIZATION_TYPE) == SNAP_START
 
 
 def register(container: Container) -> bool:
