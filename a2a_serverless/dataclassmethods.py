@@ -20,8 +20,10 @@ whose instances change) makes such a class a dataclass with none of them generat
   mutable one is unhashable, as a dataclass with `eq` is;
 - `repr()` is `ClassName(field=value, ...)` over the `repr` fields, recursion shown as `...`.
 
-To `dataclasses.fields`, `replace`, `asdict` and `is_dataclass`, and to type checkers (PEP 681's
-`dataclass_transform`), they are ordinary dataclasses; `__dataclass_params__` says `init`,
+To `dataclasses.fields`, `replace`, `asdict` and `is_dataclass`, to `inspect.signature` (and so
+`help()` and editors that ask at run time: the signature a generated `__init__` would have, made
+when first asked), and to type checkers (PEP 681's `dataclass_transform`), they are ordinary
+dataclasses; `__dataclass_params__` says `init`,
 `repr`, `eq` and whether `frozen`. The per-class plan `__init__` follows is made on the first
 instance.
 """
@@ -76,7 +78,55 @@ def _made(cls: type[T], *, frozen: bool, slots: bool) -> type[T]:
     params = made.__dataclass_params__  # type: ignore[attr-defined]
     params.init = params.repr = params.eq = True
     params.frozen = frozen
+    made.__signature__ = _INIT_SIGNATURE  # type: ignore[attr-defined]
     return made
+
+
+class _FactoryDefault:
+    """A default factory's place in a signature, shown as dataclasses' generated one shows it."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+class _InitSignature:
+    """`cls.__signature__`: what `inspect.signature(cls)` reads before `__init__` (here the
+    shared `*args, **kwargs`): the parameters a generated `__init__` would take, in its order
+    (positional fields, then keyword-only ones). Made on first use: `inspect` is not imported
+    for it, and most processes never ask."""
+
+    def __init__(self) -> None:
+        self._made: dict[type, Any] = {}
+
+    def __get__(self, instance: object, owner: type) -> Any:
+        signature = self._made.get(owner)
+        if signature is None:
+            signature = self._made[owner] = _signature_of(owner)
+        return signature
+
+
+def _signature_of(cls: type) -> Any:
+    import inspect  # on first use (help(), an editor), not when the class is made
+
+    positional: list[inspect.Parameter] = []
+    keyword_only: list[inspect.Parameter] = []
+    for f in fields(cls):
+        if not f.init:
+            continue
+        if f.default_factory is not MISSING:
+            default: Any = _FactoryDefault()
+        else:
+            default = inspect.Parameter.empty if f.default is MISSING else f.default
+        kind = (
+            inspect.Parameter.KEYWORD_ONLY if f.kw_only else inspect.Parameter.POSITIONAL_OR_KEYWORD
+        )
+        (keyword_only if f.kw_only else positional).append(
+            inspect.Parameter(f.name, kind, default=default, annotation=f.type)
+        )
+    return inspect.Signature([*positional, *keyword_only], return_annotation=None)
+
+
+_INIT_SIGNATURE = _InitSignature()
 
 
 def _frozen_setattr(self: object, name: str, value: Any) -> NoReturn:

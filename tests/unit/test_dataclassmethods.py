@@ -241,3 +241,27 @@ def test_a_mutable_dataclass_compares_and_shows_as_a_generated_one_and_is_unhash
     value.version = "3"  # mutable: as an ordinary dataclass
     assert value.version == "3" and not type(value).__dataclass_params__.frozen
     assert value.skills[0].id == "echo"  # its __post_init__ ran
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [Settings, AwsSettings, GcpSettings, Identity, RequestView, DirectContext, Context, Agent],
+)
+def test_inspect_signature_is_that_of_a_generated_init(cls: type) -> None:
+    """help(), editors and tools that read `inspect.signature` see the fields, as they would on
+    a plain dataclass (the shared `__init__` itself takes `*args, **kwargs`)."""
+    import inspect
+
+    specs = [
+        (
+            f.name,
+            f.type,
+            dataclasses.field(
+                default=f.default, default_factory=f.default_factory, init=f.init, kw_only=f.kw_only
+            ),
+        )
+        for f in dataclasses.fields(cls)
+    ]
+    plain = dataclasses.make_dataclass(cls.__name__, specs)
+    assert str(inspect.signature(cls)) == str(inspect.signature(plain))
+    assert inspect.signature(cls) is inspect.signature(cls)  # made once
