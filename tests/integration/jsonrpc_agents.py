@@ -11,7 +11,8 @@ The agents are importable by a subprocess dev server as
 - `streamer`: an async generator; the text `"<chunks> <delay_s>"` (default `"3 0.05"`) makes it
   report progress, then yield `chunks` text chunks with `delay_s` seconds of silence before each.
 
-Helpers speak raw JSON-RPC over an httpx client and parse SSE bodies, so the tests check the
+Helpers speak raw JSON-RPC over an httpx client (or build a request for the buffered entry,
+`buffered_request`) and parse SSE bodies, so the tests check the
 wire format itself rather than what an SDK makes of it.
 """
 
@@ -28,6 +29,7 @@ from typing import Any
 import httpx
 
 from a2a_serverless import Context, InputRequired, agent, progress
+from a2a_serverless.http import Request
 
 JSON_HEADERS = {"content-type": "application/json"}
 
@@ -238,3 +240,23 @@ def error_of(response: httpx.Response) -> dict[str, Any]:
         assert len(events) == 1, response.text
         return events[0].data
     return response.json()
+
+
+def buffered_request(
+    method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+) -> Request:
+    """A request for `A2AApplication.respond_buffered` (the buffered entry the adapters use):
+    `body` sent as JSON."""
+    raw = b"" if body is None else json.dumps(body).encode()
+    all_headers = {"host": "testserver", "content-type": "application/json", **(headers or {})}
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": path,
+        "root_path": "",
+        "scheme": "http",
+        "server": ("testserver", 80),
+        "query_string": b"",
+        "headers": [(k.encode(), v.encode()) for k, v in all_headers.items()],
+    }
+    return Request(scope, body=raw)

@@ -13,6 +13,7 @@ import pytest
 from a2a_serverless import InputRequired, Settings, agent, create_app
 from a2a_serverless.asgi import A2AApplication
 from a2a_serverless.http import Request
+from tests.integration.jsonrpc_agents import buffered_request as request
 
 MAX_TASKS = 2
 FULL_DATA = {
@@ -29,21 +30,6 @@ def asker(text: str) -> str:
     if text != "done":
         raise InputRequired("more, please")
     return "thanks"
-
-
-def request(method: str, path: str, body: Any, headers: dict[str, str] | None = None) -> Request:
-    all_headers = {"host": "testserver", "content-type": "application/json", **(headers or {})}
-    scope = {
-        "type": "http",
-        "method": method,
-        "path": path,
-        "root_path": "",
-        "scheme": "http",
-        "server": ("testserver", 80),
-        "query_string": b"",
-        "headers": [(k.encode(), v.encode()) for k, v in all_headers.items()],
-    }
-    return Request(scope, body=json.dumps(body).encode())
 
 
 def message(message_id: str, text: str, task_id: str | None = None) -> dict[str, Any]:

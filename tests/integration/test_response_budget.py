@@ -21,6 +21,7 @@ from a2a_serverless import Context, Settings, agent, create_app
 from a2a_serverless.asgi import A2AApplication
 from a2a_serverless.budget import ResponseBudget, accepts_gzip, response_limit
 from a2a_serverless.http import Request, Response
+from tests.integration.jsonrpc_agents import buffered_request as request
 
 LIMIT = 60_000
 CHUNKS, SIZE = 10, 20_000
@@ -35,24 +36,6 @@ async def big(ctx: Context) -> AsyncIterator[str]:
 
 def chunk(index: int) -> str:
     return f"{index:03d}" + "abcdefghij"[index] * SIZE
-
-
-def request(
-    method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
-) -> Request:
-    raw = b"" if body is None else json.dumps(body).encode()
-    all_headers = {"host": "testserver", "content-type": "application/json", **(headers or {})}
-    scope = {
-        "type": "http",
-        "method": method,
-        "path": path,
-        "root_path": "",
-        "scheme": "http",
-        "server": ("testserver", 80),
-        "query_string": b"",
-        "headers": [(k.encode(), v.encode()) for k, v in all_headers.items()],
-    }
-    return Request(scope, body=raw)
 
 
 def rpc(method: str, params: Any, headers: dict[str, str] | None = None) -> Request:
