@@ -449,8 +449,8 @@ def _cold_start(context: Context) -> None:
         )
         try:
             run_probe(dynamodb, "cold")
-            # Through the reference (plain boto3 calls, the same requests): the emulator warm,
-            # neither side's process.
+            # Through the reference (plain boto3 calls, the same requests): this warms the
+            # emulator only, each cold start being a fresh process.
             calls = DYNAMODB_LOCAL_WARMUP_CALLS
             run_probe(dynamodb_requests, "warm", calls, calls, 0)
         except ProbeFailed as error:
