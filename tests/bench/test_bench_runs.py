@@ -1,8 +1,9 @@
 """The bench command runs (bench/README.md): a quick cold-start pass exits 0 and prints its table.
 
 Not a timed test: it checks that the harness works end to end (bundles built, fresh processes
-serving an API Gateway event on both sides, the GCP function serving a request on the Firestore
-emulator, the table printed), never how fast anything is. The durable-calls bench's AWS path
+serving an API Gateway event on both sides, the DynamoDB handler and the reference making its
+requests on DynamoDB Local, the GCP function serving a request on the Firestore emulator, the
+table printed), never how fast anything is. The durable-calls bench's AWS path
 (bench/durable_aws.py) runs with three calls the same way.
 """
 
@@ -52,6 +53,12 @@ def test_quick_cold_start_prints_the_table(tmp_path: Path) -> None:
         "median, reference: functions-framework app + google-cloud-firestore import + one client"
     ]
     assert floor["ours"] > 0, floor
+    dynamodb = by_metric["median, ours: adapter handler + DynamoDB Local"]
+    assert dynamodb["ours"] is not None and dynamodb["ours"] > 0, dynamodb
+    requests = by_metric[
+        "median, reference: the DynamoDB floor + the handler's requests, plain boto3 calls"
+    ]
+    assert requests["ours"] > 0 and "over this reference" in requests["note"], requests
 
 
 def test_client_import_rows(tmp_path: Path) -> None:
