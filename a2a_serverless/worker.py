@@ -38,7 +38,7 @@ from typing import Protocol
 from . import tracing
 from .agent import Agent
 from .durable.outcomes import TurnSuspended
-from .executor import AgentExecutor, TaskEnded, TaskUpdater, has_cancel_hook
+from .executor import CancelableExecutor, TaskEnded, TaskUpdater, has_cancel_hook
 from .holders import holder_is_dead
 from .journal import Change, Journal, TaskGone, now_ms
 from .lifecycle import status_event
@@ -60,6 +60,8 @@ DUPLICATE_WAIT_S = 2.0
 CANCEL_POLL_S = 2.0
 # How long an executor's cancel hook may take to release what it holds.
 CANCEL_HOOK_TIMEOUT_S = 10.0
+# The time budget of an agent that has none: enters as no deadline.
+_NO_BUDGET = contextlib.nullcontext()
 
 
 class _Skip(Exception):
@@ -122,8 +124,9 @@ class Worker:
         # Turns this process is claiming or running now: one delivery of a turn at a time gets
         # in (run_turn), so a claim of ours found while claiming is a leftover of a run that
         # stopped (the store failed under it), which may be taken over at once.
-        # Each with the event set when it ends, for a duplicate delivery waiting on it.
-        self._running: dict[tuple[str, str], asyncio.Event] = {}
+        # Each with the event set when it ends, for a duplicate delivery waiting on it: made by
+        # the first duplicate, not for every turn (most never have one).
+        self._running: dict[tuple[str, str], asyncio.Event | None] = {}
         # How long a second delivery of a running turn waits for it in this process.
         self.duplicate_wait_s = DUPLICATE_WAIT_S
         self.cancel_poll_s = cancel_poll_s
@@ -163,18 +166,23 @@ class Worker:
             # Another delivery of this turn is being claimed or run in this process. A short
             # turn is over in a moment: wait for it, and this delivery is then answered (the turn
             # is done) without spending one of the queue's delivery attempts on a retry.
+            ended = self._running[key]
+            if ended is None:
+                ended = self._running[key] = asyncio.Event()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._running[key].wait(), self.duplicate_wait_s)
+                await asyncio.wait_for(ended.wait(), self.duplicate_wait_s)
         if key in self._running:
             # Still running: look again when a lease would run out, as for a run in another
             # worker. Marked before the claim is written, so a duplicate cannot read our fresh
             # claim as a stopped run's.
             raise RetryJob("turn is running in this worker", delay_s=self.lease_s)
-        self._running[key] = asyncio.Event()
+        self._running[key] = None
         try:
             await self._claim_and_run(task_id, step)
         finally:
-            self._running.pop(key).set()
+            ended = self._running.pop(key)
+            if ended is not None:
+                ended.set()
 
     async def _claim_and_run(self, task_id: str, step: str) -> None:
         try:
@@ -315,9 +323,14 @@ class Worker:
                 updater, context, "This agent answers messages directly; it runs no tasks."
             )
         try:
-            async with asyncio.timeout(budget) as deadline:
+            # No budget, no timer: `asyncio.timeout(None)` would still cost ~0.8 us a turn.
+            within_budget = _NO_BUDGET if budget is None else asyncio.timeout(budget)
+            async with within_budget as deadline:
                 try:
-                    await self._call_execute(executor, context, updater)
+                    if has_cancel_hook(executor):
+                        await self._call_watched(executor, context, updater)
+                    else:
+                        await executor.execute(context, updater)
                 except TurnOutcome as outcome:
                     await updater.update_status(TaskState(outcome.state), outcome.message)
                 except TurnSuspended as suspended:
@@ -336,7 +349,7 @@ class Worker:
             # short outage into lost work.
             raise
         except TimeoutError:
-            if not deadline.expired():
+            if deadline is None or not deadline.expired():
                 return await self._fail(updater, context, SAFE_FAILURE_MESSAGE, exc_info=True)
             message = f"The agent did not finish within its time budget of {budget:g} s."
             return await self._fail(updater, context, message)
@@ -344,20 +357,17 @@ class Worker:
             return await self._fail(updater, context, SAFE_FAILURE_MESSAGE, exc_info=True)
         return updater.task.status.state.value, None
 
-    async def _call_execute(
-        self, executor: AgentExecutor, context: Context, updater: TaskUpdater
+    async def _call_watched(
+        self, executor: CancelableExecutor, context: Context, updater: TaskUpdater
     ) -> None:
-        """`executor.execute`; one with a cancel hook is watched, and stopped (TaskEnded) as
-        soon as the task ends or is taken over elsewhere, not at its next write: its hook is
-        then called after it has unwound, never beside it.
+        """`executor.execute` of an executor with a cancel hook, watched, and stopped
+        (TaskEnded) as soon as the task ends or is taken over elsewhere, not at its next write:
+        its hook is then called after it has unwound, never beside it.
 
         It runs in this task, not one of its own, and the watch costs a turn that ends before
         anyone cancels it a bus subscription and a timer: the watch cancels this task when it
         learns the turn is over, and the cancel it caused comes back out as `TaskEnded`.
         """
-        if not has_cancel_hook(executor):
-            await executor.execute(context, updater)
-            return
         poll_s = self.agent.cancel_poll_s or self.cancel_poll_s
         stopper = _Stopper()
         with updater.watch_end(poll_s=poll_s, on_end=stopper.turn_ended):
