@@ -134,8 +134,9 @@ class Signals:
             except Exception:
                 log.exception("observer %r failed on %s", observer, signal.name)
 
-    async def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
-        """Journal commit hook: one `task.<state>` signal per logged status event."""
+    def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
+        """Journal commit hook: one `task.<state>` signal per logged status event (nothing to
+        wait for: a plain function, see journal.CommitHook)."""
         if not self.observers:
             return
         for event in events:
