@@ -133,9 +133,14 @@ class Worker:
         self.cancel_timeout_s = cancel_timeout_s
 
     async def handle(self, job: Job) -> None:
-        """A `run-agent` job: run its turn (the job router's route for that kind)."""
+        """A `run-agent` job: run its turn, its task named in the log lines meanwhile."""
         with correlated_task(job.task_id):
             await self.run_turn(job.task_id, _turn_of(job))
+
+    async def run_job(self, job: Job) -> None:
+        """`handle` for the job router, which names the job's task in the log lines itself:
+        the job router's route for `run-agent`."""
+        await self.run_turn(job.task_id, _turn_of(job))
 
     async def abandon(self, job: Job, reason: str) -> None:
         """A queue gave up on a `run-agent` job (its retries are spent; it went to a dead-letter
@@ -285,7 +290,7 @@ class Worker:
         # A taken-over turn may find the dead worker's progress messages after its message;
         # the agent sees the task as it was when the turn began.
         task = record.task.model_copy(update={"history": history[: index + 1]})
-        return Context(
+        return Context._of_every_field(
             task_id=record.task_id,
             context_id=record.context_id,
             message=history[index],
