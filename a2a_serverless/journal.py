@@ -201,7 +201,9 @@ class Journal:
             self.handoff.put(record)
         self.bus.notify(task.id, record, logged)
         if logged:
-            await self._committed(record, logged)
+            for hook in self.commit_hooks:
+                if (pending := hook(record, logged)) is not None:
+                    await pending
         return record
 
     async def write(
@@ -235,7 +237,10 @@ class Journal:
                 self.handoff.put(new_record)
             self.bus.notify(task_id, new_record, logged)
             if logged:  # a claim or other bookkeeping logs nothing: no hook is told
-                await self._committed(new_record, logged)
+                # The hooks run here, not in a coroutine of their own: three writes a send.
+                for hook in self.commit_hooks:
+                    if (pending := hook(new_record, logged)) is not None:
+                        await pending
             return new_record
         raise TooMuchContention(f"task {task_id!r}: gave up after {self._max_attempts} conflicts")
 
@@ -265,12 +270,6 @@ class Journal:
         if current is None and self._ttl_ms is not None and task.status.state.is_terminal:
             return stamp + self._ttl_ms
         return current
-
-    async def _committed(self, record: TaskRecord, logged: Sequence[TaskEvent]) -> None:
-        for hook in self.commit_hooks:
-            pending = hook(record, logged)
-            if pending is not None:
-                await pending
 
     def _build(self, record: TaskRecord, change: Change) -> tuple[TaskRecord, list[TaskEvent]]:
         task = record.task

@@ -216,7 +216,15 @@ class Worker:
         if session is not None:
             session.attach(updater)
         try:
-            await self._execute(context, updater)
+            with tracing.agent_run(self.agent.name, record.task_id, record.context_id) as run:
+                outcome, failure = await self._run_agent(context, updater)
+                if updater.canceled_elsewhere:
+                    await self._call_cancel_hook(context, updater)
+                run.set_attribute("a2a.turn.outcome", outcome)
+                if failure is not None:
+                    tracing.failed(failure)  # the agent's span
+            if failure is not None:
+                tracing.failed(failure)  # the turn's (the job's CONSUMER span)
         finally:
             if session is not None:
                 await session.end_run()
@@ -303,17 +311,6 @@ class Worker:
             remote_agents=self.remote_agents,
             durable=durable,
         )
-
-    async def _execute(self, context: Context, updater: TaskUpdater) -> None:
-        with tracing.agent_run(self.agent.name, context.task_id, context.context_id) as run:
-            outcome, failure = await self._run_agent(context, updater)
-            if updater.canceled_elsewhere:
-                await self._call_cancel_hook(context, updater)
-            run.set_attribute("a2a.turn.outcome", outcome)
-            if failure is not None:
-                tracing.failed(failure)  # the agent's span
-        if failure is not None:
-            tracing.failed(failure)  # the turn's (the job's CONSUMER span)
 
     async def _run_agent(self, context: Context, updater: TaskUpdater) -> tuple[str, str | None]:
         """Run the agent's turn to its end: what the turn left the task in (a state, or
