@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Protocol
 
 from . import tracing
@@ -77,9 +77,10 @@ class TurnSession(DurableOps, Protocol):
 
     def attach(self, updater: TaskUpdater) -> None: ...
 
-    async def end_run(self) -> None:
+    def end_run(self) -> Awaitable[None] | None:
         """The run is over: stop its durable operations still running (ones the agent left
-        unawaited)."""
+        unawaited). What is left to wait for, or None (a turn that made no durable operation:
+        nothing to stop, no coroutine made)."""
         ...
 
 
@@ -226,8 +227,8 @@ class Worker:
             if failure is not None:
                 tracing.failed(failure)  # the turn's (the job's CONSUMER span)
         finally:
-            if session is not None:
-                await session.end_run()
+            if session is not None and (ending := session.end_run()) is not None:
+                await ending
 
     async def _write_claim(self, task_id: str, step: str) -> TaskRecord:
         """Claim turn `step`, from the record that began it when this process committed it

@@ -42,8 +42,12 @@ class RemoteCancels:
         committed and the durable turn is over) leaving remote tasks behind: queue a check, due
         now, naming them, which cancels them (the queuing returned, for the journal to await).
         None for every other commit, nearly all of them: no coroutine made for those."""
-        if not _ends_a_turn(events):
-            return None
+        for event in events:  # a loop here, not a call: asked on every commit
+            payload = event.payload
+            if isinstance(payload, TaskStatusUpdateEvent) and payload.status.state.ends_stream:
+                break
+        else:
+            return None  # no turn ended
         turn = durable_of(record.internal)
         if turn is None or not turn_over(record, turn):
             return None
@@ -58,16 +62,6 @@ class RemoteCancels:
             cancel=tuple(targets),
         )
         return self.queue.enqueue(DurableCheckJob(task_id=record.task_id, payload=check))
-
-
-def _ends_a_turn(events: Sequence[TaskEvent]) -> bool:
-    """Whether a terminal or interrupted status is among `events`. A loop, not `any()` over a
-    generator: asked on every commit, it costs 0.07 us instead of 0.48."""
-    for event in events:
-        payload = event.payload
-        if isinstance(payload, TaskStatusUpdateEvent) and payload.status.state.ends_stream:
-            return True
-    return False
 
 
 def turn_over(record: TaskRecord, turn: DurableTurn) -> bool:
