@@ -129,7 +129,10 @@ class InProcessQueue:
         assert self._handler is not None
         failures = self._failures.get(job.id, 0)
         slots = self._webhook_slots if job.kind == WEBHOOK_JOB else self._slots
-        async with slots:
+        # acquire/release, not `async with`: its __aenter__ and __aexit__ are two coroutines
+        # more a job (acquire returns at once while a slot is free).
+        await slots.acquire()
+        try:
             consuming = tracing.consuming(
                 job,
                 self.messaging_system,
@@ -155,6 +158,8 @@ class InProcessQueue:
                         await self.enqueue(job.next_attempt(), delay_s=disposition.delay_s)
                     case Abandon():
                         await self._give_up(job, disposition)
+        finally:
+            slots.release()
 
     async def _give_up(self, job: Job, abandoned: Abandon) -> None:
         error = error_text(abandoned.error)
