@@ -38,7 +38,13 @@ from typing import Protocol
 from . import tracing
 from .agent import Agent
 from .durable.outcomes import TurnSuspended
-from .executor import CancelableExecutor, TaskEnded, TaskUpdater, has_cancel_hook
+from .executor import (
+    AgentExecutor,
+    CancelableExecutor,
+    TaskEnded,
+    TaskUpdater,
+    has_cancel_hook,
+)
 from .holders import holder_is_dead
 from .journal import Change, Journal, TaskGone, now_ms
 from .lifecycle import status_event
@@ -60,8 +66,6 @@ DUPLICATE_WAIT_S = 2.0
 CANCEL_POLL_S = 2.0
 # How long an executor's cancel hook may take to release what it holds.
 CANCEL_HOOK_TIMEOUT_S = 10.0
-# The time budget of an agent that has none: enters as no deadline.
-_NO_BUDGET = contextlib.nullcontext()
 
 
 class _Skip(Exception):
@@ -325,22 +329,16 @@ class Worker:
             return await self._fail(
                 updater, context, "This agent answers messages directly; it runs no tasks."
             )
+        deadline: asyncio.Timeout | None = None
         try:
-            # No budget, no timer: `asyncio.timeout(None)` would still cost ~0.8 us a turn.
-            within_budget = _NO_BUDGET if budget is None else asyncio.timeout(budget)
-            async with within_budget as deadline:
-                try:
-                    if has_cancel_hook(executor):
-                        await self._call_watched(executor, context, updater)
-                    else:
-                        await executor.execute(context, updater)
-                except TurnOutcome as outcome:
-                    await updater.update_status(TaskState(outcome.state), outcome.message)
-                except TurnSuspended as suspended:
-                    # The turn waits for a durable operation: no failure, no retry; it is
-                    # resumed (replayed) when the operation's outcome arrives.
-                    await suspended.commit()
-                    return "suspended", None
+            if budget is None:
+                # No budget, no timer: `asyncio.timeout(None)` would still cost ~0.8 us a turn.
+                suspended = await self._execute(executor, context, updater)
+            else:
+                async with asyncio.timeout(budget) as deadline:
+                    suspended = await self._execute(executor, context, updater)
+            if suspended:
+                return "suspended", None
             if not updater.turn_over:
                 await updater.complete()
         except TaskEnded as ended:
@@ -359,6 +357,24 @@ class Worker:
         except Exception:
             return await self._fail(updater, context, SAFE_FAILURE_MESSAGE, exc_info=True)
         return updater.task.status.state.value, None
+
+    async def _execute(
+        self, executor: AgentExecutor, context: Context, updater: TaskUpdater
+    ) -> bool:
+        """The executor's `execute`, an outcome it raises written; True if the turn suspended."""
+        try:
+            if has_cancel_hook(executor):
+                await self._call_watched(executor, context, updater)
+            else:
+                await executor.execute(context, updater)
+        except TurnOutcome as outcome:
+            await updater.update_status(TaskState(outcome.state), outcome.message)
+        except TurnSuspended as suspended:
+            # The turn waits for a durable operation: no failure, no retry; it is resumed
+            # (replayed) when the operation's outcome arrives.
+            await suspended.commit()
+            return True
+        return False
 
     async def _call_watched(
         self, executor: CancelableExecutor, context: Context, updater: TaskUpdater
