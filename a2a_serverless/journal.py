@@ -122,8 +122,11 @@ class Change(msgspec.Struct):
 Decide = Callable[[TaskRecord], Change | None]
 
 # Called after every write that logged events, with the record as written and those events:
-# how push notifications learn about status changes, whoever made them.
-CommitHook = Callable[[TaskRecord, Sequence[TaskEvent]], Awaitable[None]]
+# how push notifications learn about status changes, whoever made them. It returns what is
+# left to wait for, or None: a hook that mostly has nothing to wait for (a metric counted, a
+# check that finds nothing to do) is a plain function, and no coroutine is made for it on every
+# commit.
+CommitHook = Callable[[TaskRecord, Sequence[TaskEvent]], Awaitable[None] | None]
 # Called by `Journal.catch_up` with the task as it is now: what the commit hooks of its earlier
 # writes owe, if a writer died between a write and its hooks (push: queue again what is not
 # delivered yet).
@@ -147,8 +150,9 @@ class Journal:
         catch_up_hooks: Sequence[CatchUpHook] = (),
         handoff: TurnHandoff | None = None,
     ) -> None:
-        """`commit_hooks` run after every write that logged events, in order (a hook that
-        raises fails the writer; the write itself is done); `catch_up_hooks` when a writer's
+        """`commit_hooks` run after every write that logged events, in order, each awaited
+        before the next when it returns an awaitable (a hook that raises fails the writer; the
+        write itself is done); `catch_up_hooks` when a writer's
         job comes again after its work is over (`catch_up`); `handoff` is given the record of
         each commit that begins a turn, for a worker in this process to claim it from
         (handoff.py)."""
@@ -196,7 +200,10 @@ class Journal:
         if turn is not None and self.handoff is not None:
             self.handoff.put(record)
         self.bus.notify(task.id, record, logged)
-        await self._committed(record, logged)
+        if logged:
+            for hook in self.commit_hooks:
+                if (pending := hook(record, logged)) is not None:
+                    await pending
         return record
 
     async def write(
@@ -229,7 +236,11 @@ class Journal:
             if change.turn is not None and self.handoff is not None:
                 self.handoff.put(new_record)
             self.bus.notify(task_id, new_record, logged)
-            await self._committed(new_record, logged)
+            if logged:  # a claim or other bookkeeping logs nothing: no hook is told
+                # The hooks run here, not in a coroutine of their own: three writes a send.
+                for hook in self.commit_hooks:
+                    if (pending := hook(new_record, logged)) is not None:
+                        await pending
             return new_record
         raise TooMuchContention(f"task {task_id!r}: gave up after {self._max_attempts} conflicts")
 
@@ -259,11 +270,6 @@ class Journal:
         if current is None and self._ttl_ms is not None and task.status.state.is_terminal:
             return stamp + self._ttl_ms
         return current
-
-    async def _committed(self, record: TaskRecord, logged: Sequence[TaskEvent]) -> None:
-        if logged:
-            for hook in self.commit_hooks:
-                await hook(record, logged)
 
     def _build(self, record: TaskRecord, change: Change) -> tuple[TaskRecord, list[TaskEvent]]:
         task = record.task

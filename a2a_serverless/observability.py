@@ -29,7 +29,7 @@ from typing import Protocol, runtime_checkable
 import msgspec
 
 from . import tracing
-from .models import TaskStatusUpdateEvent
+from .models import TaskState, TaskStatusUpdateEvent
 from .store.base import TaskEvent, TaskRecord
 
 log = logging.getLogger("a2a_serverless.observability")
@@ -109,6 +109,10 @@ def set_task_id(task_id: str) -> None:
         tracing.annotate({"a2a.task.id": task_id})
 
 
+# The signal of each state a status event logs, named once.
+_STATE_SIGNALS = {state: f"task.{state.value}" for state in TaskState}
+
+
 class Signal(msgspec.Struct, frozen=True):
     name: str
     task_id: str
@@ -134,8 +138,9 @@ class Signals:
             except Exception:
                 log.exception("observer %r failed on %s", observer, signal.name)
 
-    async def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
-        """Journal commit hook: one `task.<state>` signal per logged status event."""
+    def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
+        """Journal commit hook: one `task.<state>` signal per logged status event (nothing to
+        wait for: a plain function, see journal.CommitHook)."""
         if not self.observers:
             return
         for event in events:
@@ -145,4 +150,4 @@ class Signals:
             duration = None
             if payload.status.state.ends_stream:
                 duration = max(0, record.updated_at_ms - record.created_at_ms) / 1000
-            self.emit(Signal(f"task.{payload.status.state.value}", record.task_id, duration))
+            self.emit(Signal(_STATE_SIGNALS[payload.status.state], record.task_id, duration))

@@ -174,7 +174,7 @@ class Runtime:
         )
         # What runs each kind of job the queue delivers, and what ends one it gives up on.
         routes = {
-            RUN_AGENT: JobRoute(self.worker.handle, self.worker.abandon),
+            RUN_AGENT: JobRoute(self.worker.run_job, self.worker.abandon),
             DURABLE_CHECK: JobRoute(self.durable_calls.handle, self.durable_calls.abandon),
         }
         if self.notifier is not None:

@@ -203,6 +203,24 @@ class _Carried:
         return events
 
 
+class _NoSpan:
+    """The span-less stand-in around work that keeps the current context: does nothing."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> _NoSpan:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        return None
+
+    def set_attribute(self, key: str, value: str | int | bool) -> None:
+        return None
+
+
+_NO_SPAN = _NoSpan()
+
+
 def serving(
     method: str, path: str, headers: Mapping[str, str], scope: Mapping[str, Any]
 ) -> RequestSpan | None:
@@ -286,7 +304,9 @@ def agent_run(agent: str, task_id: str, context_id: str) -> Span:
             "a2a.context.id": context_id,
         }
         return _backend.internal(f"invoke_agent {agent}", attributes)
-    return _Carried(_current.get())
+    # The turn's context is current already: nothing to carry (a _Carried costs a context
+    # variable set and reset every turn).
+    return _NO_SPAN
 
 
 def annotate(attributes: Mapping[str, str | int | bool], *, name: str | None = None) -> None:

@@ -32,13 +32,19 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Protocol
 
 from . import tracing
 from .agent import Agent
 from .durable.outcomes import TurnSuspended
-from .executor import AgentExecutor, TaskEnded, TaskUpdater, has_cancel_hook
+from .executor import (
+    AgentExecutor,
+    CancelableExecutor,
+    TaskEnded,
+    TaskUpdater,
+    has_cancel_hook,
+)
 from .holders import holder_is_dead
 from .journal import Change, Journal, TaskGone, now_ms
 from .lifecycle import status_event
@@ -75,9 +81,10 @@ class TurnSession(DurableOps, Protocol):
 
     def attach(self, updater: TaskUpdater) -> None: ...
 
-    async def end_run(self) -> None:
+    def end_run(self) -> Awaitable[None] | None:
         """The run is over: stop its durable operations still running (ones the agent left
-        unawaited)."""
+        unawaited). What is left to wait for, or None (a turn that made no durable operation:
+        nothing to stop, no coroutine made)."""
         ...
 
 
@@ -122,17 +129,23 @@ class Worker:
         # Turns this process is claiming or running now: one delivery of a turn at a time gets
         # in (run_turn), so a claim of ours found while claiming is a leftover of a run that
         # stopped (the store failed under it), which may be taken over at once.
-        # Each with the event set when it ends, for a duplicate delivery waiting on it.
-        self._running: dict[tuple[str, str], asyncio.Event] = {}
+        # Each with the event set when it ends, for a duplicate delivery waiting on it: made by
+        # the first duplicate, not for every turn (most never have one).
+        self._running: dict[tuple[str, str], asyncio.Event | None] = {}
         # How long a second delivery of a running turn waits for it in this process.
         self.duplicate_wait_s = DUPLICATE_WAIT_S
         self.cancel_poll_s = cancel_poll_s
         self.cancel_timeout_s = cancel_timeout_s
 
     async def handle(self, job: Job) -> None:
-        """A `run-agent` job: run its turn (the job router's route for that kind)."""
+        """A `run-agent` job: run its turn, its task named in the log lines meanwhile."""
         with correlated_task(job.task_id):
             await self.run_turn(job.task_id, _turn_of(job))
+
+    async def run_job(self, job: Job) -> None:
+        """`handle` for the job router, which names the job's task in the log lines itself:
+        the job router's route for `run-agent`."""
+        await self.run_turn(job.task_id, _turn_of(job))
 
     async def abandon(self, job: Job, reason: str) -> None:
         """A queue gave up on a `run-agent` job (its retries are spent; it went to a dead-letter
@@ -163,18 +176,23 @@ class Worker:
             # Another delivery of this turn is being claimed or run in this process. A short
             # turn is over in a moment: wait for it, and this delivery is then answered (the turn
             # is done) without spending one of the queue's delivery attempts on a retry.
+            ended = self._running[key]
+            if ended is None:
+                ended = self._running[key] = asyncio.Event()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._running[key].wait(), self.duplicate_wait_s)
+                await asyncio.wait_for(ended.wait(), self.duplicate_wait_s)
         if key in self._running:
             # Still running: look again when a lease would run out, as for a run in another
             # worker. Marked before the claim is written, so a duplicate cannot read our fresh
             # claim as a stopped run's.
             raise RetryJob("turn is running in this worker", delay_s=self.lease_s)
-        self._running[key] = asyncio.Event()
+        self._running[key] = None
         try:
             await self._claim_and_run(task_id, step)
         finally:
-            self._running.pop(key).set()
+            ended = self._running.pop(key)
+            if ended is not None:
+                ended.set()
 
     async def _claim_and_run(self, task_id: str, step: str) -> None:
         try:
@@ -203,10 +221,18 @@ class Worker:
         if session is not None:
             session.attach(updater)
         try:
-            await self._execute(context, updater)
+            with tracing.agent_run(self.agent.name, record.task_id, record.context_id) as run:
+                outcome, failure = await self._run_agent(context, updater)
+                if updater.canceled_elsewhere:
+                    await self._call_cancel_hook(context, updater)
+                run.set_attribute("a2a.turn.outcome", outcome)
+                if failure is not None:
+                    tracing.failed(failure)  # the agent's span
+            if failure is not None:
+                tracing.failed(failure)  # the turn's (the job's CONSUMER span)
         finally:
-            if session is not None:
-                await session.end_run()
+            if session is not None and (ending := session.end_run()) is not None:
+                await ending
 
     async def _write_claim(self, task_id: str, step: str) -> TaskRecord:
         """Claim turn `step`, from the record that began it when this process committed it
@@ -277,7 +303,7 @@ class Worker:
         # A taken-over turn may find the dead worker's progress messages after its message;
         # the agent sees the task as it was when the turn began.
         task = record.task.model_copy(update={"history": history[: index + 1]})
-        return Context(
+        return Context._of_every_field(
             task_id=record.task_id,
             context_id=record.context_id,
             message=history[index],
@@ -291,17 +317,6 @@ class Worker:
             durable=durable,
         )
 
-    async def _execute(self, context: Context, updater: TaskUpdater) -> None:
-        with tracing.agent_run(self.agent.name, context.task_id, context.context_id) as run:
-            outcome, failure = await self._run_agent(context, updater)
-            if updater.canceled_elsewhere:
-                await self._call_cancel_hook(context, updater)
-            run.set_attribute("a2a.turn.outcome", outcome)
-            if failure is not None:
-                tracing.failed(failure)  # the agent's span
-        if failure is not None:
-            tracing.failed(failure)  # the turn's (the job's CONSUMER span)
-
     async def _run_agent(self, context: Context, updater: TaskUpdater) -> tuple[str, str | None]:
         """Run the agent's turn to its end: what the turn left the task in (a state, or
         "stopped" when the task ended or was taken over under it), and the reason the task was
@@ -314,17 +329,16 @@ class Worker:
             return await self._fail(
                 updater, context, "This agent answers messages directly; it runs no tasks."
             )
+        deadline: asyncio.Timeout | None = None
         try:
-            async with asyncio.timeout(budget) as deadline:
-                try:
-                    await self._call_execute(executor, context, updater)
-                except TurnOutcome as outcome:
-                    await updater.update_status(TaskState(outcome.state), outcome.message)
-                except TurnSuspended as suspended:
-                    # The turn waits for a durable operation: no failure, no retry; it is
-                    # resumed (replayed) when the operation's outcome arrives.
-                    await suspended.commit()
-                    return "suspended", None
+            if budget is None:
+                # No budget, no timer: `asyncio.timeout(None)` would still cost ~0.8 us a turn.
+                suspended = await self._execute(executor, context, updater)
+            else:
+                async with asyncio.timeout(budget) as deadline:
+                    suspended = await self._execute(executor, context, updater)
+            if suspended:
+                return "suspended", None
             if not updater.turn_over:
                 await updater.complete()
         except TaskEnded as ended:
@@ -336,7 +350,7 @@ class Worker:
             # short outage into lost work.
             raise
         except TimeoutError:
-            if not deadline.expired():
+            if deadline is None or not deadline.expired():
                 return await self._fail(updater, context, SAFE_FAILURE_MESSAGE, exc_info=True)
             message = f"The agent did not finish within its time budget of {budget:g} s."
             return await self._fail(updater, context, message)
@@ -344,20 +358,35 @@ class Worker:
             return await self._fail(updater, context, SAFE_FAILURE_MESSAGE, exc_info=True)
         return updater.task.status.state.value, None
 
-    async def _call_execute(
+    async def _execute(
         self, executor: AgentExecutor, context: Context, updater: TaskUpdater
+    ) -> bool:
+        """The executor's `execute`, an outcome it raises written; True if the turn suspended."""
+        try:
+            if has_cancel_hook(executor):
+                await self._call_watched(executor, context, updater)
+            else:
+                await executor.execute(context, updater)
+        except TurnOutcome as outcome:
+            await updater.update_status(TaskState(outcome.state), outcome.message)
+        except TurnSuspended as suspended:
+            # The turn waits for a durable operation: no failure, no retry; it is resumed
+            # (replayed) when the operation's outcome arrives.
+            await suspended.commit()
+            return True
+        return False
+
+    async def _call_watched(
+        self, executor: CancelableExecutor, context: Context, updater: TaskUpdater
     ) -> None:
-        """`executor.execute`; one with a cancel hook is watched, and stopped (TaskEnded) as
-        soon as the task ends or is taken over elsewhere, not at its next write: its hook is
-        then called after it has unwound, never beside it.
+        """`executor.execute` of an executor with a cancel hook, watched, and stopped
+        (TaskEnded) as soon as the task ends or is taken over elsewhere, not at its next write:
+        its hook is then called after it has unwound, never beside it.
 
         It runs in this task, not one of its own, and the watch costs a turn that ends before
         anyone cancels it a bus subscription and a timer: the watch cancels this task when it
         learns the turn is over, and the cancel it caused comes back out as `TaskEnded`.
         """
-        if not has_cancel_hook(executor):
-            await executor.execute(context, updater)
-            return
         poll_s = self.agent.cancel_poll_s or self.cancel_poll_s
         stopper = _Stopper()
         with updater.watch_end(poll_s=poll_s, on_end=stopper.turn_ended):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..journal import now_ms
@@ -148,9 +148,9 @@ class DeferredSession:
                 self._session.attach(self._updater)
         return self._session
 
-    async def end_run(self) -> None:
-        if self._session is not None:
-            await self._session.end_run()
+    def end_run(self) -> Awaitable[None] | None:
+        # None until the turn's first durable operation: the worker then awaits nothing.
+        return self._session.end_run() if self._session is not None else None
 
     async def call(
         self,

@@ -17,7 +17,7 @@ every commit but costs nothing for a task that never made a durable call. The ch
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..journal import now_ms
@@ -37,18 +37,23 @@ class RemoteCancels:
         self.queue = queue
         self.settings = settings
 
-    async def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> None:
+    def on_commit(self, record: TaskRecord, events: Sequence[TaskEvent]) -> Awaitable[None] | None:
         """The journal's commit hook: a turn just ended (a terminal or interrupted status was
         committed and the durable turn is over) leaving remote tasks behind: queue a check, due
-        now, naming them, which cancels them."""
-        if not _ends_a_turn(events):
-            return
+        now, naming them, which cancels them (the queuing returned, for the journal to await).
+        None for every other commit, nearly all of them: no coroutine made for those."""
+        for event in events:  # a loop here, not a call: asked on every commit
+            payload = event.payload
+            if isinstance(payload, TaskStatusUpdateEvent) and payload.status.state.ends_stream:
+                break
+        else:
+            return None  # no turn ended
         turn = durable_of(record.internal)
         if turn is None or not turn_over(record, turn):
-            return
+            return None
         targets = left_behind(record, turn)
         if not targets:
-            return
+            return None
         check = DurableCheck(
             turn=turn.step,
             generation=turn.generation,
@@ -56,17 +61,7 @@ class RemoteCancels:
             poll_s=self.settings.durable_poll_initial_s,
             cancel=tuple(targets),
         )
-        await self.queue.enqueue(DurableCheckJob(task_id=record.task_id, payload=check))
-
-
-def _ends_a_turn(events: Sequence[TaskEvent]) -> bool:
-    """Whether a terminal or interrupted status is among `events`. A loop, not `any()` over a
-    generator: asked on every commit, it costs 0.07 us instead of 0.48."""
-    for event in events:
-        payload = event.payload
-        if isinstance(payload, TaskStatusUpdateEvent) and payload.status.state.ends_stream:
-            return True
-    return False
+        return self.queue.enqueue(DurableCheckJob(task_id=record.task_id, payload=check))
 
 
 def turn_over(record: TaskRecord, turn: DurableTurn) -> bool:

@@ -100,11 +100,13 @@ class InProcessQueue:
         if self._handler is None:
             raise RuntimeError("InProcessQueue has no handler bound")
         with tracing.producing(job, self.messaging_system, self.destination) as job:
-            await self._record(job, delay_s)
+            self._record(job, delay_s)
         # Started once the send's span has ended: a job started eagerly may run to its end here.
         self._start(job, delay_s, eager=delay_s <= 0 and job.attempt == 1)
 
-    async def _record(self, job: Job, delay_s: float) -> None:
+    # `_record` and `_finished` are plain methods (a durable queue's writes are synchronous):
+    # no coroutine is made for them on every job.
+    def _record(self, job: Job, delay_s: float) -> None:
         """Keep `job` before it is started (a durable queue writes it down here)."""
 
     def _start(self, job: Job, delay_s: float, *, eager: bool = False) -> None:
@@ -127,7 +129,10 @@ class InProcessQueue:
         assert self._handler is not None
         failures = self._failures.get(job.id, 0)
         slots = self._webhook_slots if job.kind == WEBHOOK_JOB else self._slots
-        async with slots:
+        # acquire/release, not `async with`: its __aenter__ and __aexit__ are two coroutines
+        # more a job (acquire returns at once while a slot is free).
+        await slots.acquire()
+        try:
             consuming = tracing.consuming(
                 job,
                 self.messaging_system,
@@ -146,13 +151,15 @@ class InProcessQueue:
                 # A retry is queued from the delivery that asked for it (its span's child).
                 match disposition:
                     case Done():
-                        await self._finished(job)
+                        self._finished(job)
                     case RetryAfter():
                         if not disposition.planned:
                             self._failures[job.id] = failures + 1
                         await self.enqueue(job.next_attempt(), delay_s=disposition.delay_s)
                     case Abandon():
                         await self._give_up(job, disposition)
+        finally:
+            slots.release()
 
     async def _give_up(self, job: Job, abandoned: Abandon) -> None:
         error = error_text(abandoned.error)
@@ -164,9 +171,9 @@ class InProcessQueue:
             except Exception:
                 # Kept in `dead_letters` all the same; the operator redrives it from there.
                 log.exception("could not abandon job %s of task %s", job.id, job.task_id)
-        await self._finished(job)
+        self._finished(job)
 
-    async def _finished(self, job: Job) -> None:
+    def _finished(self, job: Job) -> None:
         """`job` is done (handled, or dead-lettered): a durable queue forgets it here."""
         self._failures.pop(job.id, None)
 

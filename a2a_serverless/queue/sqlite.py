@@ -101,7 +101,7 @@ class SqliteQueue(InProcessQueue):
 
     # --- the queue ------------------------------------------------------------------------------
 
-    async def _record(self, job: Job, delay_s: float) -> None:
+    def _record(self, job: Job, delay_s: float) -> None:
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO a2a_jobs (id, body, run_at, holder, lease_until, agent) "
@@ -130,8 +130,8 @@ class SqliteQueue(InProcessQueue):
             with contextlib.suppress(asyncio.CancelledError):
                 await renewing
 
-    async def _finished(self, job: Job) -> None:
-        await super()._finished(job)
+    def _finished(self, job: Job) -> None:
+        super()._finished(job)
         self._local.discard(job.id)
         with self._lock:
             self._db.execute(

@@ -246,6 +246,50 @@ def user(*parts: Any, message_id: str = "u1") -> Message:
     return Message(role="user", message_id=message_id, parts=list(parts))
 
 
+def test_the_workers_context_sets_every_field_as_init_would() -> None:
+    """The worker makes each turn's Context past `__init__` (Context._of_every_field): it must
+    give every field, and what it makes is what `__init__` makes from the same values."""
+    import dataclasses
+
+    from a2a_serverless.journal import Journal
+    from a2a_serverless.store.base import TaskRecord
+    from a2a_serverless.store.bookkeeping import TurnInfo, stored_updates
+    from a2a_serverless.store.memory import MemoryStore
+    from a2a_serverless.worker import Worker
+
+    first, answer = user(Part(text="hi")), user(Part(text="more"), message_id="u2")
+    task = Task(
+        id="t1",
+        context_id="c1",
+        status=TaskStatus(state=TaskState.WORKING),
+        history=[first, answer],
+    )
+    turn = TurnInfo(message_id="u1", skill_id="echo", metadata={"k": 1}, extensions=("urn:x",))
+    record = TaskRecord(
+        task=task,
+        owner="alice",
+        version=1,
+        last_seq=0,
+        created_at_ms=0,
+        updated_at_ms=0,
+        internal=stored_updates({}, turn=turn),
+    )
+
+    @agent
+    def echo(text: str) -> str:
+        return text
+
+    worker = Worker(echo, Journal(MemoryStore()))
+    made = worker._context(record, "u1", None)
+    assert set(vars(made)) == {f.name for f in dataclasses.fields(Context)}
+    expected = Context(**{f.name: getattr(made, f.name) for f in dataclasses.fields(Context)})
+    assert made == expected and repr(made) == repr(expected)
+    assert made.message == first and made.task.history == [first]  # as the turn began
+    assert (made.owner, made.skill_id, made.extensions) == ("alice", "echo", ("urn:x",))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.owner = "bob"  # type: ignore[misc]
+
+
 def test_context_text_data_and_files() -> None:
     file_bytes = Part(raw="aGk=", media_type="text/plain", filename="hi.txt")
     file_uri = Part(url="https://example.com/a.png")
