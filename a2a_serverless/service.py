@@ -955,12 +955,9 @@ def request_fingerprint(params: SendMessageRequest) -> str:
     `returnImmediately` —, `historyLength`): a client that re-sends a blocking send as a stream
     after a timeout is retrying the same message, and must get the same task, not a second run.
     Empty and absent values are one: `{}` and no metadata make the same request."""
-    # The message's old form, which the keys already stored were taken over (store/legacy.py).
-    message = legacy.old_message(params.message.model_dump())
-    message.pop("messageId", None)
     config = params.configuration
     canonical = {
-        "message": {k: v for k, v in message.items() if v not in (None, [], {})},
+        "message": _fingerprinted_message(params.message),
         "acceptedOutputModes": (config.accepted_output_modes or None) if config else None,
         "pushNotificationConfig": (
             _fingerprinted_push_config(config.task_push_notification_config)
@@ -969,7 +966,50 @@ def request_fingerprint(params: SendMessageRequest) -> str:
         ),
         "metadata": params.metadata or None,
     }
-    return sha256(fingerprint_json(canonical)).hexdigest()
+    if _plain_json(canonical):
+        data = msgspec.json.encode(canonical, order="sorted")
+    else:
+        # Something the message's JSON would have written otherwise (a value `to_builtins`
+        # converts) or only the stdlib writes right (a float): its old form as it always was.
+        canonical["message"] = _fingerprinted_message_json(params.message)
+        data = fingerprint_json(canonical)
+    return sha256(data).hexdigest()
+
+
+# Values a fingerprint leaves out: empty and absent are one.
+_EMPTY: tuple[Any, ...] = (None, [], {})
+
+
+def _fingerprinted_message(message: Message) -> dict[str, Any]:
+    """The message, but its messageId, in the old form the keys already stored were taken
+    over (store/legacy.py's `old_message` of its JSON), empty values left out. Made from its
+    fields, not its JSON: when `request_fingerprint` finds only plain JSON in it, this is what
+    `_fingerprinted_message_json` gives, without the dict of its JSON and its copy in the old
+    form (0.6 us of a text message's 3.4 us fingerprint)."""
+    parts = [
+        {"kind": "text", "text": part.text}
+        if part.text is not None and part.metadata is None
+        else legacy.old_part(part.model_dump())
+        for part in message.parts
+    ]
+    fields = (
+        ("kind", "message"),
+        ("role", message.role),
+        ("parts", parts),
+        ("contextId", message.context_id),
+        ("taskId", message.task_id),
+        ("referenceTaskIds", message.reference_task_ids),
+        ("extensions", message.extensions),
+        ("metadata", message.metadata),
+    )
+    return {name: value for name, value in fields if value not in _EMPTY}
+
+
+def _fingerprinted_message_json(message: Message) -> dict[str, Any]:
+    """The same from the message's JSON: the form fingerprints were first taken over."""
+    old = legacy.old_message(message.model_dump())
+    old.pop("messageId", None)
+    return {name: value for name, value in old.items() if value not in _EMPTY}
 
 
 # The form fingerprints have always been taken over: stored keys depend on its exact bytes.
