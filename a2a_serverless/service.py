@@ -438,7 +438,7 @@ class TaskService:
         context_id = message.context_id or random_uuid()
         if not message.context_id and Contexts.guards(caller.owner):
             await self.contexts.claim(context_id, caller.owner)
-        message = message.model_copy(update={"task_id": task_id, "context_id": context_id})
+        message = replace(message, task_id=task_id, context_id=context_id)
         # The task is made in the status its first event gives it (one timestamp for both).
         submitted = TaskStatus(state=TaskState.SUBMITTED, timestamp=now_iso())
         task = Task(
