@@ -956,17 +956,21 @@ def request_fingerprint(params: SendMessageRequest) -> str:
     after a timeout is retrying the same message, and must get the same task, not a second run.
     Empty and absent values are one: `{}` and no metadata make the same request."""
     config = params.configuration
+    message, untyped = _fingerprinted_message(params.message)
+    metadata = params.metadata or None
     canonical = {
-        "message": _fingerprinted_message(params.message),
+        "message": message,
         "acceptedOutputModes": (config.accepted_output_modes or None) if config else None,
         "pushNotificationConfig": (
             _fingerprinted_push_config(config.task_push_notification_config)
             if config is not None and config.task_push_notification_config is not None
             else None
         ),
-        "metadata": params.metadata or None,
+        "metadata": metadata,
     }
-    if _plain_json(canonical):
+    # The rest is typed strings (and lists of them), which msgspec and the stdlib write alike.
+    untyped.append(metadata)
+    if _plain_json(untyped):
         data = msgspec.json.encode(canonical, order="sorted")
     else:
         # Something the message's JSON would have written otherwise (a value `to_builtins`
@@ -980,18 +984,23 @@ def request_fingerprint(params: SendMessageRequest) -> str:
 _EMPTY: tuple[Any, ...] = (None, [], {})
 
 
-def _fingerprinted_message(message: Message) -> dict[str, Any]:
+def _fingerprinted_message(message: Message) -> tuple[dict[str, Any], list[Any]]:
     """The message, but its messageId, in the old form the keys already stored were taken
-    over (store/legacy.py's `old_message` of its JSON), empty values left out. Made from its
-    fields, not its JSON: when `request_fingerprint` finds only plain JSON in it, this is what
-    `_fingerprinted_message_json` gives, without the dict of its JSON and its copy in the old
-    form (0.6 us of a text message's 3.4 us fingerprint)."""
-    parts = [
-        {"kind": "text", "text": part.text}
-        if part.text is not None and part.metadata is None
-        else legacy.old_part(part.model_dump())
-        for part in message.parts
-    ]
+    over (store/legacy.py's `old_message` of its JSON), empty values left out; and what of it
+    is typed `Any` (its metadata, its parts but text ones without metadata), where alone a
+    value msgspec and the stdlib write differently (a float) can be. Made from its fields,
+    not its JSON: when those are plain JSON, this is what `_fingerprinted_message_json` gives,
+    without the dict of its JSON and its copy in the old form; with only those checked, a text
+    message's fingerprint takes 2.1 us instead of 3.4 us."""
+    parts = []
+    untyped: list[Any] = [message.metadata]
+    for part in message.parts:
+        if part.text is not None and part.metadata is None:
+            parts.append({"kind": "text", "text": part.text})
+        else:
+            old = legacy.old_part(part.model_dump())
+            parts.append(old)
+            untyped.append(old)
     fields = (
         ("kind", "message"),
         ("role", message.role),
@@ -1002,7 +1011,7 @@ def _fingerprinted_message(message: Message) -> dict[str, Any]:
         ("extensions", message.extensions),
         ("metadata", message.metadata),
     )
-    return {name: value for name, value in fields if value not in _EMPTY}
+    return {name: value for name, value in fields if value not in _EMPTY}, untyped
 
 
 def _fingerprinted_message_json(message: Message) -> dict[str, Any]:
