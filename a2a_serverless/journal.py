@@ -183,6 +183,7 @@ class Journal:
         for payload in events:
             task = apply_event(task, payload)
         self._check_size(task)
+        updates = stored_updates({}, turn=turn)
         record = TaskRecord(
             task=task,
             owner=owner,
@@ -191,7 +192,7 @@ class Journal:
             created_at_ms=stamp,
             updated_at_ms=stamp,
             expires_at_ms=self._expiry(task, stamp, None),
-            internal={**(internal or {}), **stored_updates({}, turn=turn)},
+            internal={**internal, **updates} if internal else updates,
         )
         logged = [TaskEvent(seq=i, payload=p) for i, p in enumerate(events, start=1)]
         await self.store.create_task(
