@@ -26,7 +26,9 @@ The document is the one powertools' `Metrics.flush_metrics()` prints (a metric's
 list, the `service` dimension; a test compares the two), written here in a few lines:
 powertools validates every value, logs a debug line per call and rebuilds its state on every
 flush, which cost 50-75 us per `message/send` (three values and a flush) against under 10 us for
-this. powertools stays for the logs and the SQS batch processing.
+this. powertools stays for the logs and the SQS batch processing. The document's fixed text (the
+directive for a set of metric names, the service) is encoded once and kept: a flush encodes only
+the timestamp and the values (1.45 us instead of 2.2, ~2 us of a warm send's p50 in situ).
 """
 
 from __future__ import annotations
@@ -34,7 +36,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any
 
 from a2a_serverless.codec import encode
 from a2a_serverless.observability import Signal
@@ -57,6 +58,13 @@ COUNTS = {
 }
 UNITS = {name: "Count" for name in COUNTS.values()}
 UNITS.update(TaskDuration="Seconds", WebhookAttemptDuration="Seconds")
+# Each counted signal's metrics, looked up once per signal: its count, and where a duration goes.
+METRICS = {
+    signal: (count, "TaskDuration" if signal.startswith("task.") else "WebhookAttemptDuration")
+    for signal, count in COUNTS.items()
+}
+# How many sets of metric names (in the order their values came) keep their directive's text.
+MAX_DIRECTIVES = 32
 
 
 def _true(value: str | None) -> bool:
@@ -80,46 +88,57 @@ class MetricsObserver:
         self.disabled = metrics_disabled()
         # This invocation's values, by metric name, in the order they first came.
         self.values: dict[str, list[float]] = {}
+        # The document's fixed text around the timestamp, by the metric names it lists.
+        self._directives: dict[tuple[str, ...], tuple[str, str]] = {}
 
     def observe(self, signal: Signal) -> None:
-        name = COUNTS.get(signal.name)
-        if name is None or self.disabled:
+        metrics = METRICS.get(signal.name)
+        if metrics is None or self.disabled:
             return
-        self._add(name, 1.0)
+        count, duration = metrics
+        self._add(count, 1.0)
         if signal.duration_s is not None:
-            duration = (
-                "TaskDuration" if signal.name.startswith("task.") else "WebhookAttemptDuration"
-            )
             self._add(duration, float(signal.duration_s))
 
     def _add(self, name: str, value: float) -> None:
-        values = self.values.setdefault(name, [])
+        values = self.values.get(name)
+        if values is None:
+            self.values[name] = [value]
+            return
         values.append(value)
         if len(values) >= MAX_VALUES:
             self.flush()
 
     def flush(self) -> None:
         """Print this invocation's metrics (one EMF line) and start a new set; nothing if none."""
-        if not self.values:
+        values = self.values
+        if not values:
             return
-        document = self.document()
         self.values = {}
-        sys.stdout.write(encode(document).decode() + "\n")
+        sys.stdout.write(self.line(values))
 
-    def document(self) -> dict[str, Any]:
-        """The EMF document of the values gathered so far."""
-        document: dict[str, Any] = {
-            "_aws": {
-                "Timestamp": time.time_ns() // 1_000_000,
-                "CloudWatchMetrics": [
-                    {
-                        "Namespace": self.namespace,
-                        "Dimensions": [["service"]],
-                        "Metrics": [{"Name": name, "Unit": UNITS[name]} for name in self.values],
-                    }
-                ],
-            },
-            "service": self.service,
-        }
-        document.update(self.values)
-        return document
+    def line(self, values: dict[str, list[float]]) -> str:
+        """The EMF document of `values` as one JSON line. Everything but the timestamp and the
+        values is the same for a given set of metric names (in their order): its text is made
+        once, not a dozen dicts and lists per invocation (~1 us of a send, and garbage)."""
+        names = tuple(values)
+        head, middle = self._directives.get(names) or self._directive(names)
+        # `values` encodes as {"Name":[...],...}: its members follow the document's own.
+        return f"{head}{time.time_ns() // 1_000_000}{middle}{encode(values).decode()[1:]}\n"
+
+    def _directive(self, names: tuple[str, ...]) -> tuple[str, str]:
+        directive = [
+            {
+                "Namespace": self.namespace,
+                "Dimensions": [["service"]],
+                "Metrics": [{"Name": name, "Unit": UNITS[name]} for name in names],
+            }
+        ]
+        parts = (
+            '{"_aws":{"Timestamp":',
+            f',"CloudWatchMetrics":{encode(directive).decode()}}},'
+            f'"service":{encode(self.service).decode()},',
+        )
+        if len(self._directives) < MAX_DIRECTIVES:
+            self._directives[names] = parts
+        return parts

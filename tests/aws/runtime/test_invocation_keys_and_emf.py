@@ -15,7 +15,7 @@ import pytest
 from a2a_serverless.observability import Signal, correlated
 from a2a_serverless_aws import logs
 from a2a_serverless_aws.logs import configure_logging, with_lambda_context
-from a2a_serverless_aws.metrics import MAX_VALUES, MetricsObserver
+from a2a_serverless_aws.metrics import COUNTS, MAX_DIRECTIVES, MAX_VALUES, MetricsObserver
 
 pytestmark = pytest.mark.aws
 
@@ -140,6 +140,29 @@ def test_a_metric_with_many_values_is_split_into_several_documents(
     observer.flush()
     documents = emf_lines(capsys)
     assert [len(d["TasksStarted"]) for d in documents] == [MAX_VALUES, 5]
+
+
+def test_each_set_of_metric_names_gets_its_own_directive_and_few_are_kept(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The directive's text is kept per set of names, in the order their values came: every
+    # order gives its own Metrics list, and past MAX_DIRECTIVES sets they are made each time.
+    observer = MetricsObserver('a "quoted" svc', namespace="a2a-tests")
+    signals = list(COUNTS)
+    orders = [signals[i:] + signals[:i] for i in range(len(signals))] * 4
+    assert len(orders) > MAX_DIRECTIVES
+    for order in orders:
+        for name in order:
+            observer.observe(Signal(name, "t"))
+        observer.flush()
+    documents = emf_lines(capsys)
+    assert len(documents) == len(orders)
+    for order, document in zip(orders, documents, strict=True):
+        metrics = document["_aws"]["CloudWatchMetrics"][0]["Metrics"]
+        assert [metric["Name"] for metric in metrics] == [COUNTS[name] for name in order]
+        assert document["service"] == 'a "quoted" svc'
+        assert all(document[COUNTS[name]] == [1.0] for name in order)
+    assert len(observer._directives) <= MAX_DIRECTIVES
 
 
 @pytest.mark.parametrize(
