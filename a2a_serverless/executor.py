@@ -250,13 +250,10 @@ class TaskUpdater:
             return  # made by an earlier run of this turn
 
         def decide(record: TaskRecord) -> Change:
+            renewed = self.renewed_claim(record)
             if ends_turn:
-                # The claim goes with this write: checked, not renewed.
-                refusal = self._not_ours(record)
-                if refusal is not None:
-                    raise TaskEnded(refusal)
                 return Change(events=events, claim=None, turn_done=self._step)
-            return Change(events=events, claim=self.renewed_claim(record))
+            return Change(events=events, claim=renewed)
 
         try:
             self._record = await self._journal.write(self.task_id, decide, record=self._record)
