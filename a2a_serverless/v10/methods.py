@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..card import card_document
 from ..errors import UnsupportedOperationError
 from ..models import (
     CancelTaskRequest,
@@ -106,6 +105,8 @@ async def _extended_card(_: GetExtendedAgentCardRequest, c: Call) -> Any:
         raise UnsupportedOperationError(
             "This agent declares no extended agent card (capabilities.extendedAgentCard is false)"
         )
+    from ..card import card_document  # on the first call: a message's cold path has no card
+
     return card_document(c.extended_card())
 
 

@@ -114,14 +114,38 @@ def run(program: str) -> dict[str, Any]:
 
 def test_the_handler_loads_only_what_its_first_request_needs() -> None:
     found = run(PROGRAM)
-    answer = found["answer"]
-    assert answer["statusCode"] == 200, answer
-    assert json.loads(answer["body"])["result"]["status"]["state"] == "completed"
+    assert json.loads(found["answer"]["body"])["result"]["status"]["state"] == "completed"
+    _check_cold_path(found)
+
+
+# Its first SendMessage in A2A 1.0 loads 1.0's codec, and nothing else of the list above.
+FIRST_REQUEST_IN_1_0 = frozenset({"a2a_serverless.v10"})
+
+
+def test_a_first_request_in_a2a_1_0_loads_its_codec_and_nothing_more() -> None:
+    program = PROGRAM.replace(
+        "import json, sys", "import json, os, sys; os.environ['BENCH_A2A_PROTOCOL'] = '1.0'"
+    )
+    found = run(program)
+    task = json.loads(found["answer"]["body"])["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    _check_cold_path(found, served_also=FIRST_REQUEST_IN_1_0)
+
+
+def _check_cold_path(found: dict[str, Any], served_also: frozenset[str] = frozenset()) -> None:
+    """Nothing of NOT_ON_THE_COLD_PATH loaded at init nor by the first request, but what it
+    `served_also` needs (which it must have loaded)."""
+    assert found["answer"]["statusCode"] == 200, found["answer"]
     for when in ("init", "served"):
         modules = found[when]
         assert "a2a_serverless.store.memory" in modules
-        unexpected = {name: loaded(modules, name) for name in NOT_ON_THE_COLD_PATH}
+        allowed = served_also if when == "served" else set()
+        unexpected = {
+            name: loaded(modules, name) for name in NOT_ON_THE_COLD_PATH if name not in allowed
+        }
         assert {k: v for k, v in unexpected.items() if v} == {}, when
+    for name in served_also:
+        assert loaded(found["served"], name), name
 
 
 PROGRAM_WITH_AN_EXECUTOR = """
